@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * layout.h - the one API every memmap layout implements.
+ *
+ * A layout is one header (page64.h, page32.h, memdesc8.h) that defines
+ * struct page, struct folio, struct slab, struct ptdesc and the static inline
+ * functions declared below.  A translation unit is compiled once per layout
+ * with -DMDB_LAYOUT=<name>; this header then pulls in "<name>.h", so a kernel
+ * written once against this API becomes one copy of machine code per layout,
+ * with every lookup inlined exactly as the kernel would inline it.
+ * Symbols that leave such a unit carry the layout's prefix: LAYOUT_SYM(ops)
+ * is page64_ops, page32_ops or memdesc8_ops.
+ *
+ * The declarations below are the contract.  Because they precede the layout's
+ * definitions, the compiler rejects a layout whose signatures drift from it.
+ *
+ * Conventions, as in the kernel:
+ *  - a pfn is an index into the modelled RAM, 0 <= pfn < mm->nr_pfns;
+ *  - a folio is an anon or file folio of order 0..MAX_FOLIO_ORDER; every
+ *    page of it resolves to the same struct folio via page_folio();
+ *  - reference and map counts are the logical values (a new folio has
+ *    refcount 1 and mapcount 0), whatever bias a layout stores.
+ */
+#ifndef MDB_LAYOUT_H
+#define MDB_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mix.h"
+#include "desc_cache.h"
+
+#define MDB_PAGE_SHIFT		12
+#define MDB_PAGE_SIZE		(1UL << MDB_PAGE_SHIFT)
+
+/* Page flags a kernel tests: the subset whose cost differs between layouts. */
+enum pageflag {
+	PG_locked,
+	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,
+	PG_active,
+	PG_swapbacked,
+	PG_reserved,
+	PG_NR_TESTED
+};
+
+/*
+ * The free-pfn allocator is layout independent on purpose: which pfns a folio
+ * gets is not under study, what writing its memmap entries and descriptor costs
+ * is.  Free blocks are kept per order in LIFO stacks outside the memmap; a
+ * request splits a larger block when its own order is empty.  Blocks are not
+ * coalesced on free (benchmarks free what they allocated, so no fragmentation
+ * builds up within one run).
+ */
+struct buddy {
+	unsigned long *stack[MAX_FOLIO_ORDER + 1];	/* head pfns of free blocks */
+	unsigned long nr[MAX_FOLIO_ORDER + 1];
+	unsigned long cap[MAX_FOLIO_ORDER + 1];
+	unsigned long nr_free_pages;
+};
+
+/* The descriptor types that may live outside the memmap. */
+enum desc_type {
+	DESC_FOLIO,
+	DESC_SLAB,
+	DESC_PTDESC,
+	DESC_ZPDESC,
+	DESC_NETMEM,
+	DESC_NR
+};
+
+/*
+ * One modelled machine: nr_pfns memmap entries of the layout's struct page,
+ * mmap'd like the kernel's vmemmap, plus the descriptors they point at.
+ * The same struct in every layout; only what map points at differs.
+ */
+struct memmap {
+	void *map;			/* nr_pfns entries of struct page */
+	unsigned long nr_pfns;
+	size_t map_bytes;		/* length of the mapping behind map */
+	struct buddy buddy;
+	struct desc_cache cache[DESC_NR];
+	struct mix mix;			/* what it was built from */
+	uint64_t seed;
+};
+
+struct memmap_opts {
+	bool hugepage;			/* MADV_HUGEPAGE on the memmap, as vmemmap */
+	uint64_t seed;			/* placement of the mix; same seed, same machine */
+	/* Called after mmap, before the first touch (NUMA binding); may be NULL. */
+	int (*bind)(void *addr, size_t len, void *arg);
+	void *bind_arg;
+};
+
+struct page;
+struct folio;
+struct slab;
+struct ptdesc;
+
+/* Conversions. */
+static inline struct page *pfn_to_page(const struct memmap *mm, unsigned long pfn);
+static inline unsigned long page_to_pfn(const struct memmap *mm, const struct page *page);
+
+/* What a page is, and the descriptor that says more. NULL if not of that kind. */
+static inline enum page_kind page_kind(const struct memmap *mm, const struct page *page);
+static inline struct folio *page_folio(const struct memmap *mm, const struct page *page);
+static inline struct slab *page_slab(const struct memmap *mm, const struct page *page);
+static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct page *page);
+static inline bool page_test_flag(const struct memmap *mm, const struct page *page, enum pageflag flag);
+/* The reference count a get_page() on this page would move (the folio's for folios). */
+static inline int page_ref_count(const struct memmap *mm, const struct page *page);
+/* Order of a free buddy block starting at this page; -1 if it heads none. */
+static inline int page_buddy_order(const struct memmap *mm, const struct page *page);
+
+/* Folio state. */
+static inline unsigned long folio_pfn(const struct memmap *mm, const struct folio *folio);
+static inline unsigned int folio_order(const struct folio *folio);
+static inline unsigned long folio_nr_pages(const struct folio *folio);
+static inline enum page_kind folio_kind(const struct folio *folio);
+static inline int folio_ref_count(const struct folio *folio);
+static inline void folio_get(struct folio *folio);
+static inline bool folio_put(struct folio *folio);	/* true: dropped the last reference */
+static inline int folio_mapcount(const struct folio *folio);
+static inline void folio_map(struct folio *folio);	/* one more page-table mapping */
+static inline void folio_unmap(struct folio *folio);
+static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag);
+static inline void folio_set_flag(struct folio *folio, enum pageflag flag);
+static inline void folio_clear_flag(struct folio *folio, enum pageflag flag);
+static inline uintptr_t folio_mapping(const struct folio *folio);
+static inline unsigned long folio_index(const struct folio *folio);
+static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, unsigned long index);
+
+/*
+ * Life cycle primitives, used by the generic memmap code (memmap.c, compiled
+ * per layout).  They write memmap entries and allocate or free descriptors;
+ * they never choose pfns, the buddy does.
+ */
+/* Boot: write pfn's entry as memmap_init_range() does, before the buddy sees it. */
+static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn);
+/* Hand 2^order pfns from pfn to the buddy. */
+static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order);
+/* Make 2^order pfns from pfn one folio (FOLIO_ANON or FOLIO_FILE): refcount 1, mapcount 0. */
+static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
+					 enum page_kind kind);
+/* Drop the folio's descriptor, if any; the caller gives the pfns back to the buddy. */
+static inline void folio_destroy(struct memmap *mm, struct folio *folio);
+/* Copy what migration must carry (flags, mapping, index, counts) from src to dst. */
+static inline void folio_copy_meta(struct folio *dst, const struct folio *src);
+/* Make 2^order pfns from pfn a page of a non-folio kind (slab, page table, ...). */
+static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int order,
+			      enum page_kind kind);
+
+/* Per-layout symbols. */
+#define MDB_CAT_(a, b)		a##_##b
+#define MDB_CAT(a, b)		MDB_CAT_(a, b)
+#define LAYOUT_SYM(name)	MDB_CAT(MDB_LAYOUT, name)
+#define MDB_STR_(x)		#x
+#define MDB_STR(x)		MDB_STR_(x)
+
+/* ------------------------------------------------------------------------ */
+/* Layout-independent view, for tests, the driver and footprint reports.    */
+
+/* What one pfn looks like through the API above. Equal across layouts. */
+struct page_info {
+	enum page_kind kind;
+	unsigned long head_pfn;		/* first pfn of its folio/descriptor/buddy block */
+	unsigned int order;		/* of that folio/descriptor/buddy block */
+	int refcount;			/* page_ref_count() */
+	int mapcount;			/* folio_mapcount(); 0 for other kinds */
+	unsigned int flags;		/* bit f set iff page_test_flag(f) */
+	uintptr_t mapping;		/* folios only */
+	unsigned long index;		/* folios only */
+};
+
+struct footprint {
+	size_t memmap_bytes;		/* nr_pfns * sizeof(struct page) */
+	size_t desc_bytes;		/* live descriptors * their size */
+	size_t desc_count;
+	size_t desc_reserved_bytes;	/* chunks the descriptor caches hold */
+	size_t desc_bytes_by_type[DESC_NR];
+};
+
+struct mdb_err {
+	char msg[256];
+};
+
+/*
+ * The generic life cycle, one table per layout.  Pfn-based so that a caller
+ * holds no layout type; tests and the differential test work through it.
+ * Functions returning int give 0 on success, -1 with err filled.
+ */
+struct layout_ops {
+	const char *name;
+	size_t page_size;		/* sizeof(struct page) */
+	size_t folio_size;		/* sizeof a separately allocated struct folio; 0: overlay */
+	int (*memmap_create)(struct memmap **mm, unsigned long nr_pfns, const struct mix *mix,
+			     const struct memmap_opts *opts, struct mdb_err *err);
+	void (*memmap_destroy)(struct memmap *mm);
+	void (*memmap_init)(struct memmap *mm);	/* re-run boot init over every pfn */
+	long (*folio_alloc)(struct memmap *mm, unsigned int order, enum page_kind kind);
+	void (*folio_free)(struct memmap *mm, unsigned long pfn);
+	long (*folio_migrate)(struct memmap *mm, unsigned long pfn);	/* new head pfn or -1 */
+	void (*page_info)(const struct memmap *mm, unsigned long pfn, struct page_info *out);
+	void (*folio_get)(struct memmap *mm, unsigned long pfn);
+	bool (*folio_put)(struct memmap *mm, unsigned long pfn);
+	void (*folio_map)(struct memmap *mm, unsigned long pfn);
+	void (*folio_unmap)(struct memmap *mm, unsigned long pfn);
+	void (*folio_set_flag)(struct memmap *mm, unsigned long pfn, enum pageflag flag);
+	void (*footprint)(const struct memmap *mm, struct footprint *out);
+};
+
+extern const struct layout_ops page64_ops, page32_ops, memdesc8_ops;
+extern const struct layout_ops *const mdb_layouts[];	/* NULL-terminated */
+const struct layout_ops *layout_by_name(const char *name);
+
+#ifdef MDB_LAYOUT
+#include MDB_STR(MDB_LAYOUT.h)
+#endif
+
+#endif /* MDB_LAYOUT_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mix.h - which kinds of page, at which folio orders, fill the modelled RAM.
+ *
+ * A mix is a list of (kind, order, fraction): fraction of all pfns that are
+ * covered by blocks of that kind and order.  Fractions sum to 1.  It comes
+ * from a built-in profile, a JSON file, or /proc/kpageflags.  Layout
+ * independent: compiled once.
+ */
+#ifndef MDB_MIX_H
+#define MDB_MIX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAX_FOLIO_ORDER		9	/* PMD_ORDER on x86-64: 2 MiB */
+#define PAGEBLOCK_ORDER		MAX_FOLIO_ORDER
+
+enum page_kind {
+	PK_FREE,	/* buddy */
+	PK_ANON,	/* anon folio */
+	PK_FILE,	/* page-cache folio */
+	PK_SLAB,
+	PK_PGTABLE,
+	PK_ZSMALLOC,
+	PK_NETMEM,
+	PK_RESERVED,
+	PK_NR
+};
+
+#define MIX_MAX_ENTRIES		(PK_NR * (MAX_FOLIO_ORDER + 1))
+#define MIX_NAME_LEN		64
+#define MIX_ERR_LEN		256
+
+struct mix_entry {
+	enum page_kind kind;
+	unsigned int order;
+	double fraction;	/* of all pfns */
+};
+
+struct mix {
+	char name[MIX_NAME_LEN];
+	unsigned int nr;
+	struct mix_entry entry[MIX_MAX_ENTRIES];
+};
+
+/* "free", "anon", ... and back; -1 for an unknown name. */
+const char *page_kind_name(enum page_kind kind);
+int page_kind_from_name(const char *name);
+
+/*
+ * Each returns 0, or -1 with a one-line reason in err (MIX_ERR_LEN bytes),
+ * never a partial mix.
+ */
+int mix_builtin(const char *name, struct mix *mix, char *err);
+int mix_parse_json(const char *text, struct mix *mix, char *err);
+int mix_load_file(const char *path, struct mix *mix, char *err);
+/* Snapshot of the running machine; path is normally /proc/kpageflags. */
+int mix_from_kpageflags(const char *path, struct mix *mix, char *err);
+/* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
+int mix_resolve(const char *arg, struct mix *mix, char *err);
+int mix_validate(const struct mix *mix, char *err);
+int mix_write_json(const struct mix *mix, FILE *out);
+/* NULL-terminated names of the built-in profiles. */
+extern const char *const mix_builtin_names[];
+
+/*
+ * Placement: cuts [0, nr_pfns) into naturally aligned blocks whose kinds and
+ * orders follow the mix, deterministically from seed, the same for every
+ * layout.  Pageblocks (2^PAGEBLOCK_ORDER pfns) are shuffled so that kinds
+ * interleave across the range; within a pageblock blocks go largest first.
+ * Whatever the mix leaves over is free, order 0.
+ *
+ *	struct mix_plan plan;
+ *	struct mix_block b;
+ *	mix_plan_init(&plan, mix, nr_pfns, seed);
+ *	while (mix_plan_next(&plan, &b))
+ *		place(b.pfn, b.order, b.kind);
+ *	mix_plan_release(&plan);
+ */
+struct mix_block {
+	unsigned long pfn;
+	unsigned int order;
+	enum page_kind kind;
+};
+
+struct mix_plan {
+	unsigned long nr_pfns;
+	unsigned long remaining[PK_NR][MAX_FOLIO_ORDER + 1];	/* blocks still to place */
+	unsigned long *pageblock_perm;	/* virtual -> physical pageblock */
+	unsigned long nr_pageblocks;
+	unsigned long vpfn;		/* next virtual pfn */
+	uint64_t rng;
+};
+
+int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,
+		  uint64_t seed, char *err);
+bool mix_plan_next(struct mix_plan *plan, struct mix_block *block);
+void mix_plan_release(struct mix_plan *plan);
+
+#endif /* MDB_MIX_H */
