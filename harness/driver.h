@@ -15,11 +15,20 @@
 #define MDB_NAME_LEN		192
 #define MDB_MAX_RAM_SIZES	16
 
-/* One registered benchmark: a kernel, a layout (NULL for baselines), a size. */
+#define MDB_MAX_MIXES		8
+
+/*
+ * One registered benchmark: a kernel, a layout (NULL for baselines), a mix,
+ * a size.  Names are '/'-separated: the kernel's name, the layout, then
+ * key:value parts:
+ *	lookup/random/page64/mix:desktop/ram:4GiB
+ *	baseline/latency/bytes:64MiB
+ */
 struct mdb_instance {
-	char name[MDB_NAME_LEN];	/* lookup/random/page64/ram:4GiB */
+	char name[MDB_NAME_LEN];
 	const struct mdb_kernel *kernel;
 	const struct layout_ops *ops;
+	const struct mix *mix;		/* NULL for baselines */
 	unsigned long nr_pfns;
 	size_t ram_bytes;
 	size_t buf_bytes;		/* baselines */
@@ -32,7 +41,8 @@ struct mdb_run {
 	const struct layout_ops *layouts[4];	/* NULL-terminated subset */
 	size_t ram_sizes[MDB_MAX_RAM_SIZES];
 	unsigned int nr_ram_sizes;
-	struct mix mix;
+	struct mix mixes[MDB_MAX_MIXES];	/* --mix=a,b,... */
+	unsigned int nr_mixes;
 	struct memmap_opts opts;
 	int cpu;			/* -1: not pinned */
 	int node;			/* -1: not bound */
