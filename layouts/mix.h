@@ -91,6 +91,7 @@ struct mix_plan {
 	unsigned long *pageblock_perm;	/* virtual -> physical pageblock */
 	unsigned long nr_pageblocks;
 	unsigned long vpfn;		/* next virtual pfn */
+	unsigned int order;		/* being laid out: largest first */
 	uint64_t rng;
 };
 
