@@ -19,16 +19,18 @@ import sys
 SCHEMA_VERSION = 1
 
 # Kernels whose op is one dependent load chain (random pfn, tail -> head,
-# get/put on a random folio): the latency baseline bounds them.  The rest
-# that stream the memmap are bounded by the bandwidth baseline.
+# get/put on a random folio): the latency baseline bounds them.  Those that
+# stream the memmap (MDB_K_SEQUENTIAL in bench/) are bounded by the bandwidth
+# baseline; a kernel added later with "seq" or "scan" in its name counts too.
 DEPENDENT_KERNELS = ("lookup/random", "folio/tail", "folio/getput")
+SEQUENTIAL_KERNELS = ("lookup/seq", "scan/compaction", "init/memmap")
 SEQUENTIAL_PART = re.compile(r"^(seq|sequential|scan)$")
 
 # Hardware and software counters the harness may record per op.
 COUNTERS = ("cycles", "instructions", "L1D_load_misses", "LLC_load_misses",
 	    "dTLB_load_misses", "page_faults")
-FOOTPRINT_FIELDS = ("memmap_bytes", "desc_bytes", "desc_count", "total_bytes",
-		    "bytes_per_GiB", "overhead_pct")
+FOOTPRINT_FIELDS = ("memmap_bytes", "desc_bytes", "desc_count", "desc_reserved_bytes",
+		    "total_bytes", "bytes_per_GiB", "overhead_pct")
 SIM_FIELDS = ("sim_instructions", "sim_D1_misses", "sim_LL_misses",
 	      "model_D1_misses")
 
@@ -37,7 +39,7 @@ _GB_FLAG_PARTS = {"real_time", "manual_time", "process_time"}
 _GB_KEY_PARTS = {"threads", "iterations", "repeats", "min_time",
 		 "min_warmup_time"}
 
-_UNITS = (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20),
+_UNITS = (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20),
 	  ("KiB", 1 << 10), ("B", 1))
 _TIME_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -48,7 +50,7 @@ class DumpError(Exception):
 
 def parse_size(text):
 	"""'4GiB' -> 4294967296; DumpError when it is not a size."""
-	m = re.fullmatch(r"(\d+)\s*(TiB|GiB|MiB|KiB|B)?", text.strip())
+	m = re.fullmatch(r"(\d+)\s*(PiB|TiB|GiB|MiB|KiB|B)?", text.strip())
 	if not m:
 		raise DumpError(f"not a size: {text!r} (want e.g. 256MiB, 4GiB)")
 	mult = dict(_UNITS)[m.group(2)] if m.group(2) else 1
@@ -116,7 +118,7 @@ def kernel_kind(kernel):
 		return "footprint"
 	if kernel in DEPENDENT_KERNELS:
 		return "dependent"
-	if any(SEQUENTIAL_PART.match(p) for p in kernel.split("/")):
+	if kernel in SEQUENTIAL_KERNELS or any(SEQUENTIAL_PART.match(p) for p in kernel.split("/")):
 		return "sequential"
 	return "other"
 
@@ -224,7 +226,8 @@ def _read_json(path):
 	except UnicodeDecodeError:
 		raise DumpError(f"{path}: not UTF-8 text")
 	except json.JSONDecodeError as e:
-		what = "truncated JSON" if e.pos >= len(raw.rstrip()) else "malformed JSON"
+		ends = e.pos >= len(raw.rstrip()) or e.msg.startswith("Unterminated string")
+		what = "truncated JSON" if ends else "malformed JSON"
 		raise DumpError(f"{path}: {what} at line {e.lineno} column {e.colno}: {e.msg}")
 
 
@@ -448,6 +451,87 @@ def expected_plots(dumps):
 	return [name for name, _, _ in plan(dumps)]
 
 
+def read_doc(path):
+	"""A validated Google Benchmark JSON document (dict)."""
+	doc = _read_json(path)
+	_check_gb(doc, path)
+	return doc
+
+
+def _union(lists, key=None):
+	out, seen = [], set()
+	for lst in lists:
+		for x in lst or []:
+			k = key(x) if key else json.dumps(x, sort_keys=True)
+			if k not in seen:
+				seen.add(k)
+				out.append(x)
+	return out
+
+
+def merge_docs(docs):
+	"""One dump out of parts of one machine's run (collect's groups, run's
+	footprint pass): the first part's context, every benchmark once (a
+	run_name already present is not added again), complete only if every
+	part is, and context.memdesc_bench.parts saying what each part was."""
+	import copy
+	out = copy.deepcopy(docs[0])
+	mb = out["context"]["memdesc_bench"]
+	mbs = [d["context"]["memdesc_bench"] for d in docs]
+	names, benches, parts = set(), [], []
+	for d, m in zip(docs, mbs):
+		mine = set()
+		for e in d["benchmarks"]:
+			rn = e.get("run_name", e["name"])
+			if rn in names:
+				continue
+			mine.add(rn)
+			benches.append(e)
+		names |= mine
+		parts.append({"argv": m.get("argv"), "complete": bool(m.get("complete")),
+			      "nr_selected": m.get("nr_selected"), "nr_benchmarks": len(mine)})
+	out["benchmarks"] = benches
+	mb["complete"] = all(p["complete"] for p in parts)
+	mb["layouts"] = _union([m.get("layouts") for m in mbs], key=lambda l: l.get("name"))
+	mb["mixes"] = _union([m.get("mixes") for m in mbs], key=lambda x: x.get("name"))
+	sizes = sorted(set(_union([m.get("ram_sizes") for m in mbs])))
+	mb["ram_sizes"] = sizes
+	if "ram_names" in mb:
+		mb["ram_names"] = [format_size(r) for r in sizes]
+	if "baseline_sizes" in mb:
+		mb["baseline_sizes"] = sorted(set(_union([m.get("baseline_sizes") for m in mbs])))
+	if "nr_selected" in mb:
+		mb["nr_selected"] = len(names) if mb["complete"] else sum(
+			p["nr_selected"] or 0 for p in parts)
+	mb["parts"] = parts
+	return out
+
+
+def write_doc(doc, path):
+	"""Written to a temporary name, then renamed, as mdbench does."""
+	tmp = path + ".tmp"
+	with open(tmp, "w") as f:
+		json.dump(doc, f, indent=2)
+		f.write("\n")
+	os.replace(tmp, path)
+
+
 def die(prog, msg):
 	print(f"{prog}: {msg}", file=sys.stderr)
 	sys.exit(2)
+
+
+def _main(argv):
+	"""python3 mdb_dump.py merge OUT.json IN.json...: for scripts/run."""
+	if len(argv) < 3 or argv[0] != "merge":
+		die("mdb_dump", "usage: mdb_dump.py merge OUT.json IN.json...")
+	try:
+		write_doc(merge_docs([read_doc(p) for p in argv[2:]]), argv[1])
+	except DumpError as e:
+		die("merge", str(e))
+	except OSError as e:
+		die("merge", f"{e.filename}: {e.strerror}")
+
+
+if __name__ == "__main__":
+	_main(sys.argv[1:])
