@@ -100,6 +100,8 @@ struct folio;
 struct slab;
 struct ptdesc;
 
+/* Only a unit compiled for one layout sees the inline API (and must define it). */
+#ifdef MDB_LAYOUT
 /* Conversions. */
 static inline struct page *pfn_to_page(const struct memmap *mm, unsigned long pfn);
 static inline unsigned long page_to_pfn(const struct memmap *mm, const struct page *page);
@@ -114,6 +116,14 @@ static inline bool page_test_flag(const struct memmap *mm, const struct page *pa
 static inline int page_ref_count(const struct memmap *mm, const struct page *page);
 /* Order of a free buddy block starting at this page; -1 if it heads none. */
 static inline int page_buddy_order(const struct memmap *mm, const struct page *page);
+/*
+ * First pfn of the unit the page belongs to, its order in *order: its folio,
+ * slab or netmem block, the free block it heads, or the page itself (page
+ * tables, zsmalloc and reserved pages are units of one page).  Not for a
+ * free page that heads no block (the generic code searches for its block).
+ */
+static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
+					  unsigned int *order);
 
 /* Folio state. */
 static inline unsigned long folio_pfn(const struct memmap *mm, const struct folio *folio);
@@ -127,10 +137,12 @@ static inline int folio_mapcount(const struct folio *folio);
 static inline void folio_map(struct folio *folio);	/* one more page-table mapping */
 static inline void folio_unmap(struct folio *folio);
 static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag);
+/* PG_reserved is a kind of page (PK_RESERVED), never set on a folio. */
 static inline void folio_set_flag(struct folio *folio, enum pageflag flag);
 static inline void folio_clear_flag(struct folio *folio, enum pageflag flag);
 static inline uintptr_t folio_mapping(const struct folio *folio);
 static inline unsigned long folio_index(const struct folio *folio);
+/* The anon bit of mapping follows the folio's kind, not the caller. */
 static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, unsigned long index);
 
 /*
@@ -138,20 +150,31 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
  * per layout).  They write memmap entries and allocate or free descriptors;
  * they never choose pfns, the buddy does.
  */
-/* Boot: write pfn's entry as memmap_init_range() does, before the buddy sees it. */
+/*
+ * Boot: write pfn's entry as memmap_init_range() does and __free_pages_core()
+ * leaves it: a free page that heads no block.
+ */
 static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn);
-/* Hand 2^order pfns from pfn to the buddy. */
+/*
+ * Hand 2^order pfns from pfn to the buddy.  Writes the head's entry only, as
+ * set_buddy_order() does: the other pages are already free (boot or
+ * folio_destroy() left them so).
+ */
 static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order);
 /* Make 2^order pfns from pfn one folio (FOLIO_ANON or FOLIO_FILE): refcount 1, mapcount 0. */
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind);
-/* Drop the folio's descriptor, if any; the caller gives the pfns back to the buddy. */
+/*
+ * Drop the folio's descriptor, if any, and make its pages free pages again
+ * (free_pages_prepare()); the caller gives the pfns back to the buddy.
+ */
 static inline void folio_destroy(struct memmap *mm, struct folio *folio);
 /* Copy what migration must carry (flags, mapping, index, counts) from src to dst. */
 static inline void folio_copy_meta(struct folio *dst, const struct folio *src);
 /* Make 2^order pfns from pfn a page of a non-folio kind (slab, page table, ...). */
 static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 			      enum page_kind kind);
+#endif /* MDB_LAYOUT */
 
 /* Per-layout symbols. */
 #define MDB_CAT_(a, b)		a##_##b

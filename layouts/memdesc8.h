@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memdesc8.h - the end state of the kernel's plan: struct page is one
+ * 8-byte memdesc_t (kernelnewbies.org/MatthewWilcox/Memdescs).
+ *
+ *	struct page { memdesc_t memdesc; };	8 bytes, 8 per cache line
+ *
+ * The word's encoding is memdesc.h's: a 4-bit tag, then a pointer to a
+ * 16-byte aligned descriptor or inline data.  Anon and file folios have tags
+ * of their own, so page_kind() is the memdesc load and a table lookup; free
+ * pages (inline order on the block's head) and reserved pages (misc,
+ * subtype reserved) need no descriptor at all.  No page carries flags or a
+ * count: a folio's are in its descriptor; the other kinds report the one
+ * reference their allocation holds (the final plan gives them no refcount:
+ * get_page() is not allowed on them) and PG_reserved comes from the misc
+ * subtype.
+ *
+ * struct folio, 64 bytes (the kernel's figure: an order-2 folio costs
+ * 4 * 8 + 64 = 96 bytes instead of 4 * 64 = 256):
+ *
+ *	flags		0	8	PG_* bits; order in bits 58-63, the flags'
+ *					"fields" area (no page flags left to hold it)
+ *	lru		8	16
+ *	mapping		24	8	FOLIO_MAPPING_ANON on anon folios, as today
+ *	index		32	8
+ *	private		40	8	(swap entry on anon folios)
+ *	_refcount	48	4
+ *	_mapcount	52	4	count - 1, one for the whole folio
+ *	pfn		56	8	nothing else leads back to the memory
+ *
+ * What today's first 64 bytes of a folio hold and this one does not:
+ * memcg_data, whose 8 bytes pfn takes (the 64-byte figure has no room for
+ * both); and every per-size field of the tail pages (_large_mapcount,
+ * _entire_mapcount, _pincount, _deferred_list), since one mapcount counts
+ * for the folio.  No benchmark reads memcg.  Every memdesc of a 2^k folio
+ * points to the same descriptor.
+ *
+ * The other descriptors (struct slab 64, ptdesc 64, zpdesc 48, netmem_desc
+ * 48 bytes) are memdesc.h's, shared with page32.
+ */
+#ifndef MDB_MEMDESC8_H
+#define MDB_MEMDESC8_H
+
+#include <stddef.h>
+
+#include "kconst.h"
+#include "memdesc.h"
+
+struct page {
+	memdesc_t memdesc;
+};
+
+struct folio {
+	unsigned long flags;
+	struct list_head lru;
+	uintptr_t mapping;
+	unsigned long index;
+	union {
+		void *private;
+		unsigned long swap;
+	};
+	int _refcount;
+	int _mapcount;
+	unsigned long pfn;
+} __attribute__((aligned(DESC_ALIGN)));
+
+_Static_assert(sizeof(struct page) == 8, "struct page is one memdesc");
+_Static_assert(offsetof(struct folio, lru) == 8, "folio.lru");
+_Static_assert(offsetof(struct folio, mapping) == 24, "folio.mapping");
+_Static_assert(offsetof(struct folio, index) == 32, "folio.index");
+_Static_assert(offsetof(struct folio, private) == 40, "folio.private");
+_Static_assert(offsetof(struct folio, _refcount) == 48, "folio._refcount");
+_Static_assert(offsetof(struct folio, _mapcount) == 52, "folio._mapcount");
+_Static_assert(offsetof(struct folio, pfn) == 56, "folio.pfn");
+_Static_assert(sizeof(struct folio) == 64, "the folio descriptor is 64 bytes");
+
+#define LAYOUT_FOLIO_SIZE	sizeof(struct folio)
+
+static inline unsigned int folio_order(const struct folio *folio)
+{
+	return desc_flags_order(folio->flags);
+}
+
+static inline void memdesc_folio_set_order(struct folio *folio, unsigned int order)
+{
+	folio->flags = desc_flags_with_order(folio->flags, order);
+}
+
+static inline void memdesc_folio_copy_extra(struct folio *dst, const struct folio *src)
+{
+	(void)dst;
+	(void)src;
+}
+
+static inline void memdesc_page_set(struct page *page, memdesc_t m)
+{
+	page->memdesc = m;
+}
+
+static inline unsigned long memdesc_page_flags(const struct page *page)
+{
+	memdesc_t m = page->memdesc;
+
+	if (memdesc_type(m) == MEMDESC_MISC && memdesc_misc_subtype(m) == MEMDESC_MISC_RESERVED)
+		return 1UL << KPG_reserved;
+	return 0;
+}
+
+static inline int memdesc_page_refcount(const struct page *page)
+{
+	return !memdesc_is_buddy(page->memdesc);
+}
+
+#include "memdesc_api.h"
+
+#endif /* MDB_MEMDESC8_H */

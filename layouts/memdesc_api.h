@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memdesc_api.h - the layout API for the two layouts whose pages point at
+ * separately allocated descriptors through a memdesc (page32, memdesc8).
+ *
+ * Written once against what both have: a struct page with a `memdesc` word,
+ * a struct folio with flags, lru, mapping, index, private, _refcount,
+ * _mapcount and pfn, and the descriptors of memdesc.h.  What differs is left
+ * to the layout, which defines these before including this file:
+ *
+ *	folio_order(folio)			where the order is kept
+ *	memdesc_folio_set_order(folio, order)
+ *	memdesc_folio_copy_extra(dst, src)	fields beyond the common ones
+ *	memdesc_page_set(page, m)		what a page holds besides m
+ *	memdesc_page_flags(page)		a non-folio page's flag word
+ *	memdesc_page_refcount(page)		a non-folio page's count
+ *
+ * Every page of a block points to the block's one descriptor (a folio, a
+ * slab, a netmem block); page tables and zsmalloc pages have one descriptor
+ * per page, as in the kernel.
+ */
+#ifndef MDB_MEMDESC_API_H
+#define MDB_MEMDESC_API_H
+
+#include <assert.h>
+
+/* ------------------------------------------------------------------------ */
+/* Lookups. */
+
+static inline struct page *pfn_to_page(const struct memmap *mm, unsigned long pfn)
+{
+	return (struct page *)mm->map + pfn;
+}
+
+static inline unsigned long page_to_pfn(const struct memmap *mm, const struct page *page)
+{
+	return page - (const struct page *)mm->map;
+}
+
+static inline memdesc_t page_memdesc(const struct page *page)
+{
+	return page->memdesc;
+}
+
+static inline enum page_kind page_kind(const struct memmap *mm, const struct page *page)
+{
+	(void)mm;
+	return memdesc_kind(page_memdesc(page));
+}
+
+static inline struct folio *page_folio(const struct memmap *mm, const struct page *page)
+{
+	memdesc_t m = page_memdesc(page);
+
+	(void)mm;
+	return memdesc_is_folio(m) ? memdesc_ptr(m) : NULL;
+}
+
+static inline struct slab *page_slab(const struct memmap *mm, const struct page *page)
+{
+	memdesc_t m = page_memdesc(page);
+
+	(void)mm;
+	return memdesc_type(m) == MEMDESC_SLAB ? memdesc_ptr(m) : NULL;
+}
+
+static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct page *page)
+{
+	memdesc_t m = page_memdesc(page);
+
+	(void)mm;
+	return memdesc_type(m) == MEMDESC_PTDESC ? memdesc_ptr(m) : NULL;
+}
+
+static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag)
+{
+	return __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & kpg_mask(flag);
+}
+
+static inline int folio_ref_count(const struct folio *folio)
+{
+	return __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
+}
+
+/* A folio's flags are the folio's; PG_reserved, like the rest, is the page's. */
+static inline bool page_test_flag(const struct memmap *mm, const struct page *page,
+				  enum pageflag flag)
+{
+	memdesc_t m = page_memdesc(page);
+
+	(void)mm;
+	if (flag != PG_reserved && memdesc_is_folio(m))
+		return folio_test_flag(memdesc_ptr(m), flag);
+	return memdesc_page_flags(page) & kpg_mask(flag);
+}
+
+static inline int page_ref_count(const struct memmap *mm, const struct page *page)
+{
+	memdesc_t m = page_memdesc(page);
+
+	(void)mm;
+	if (memdesc_is_folio(m))
+		return folio_ref_count(memdesc_ptr(m));
+	return memdesc_page_refcount(page);
+}
+
+static inline int page_buddy_order(const struct memmap *mm, const struct page *page)
+{
+	(void)mm;
+	return memdesc_buddy_order(page_memdesc(page));
+}
+
+static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
+					  unsigned int *order)
+{
+	memdesc_t m = page_memdesc(page);
+	const struct folio *folio;
+	const struct slab *slab;
+	const struct netmem_desc *nd;
+	int buddy;
+
+	switch (memdesc_type(m)) {
+	case MEMDESC_FILE:
+	case MEMDESC_ANON:
+		folio = memdesc_ptr(m);
+		*order = folio_order(folio);
+		return folio->pfn;
+	case MEMDESC_SLAB:
+		slab = memdesc_ptr(m);
+		*order = desc_flags_order(slab->flags);
+		return slab->pfn;
+	case MEMDESC_NETMEM:
+		nd = memdesc_ptr(m);
+		*order = desc_flags_order(nd->flags);
+		return nd->pfn;
+	default:	/* one page per unit, or the head of a free block */
+		buddy = memdesc_buddy_order(m);
+		*order = buddy > 0 ? (unsigned int)buddy : 0;
+		return page_to_pfn(mm, page);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Folios: the standalone descriptor holds everything, pfn and order too. */
+
+static inline unsigned long folio_pfn(const struct memmap *mm, const struct folio *folio)
+{
+	(void)mm;
+	return folio->pfn;
+}
+
+static inline unsigned long folio_nr_pages(const struct folio *folio)
+{
+	return 1UL << folio_order(folio);
+}
+
+static inline enum page_kind folio_kind(const struct folio *folio)
+{
+	return folio->mapping & FOLIO_MAPPING_ANON ? PK_ANON : PK_FILE;
+}
+
+static inline void folio_get(struct folio *folio)
+{
+	__atomic_fetch_add(&folio->_refcount, 1, __ATOMIC_RELAXED);
+}
+
+static inline bool folio_put(struct folio *folio)
+{
+	return __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+/* One mapcount per folio, whatever its size: no per-page or entire count. */
+static inline int folio_mapcount(const struct folio *folio)
+{
+	return __atomic_load_n(&folio->_mapcount, __ATOMIC_RELAXED) + 1;
+}
+
+static inline void folio_map(struct folio *folio)
+{
+	__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+}
+
+static inline void folio_unmap(struct folio *folio)
+{
+	__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+}
+
+static inline void folio_set_flag(struct folio *folio, enum pageflag flag)
+{
+	assert(flag != PG_reserved);
+	__atomic_fetch_or(&folio->flags, kpg_mask(flag), __ATOMIC_RELAXED);
+}
+
+static inline void folio_clear_flag(struct folio *folio, enum pageflag flag)
+{
+	__atomic_fetch_and(&folio->flags, ~kpg_mask(flag), __ATOMIC_RELAXED);
+}
+
+static inline uintptr_t folio_mapping(const struct folio *folio)
+{
+	return folio->mapping;
+}
+
+static inline unsigned long folio_index(const struct folio *folio)
+{
+	return folio->index;
+}
+
+static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, unsigned long index)
+{
+	folio->mapping = mdb_kind_mapping(mapping, folio_kind(folio));
+	folio->index = index;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle. */
+
+static inline size_t layout_desc_size(enum desc_type type)
+{
+	switch (type) {
+	case DESC_FOLIO:	return sizeof(struct folio);
+	case DESC_SLAB:		return sizeof(struct slab);
+	case DESC_PTDESC:	return sizeof(struct ptdesc);
+	case DESC_ZPDESC:	return sizeof(struct zpdesc);
+	case DESC_NETMEM:	return sizeof(struct netmem_desc);
+	default:		return 0;
+	}
+}
+
+/* Descriptor bytes one block of the mix costs. */
+static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order)
+{
+	switch (kind) {
+	case PK_ANON:
+	case PK_FILE:		return sizeof(struct folio);
+	case PK_SLAB:		return sizeof(struct slab);
+	case PK_NETMEM:		return sizeof(struct netmem_desc);
+	case PK_PGTABLE:	return sizeof(struct ptdesc) << order;
+	case PK_ZSMALLOC:	return sizeof(struct zpdesc) << order;
+	default:		return 0;
+	}
+}
+
+/* Boot and free state alike: the all-zero entry, a free page heading no block. */
+static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn)
+{
+	*pfn_to_page(mm, pfn) = (struct page){ 0 };
+}
+
+static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	pfn_to_page(mm, pfn)->memdesc = memdesc_buddy(order);
+}
+
+/* Points 2^order pages from pfn at one descriptor (or one inline word). */
+static inline void memdesc_set_range(struct memmap *mm, unsigned long pfn, unsigned int order,
+				     memdesc_t m)
+{
+	struct page *page = pfn_to_page(mm, pfn);
+	unsigned long i, nr = 1UL << order;
+
+	for (i = 0; i < nr; i++)
+		memdesc_page_set(&page[i], m);
+}
+
+/* The second allocation: the descriptor, then every memdesc of the folio. */
+static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
+					 enum page_kind kind)
+{
+	struct folio *folio = desc_alloc(&mm->cache[DESC_FOLIO]);
+
+	if (!folio)
+		return NULL;
+	folio->flags = kind == PK_ANON ? 1UL << KPG_swapbacked : 0;
+	memdesc_folio_set_order(folio, order);
+	folio->mapping = mdb_new_mapping(kind);
+	folio->_refcount = 1;
+	folio->_mapcount = -1;
+	folio->pfn = pfn;
+	memdesc_set_range(mm, pfn, order, memdesc_make(folio, memdesc_folio_type(kind)));
+	return folio;
+}
+
+static inline void folio_destroy(struct memmap *mm, struct folio *folio)
+{
+	struct page *page = pfn_to_page(mm, folio->pfn);
+	unsigned long i, nr = folio_nr_pages(folio);
+
+	for (i = 0; i < nr; i++)
+		page[i] = (struct page){ 0 };
+	desc_free(&mm->cache[DESC_FOLIO], folio);
+}
+
+static inline void folio_copy_meta(struct folio *dst, const struct folio *src)
+{
+	dst->flags = (dst->flags & ~KPG_API_MASK) | (src->flags & KPG_API_MASK);
+	dst->mapping = src->mapping;
+	dst->index = src->index;
+	dst->private = src->private;
+	dst->_refcount = src->_refcount;
+	dst->_mapcount = src->_mapcount;
+	memdesc_folio_copy_extra(dst, src);
+}
+
+static inline int memdesc_create_slab(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	struct slab *slab = desc_alloc(&mm->cache[DESC_SLAB]);
+
+	if (!slab)
+		return -1;
+	slab->flags = desc_flags_with_order(0, order);
+	slab->slab_cache = MDB_FAKE_SLAB_CACHE;
+	slab->objects = (MDB_PAGE_SIZE << order) / 64;
+	slab->pfn = pfn;
+	memdesc_set_range(mm, pfn, order, memdesc_make(slab, MEMDESC_SLAB));
+	return 0;
+}
+
+static inline int memdesc_create_netmem(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	struct netmem_desc *nd = desc_alloc(&mm->cache[DESC_NETMEM]);
+
+	if (!nd)
+		return -1;
+	nd->flags = desc_flags_with_order(0, order);
+	nd->pp = MDB_FAKE_PAGE_POOL;
+	nd->dma_addr = pfn << MDB_PAGE_SHIFT;
+	nd->pp_ref_count = 1;
+	nd->pfn = pfn;
+	memdesc_set_range(mm, pfn, order, memdesc_make(nd, MEMDESC_NETMEM));
+	return 0;
+}
+
+static inline int memdesc_create_ptdesc(struct memmap *mm, unsigned long pfn)
+{
+	struct ptdesc *pt = desc_alloc(&mm->cache[DESC_PTDESC]);
+
+	if (!pt)
+		return -1;
+	pt->pt_mm = MDB_FAKE_MM;
+	pt->pfn = pfn;
+	memdesc_page_set(pfn_to_page(mm, pfn), memdesc_make(pt, MEMDESC_PTDESC));
+	return 0;
+}
+
+/* A zspage of 2^order pages, each with its zpdesc, chained through next. */
+static inline int memdesc_create_zspage(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	struct zpdesc *prev = NULL;
+	unsigned long i;
+
+	for (i = 0; i < 1UL << order; i++) {
+		struct zpdesc *zp = desc_alloc(&mm->cache[DESC_ZPDESC]);
+
+		if (!zp)
+			return -1;
+		zp->zspage = MDB_FAKE_ZSPAGE;
+		zp->pfn = pfn + i;
+		if (prev)
+			prev->next = (uintptr_t)zp;
+		memdesc_page_set(pfn_to_page(mm, pfn + i), memdesc_make(zp, MEMDESC_ZPDESC));
+		prev = zp;
+	}
+	return 0;
+}
+
+static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int order,
+			      enum page_kind kind)
+{
+	unsigned long i;
+
+	switch (kind) {
+	case PK_SLAB:
+		return memdesc_create_slab(mm, pfn, order);
+	case PK_NETMEM:
+		return memdesc_create_netmem(mm, pfn, order);
+	case PK_PGTABLE:
+		for (i = 0; i < 1UL << order; i++)
+			if (memdesc_create_ptdesc(mm, pfn + i))
+				return -1;
+		return 0;
+	case PK_ZSMALLOC:
+		return memdesc_create_zspage(mm, pfn, order);
+	case PK_RESERVED:
+		memdesc_set_range(mm, pfn, order, memdesc_misc(MEMDESC_MISC_RESERVED));
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+#endif /* MDB_MEMDESC_API_H */

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memmap.c - the life cycle of a modelled machine, written once against the
+ * layout API and compiled once per layout (LAYOUT_SYM(ops)).
+ *
+ * The memmap is an anonymous mapping like the kernel's vmemmap; every pfn is
+ * initialised as at boot, then the mix is placed: free blocks go to the
+ * buddy, folios get folio_create(), the other kinds desc_create().  Which
+ * pfns anything gets is the buddy's (buddy.c, layout independent) and the
+ * mix plan's (mix.c), so every layout ends up with the same machine.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "buddy.h"
+#include "layout.h"
+
+#define HUGE_2M		(2UL << 20)
+
+static const char *const desc_names[DESC_NR] = {
+	[DESC_FOLIO] = "folio",
+	[DESC_SLAB] = "slab",
+	[DESC_PTDESC] = "ptdesc",
+	[DESC_ZPDESC] = "zpdesc",
+	[DESC_NETMEM] = "netmem",
+};
+
+/* ------------------------------------------------------------------------ */
+/* The buddy, as the kernel drives it: set the head, then list the block.   */
+
+static void free_block(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	buddy_set_free(mm, pfn, order);
+	buddy_push(&mm->buddy, pfn, order);
+}
+
+/* [start, end) as the largest naturally aligned blocks, as memblock_free_all(). */
+static void free_range(struct memmap *mm, unsigned long start, unsigned long end)
+{
+	while (start < end) {
+		unsigned int order = MAX_FOLIO_ORDER;
+
+		while (order && ((start & ((1UL << order) - 1)) || start + (1UL << order) > end))
+			order--;
+		free_block(mm, start, order);
+		start += 1UL << order;
+	}
+}
+
+/* __rmqueue_smallest() + expand(): the upper halves go back, heads written. */
+static long alloc_block(struct memmap *mm, unsigned int order)
+{
+	unsigned int got;
+	long pfn = buddy_pop(&mm->buddy, order, &got);
+
+	if (pfn < 0)
+		return -1;
+	while (got > order) {
+		got--;
+		free_block(mm, pfn + (1UL << got), got);
+	}
+	return pfn;
+}
+
+/* is_free_buddy_page(): the free block containing pfn, tried order by order. */
+static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned long *head,
+			    unsigned int *order)
+{
+	unsigned int o;
+
+	for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+		unsigned long h = pfn & ~((1UL << o) - 1);
+		int got = page_buddy_order(mm, pfn_to_page(mm, h));
+
+		if (got >= (int)o) {
+			*head = h;
+			*order = got;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation.                                                                */
+
+static void format_ram(char *buf, size_t len, unsigned long nr_pfns)
+{
+	unsigned long long bytes = (unsigned long long)nr_pfns << MDB_PAGE_SHIFT;
+
+	if (bytes >= (1ULL << 30) && !(bytes & ((1ULL << 30) - 1)))
+		snprintf(buf, len, "%llu GiB", bytes >> 30);
+	else if (!(bytes & ((1ULL << 20) - 1)))
+		snprintf(buf, len, "%llu MiB", bytes >> 20);
+	else
+		snprintf(buf, len, "%llu KiB", bytes >> 10);
+}
+
+/* MemAvailable in bytes; 0 if /proc/meminfo says nothing. */
+static unsigned long long mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/* The memmap plus the descriptors the mix will allocate, before any of it. */
+static unsigned long long estimate_bytes(unsigned long nr_pfns, const struct mix *mix)
+{
+	unsigned long long bytes = (unsigned long long)nr_pfns * sizeof(struct page);
+	unsigned int i;
+
+	for (i = 0; i < mix->nr; i++) {
+		const struct mix_entry *e = &mix->entry[i];
+		unsigned long blocks = (unsigned long)(e->fraction * nr_pfns) >> e->order;
+
+		bytes += (unsigned long long)blocks * layout_block_desc_bytes(e->kind, e->order);
+	}
+	return bytes;
+}
+
+static int check_memory(unsigned long nr_pfns, const struct mix *mix, struct mdb_err *err)
+{
+	unsigned long long need = estimate_bytes(nr_pfns, mix);
+	unsigned long long avail = mem_available();
+	char ram[32];
+
+	if (!avail || need <= avail)
+		return 0;
+	format_ram(ram, sizeof(ram), nr_pfns);
+	snprintf(err->msg, sizeof(err->msg), "memmap for %s needs %llu MiB, only %llu MiB available",
+		 ram, (need + (1ULL << 20) - 1) >> 20, avail >> 20);
+	return -1;
+}
+
+static void *map_memmap(struct memmap *mm, const struct memmap_opts *opts, struct mdb_err *err)
+{
+	size_t bytes = mm->nr_pfns * sizeof(struct page);
+	size_t align = opts->hugepage ? HUGE_2M : MDB_PAGE_SIZE;
+	void *map;
+
+	mm->map_bytes = (bytes + align - 1) & ~(align - 1);
+	map = mmap(NULL, mm->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		snprintf(err->msg, sizeof(err->msg), "mmap of a %zu-byte memmap: %s",
+			 mm->map_bytes, strerror(errno));
+		return NULL;
+	}
+	if (opts->hugepage && madvise(map, mm->map_bytes, MADV_HUGEPAGE)) {
+		snprintf(err->msg, sizeof(err->msg), "MADV_HUGEPAGE on the memmap: %s",
+			 strerror(errno));
+		munmap(map, mm->map_bytes);
+		return NULL;
+	}
+	if (opts->bind && opts->bind(map, mm->map_bytes, opts->bind_arg)) {
+		snprintf(err->msg, sizeof(err->msg), "binding the memmap's memory failed");
+		munmap(map, mm->map_bytes);
+		return NULL;
+	}
+	return map;
+}
+
+static void init_caches(struct memmap *mm)
+{
+	int t;
+
+	for (t = 0; t < DESC_NR; t++)
+		desc_cache_init(&mm->cache[t], desc_names[t], layout_desc_size(t));
+}
+
+static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *err)
+{
+	switch (b->kind) {
+	case PK_FREE:
+		free_block(mm, b->pfn, b->order);
+		return 0;
+	case PK_ANON:
+	case PK_FILE:
+		if (folio_create(mm, b->pfn, b->order, b->kind))
+			return 0;
+		break;
+	default:
+		if (!desc_create(mm, b->pfn, b->order, b->kind))
+			return 0;
+		break;
+	}
+	snprintf(err->msg, sizeof(err->msg), "out of memory for %s descriptors at pfn %lu",
+		 page_kind_name(b->kind), b->pfn);
+	return -1;
+}
+
+static int place_mix(struct memmap *mm, struct mix_plan *plan, struct mdb_err *err)
+{
+	struct mix_block b;
+
+	while (mix_plan_next(plan, &b))
+		if (place(mm, &b, err))
+			return -1;
+	return 0;
+}
+
+static void op_memmap_destroy(struct memmap *mm);
+
+static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const struct mix *mix,
+			    const struct memmap_opts *opts, struct mdb_err *err)
+{
+	static const struct memmap_opts defaults;
+	char mix_err[MIX_ERR_LEN];
+	struct mix_plan plan;
+	struct memmap *mm;
+	unsigned long pfn;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if (!nr_pfns) {
+		snprintf(err->msg, sizeof(err->msg), "a memmap needs at least one pfn");
+		return -1;
+	}
+	if (check_memory(nr_pfns, mix, err))
+		return -1;
+	if (mix_plan_init(&plan, mix, nr_pfns, opts->seed, mix_err)) {
+		snprintf(err->msg, sizeof(err->msg), "mix %.40s: %.200s", mix->name, mix_err);
+		return -1;
+	}
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		goto nomem;
+	mm->nr_pfns = nr_pfns;
+	mm->mix = *mix;
+	mm->seed = opts->seed;
+	init_caches(mm);
+	if (buddy_init(&mm->buddy, nr_pfns))
+		goto nomem;
+	mm->map = map_memmap(mm, opts, err);
+	if (!mm->map)
+		goto fail;
+	for (pfn = 0; pfn < nr_pfns; pfn++)
+		memmap_init_pfn(mm, pfn);
+	if (place_mix(mm, &plan, err))
+		goto fail;
+	mix_plan_release(&plan);
+	*out = mm;
+	return 0;
+
+nomem:
+	snprintf(err->msg, sizeof(err->msg), "out of memory for a memmap of %lu pfns", nr_pfns);
+fail:
+	mix_plan_release(&plan);
+	op_memmap_destroy(mm);
+	return -1;
+}
+
+static void op_memmap_destroy(struct memmap *mm)
+{
+	int t;
+
+	if (!mm)
+		return;
+	if (mm->map)
+		munmap(mm->map, mm->map_bytes);
+	for (t = 0; t < DESC_NR; t++)
+		desc_cache_destroy(&mm->cache[t]);
+	buddy_destroy(&mm->buddy);
+	free(mm);
+}
+
+/*
+ * Boot again: every descriptor dropped, every pfn initialised, all RAM handed
+ * to the buddy in pageblocks.  The mix is not placed again (memmap_create
+ * does that); what this costs is what memmap_init_range() and
+ * memblock_free_all() cost.
+ */
+static void op_memmap_init(struct memmap *mm)
+{
+	unsigned long pfn;
+	int t;
+
+	for (t = 0; t < DESC_NR; t++)
+		desc_cache_destroy(&mm->cache[t]);
+	buddy_reset(&mm->buddy);
+	for (pfn = 0; pfn < mm->nr_pfns; pfn++)
+		memmap_init_pfn(mm, pfn);
+	free_range(mm, 0, mm->nr_pfns);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Folios by pfn.                                                           */
+
+static struct folio *pfn_folio(const struct memmap *mm, unsigned long pfn)
+{
+	struct folio *folio;
+
+	assert(pfn < mm->nr_pfns);
+	folio = page_folio(mm, pfn_to_page(mm, pfn));
+	assert(folio);
+	return folio;
+}
+
+static long op_folio_alloc(struct memmap *mm, unsigned int order, enum page_kind kind)
+{
+	long pfn;
+
+	if (order > MAX_FOLIO_ORDER || (kind != PK_ANON && kind != PK_FILE))
+		return -1;
+	pfn = alloc_block(mm, order);
+	if (pfn < 0)
+		return -1;
+	if (!folio_create(mm, pfn, order, kind)) {
+		free_block(mm, pfn, order);
+		return -1;
+	}
+	return pfn;
+}
+
+static void op_folio_free(struct memmap *mm, unsigned long pfn)
+{
+	struct folio *folio = pfn_folio(mm, pfn);
+	unsigned long head = folio_pfn(mm, folio);
+	unsigned int order = folio_order(folio);
+
+	folio_destroy(mm, folio);
+	free_block(mm, head, order);
+}
+
+/* migrate_pages() for one folio: new block, new descriptor, copy, repoint. */
+static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
+{
+	struct folio *src = pfn_folio(mm, pfn), *dst;
+	unsigned long old = folio_pfn(mm, src);
+	unsigned int order = folio_order(src);
+	long new = alloc_block(mm, order);
+
+	if (new < 0)
+		return -1;
+	dst = folio_create(mm, new, order, folio_kind(src));
+	if (!dst) {
+		free_block(mm, new, order);
+		return -1;
+	}
+	folio_copy_meta(dst, src);
+	folio_destroy(mm, src);
+	free_block(mm, old, order);
+	return new;
+}
+
+static void op_folio_get(struct memmap *mm, unsigned long pfn)
+{
+	folio_get(pfn_folio(mm, pfn));
+}
+
+static bool op_folio_put(struct memmap *mm, unsigned long pfn)
+{
+	return folio_put(pfn_folio(mm, pfn));
+}
+
+static void op_folio_map(struct memmap *mm, unsigned long pfn)
+{
+	folio_map(pfn_folio(mm, pfn));
+}
+
+static void op_folio_unmap(struct memmap *mm, unsigned long pfn)
+{
+	folio_unmap(pfn_folio(mm, pfn));
+}
+
+static void op_folio_set_flag(struct memmap *mm, unsigned long pfn, enum pageflag flag)
+{
+	folio_set_flag(pfn_folio(mm, pfn), flag);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The layout-independent view.                                             */
+
+static void op_page_info(const struct memmap *mm, unsigned long pfn, struct page_info *out)
+{
+	const struct page *page = pfn_to_page(mm, pfn);
+	const struct folio *folio;
+	int f;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = page_kind(mm, page);
+	out->refcount = page_ref_count(mm, page);
+	for (f = 0; f < PG_NR_TESTED; f++)
+		if (page_test_flag(mm, page, f))
+			out->flags |= 1U << f;
+	folio = page_folio(mm, page);
+	if (folio) {
+		out->head_pfn = folio_pfn(mm, folio);
+		out->order = folio_order(folio);
+		out->mapcount = folio_mapcount(folio);
+		out->mapping = folio_mapping(folio);
+		out->index = folio_index(folio);
+	} else if (out->kind == PK_FREE) {
+		if (!find_free_block(mm, pfn, &out->head_pfn, &out->order))
+			out->head_pfn = ~0UL;	/* a free page in no block: a bug to show */
+	} else {
+		out->head_pfn = page_head_pfn(mm, page, &out->order);
+	}
+}
+
+static void op_footprint(const struct memmap *mm, struct footprint *out)
+{
+	int t;
+
+	memset(out, 0, sizeof(*out));
+	out->memmap_bytes = mm->nr_pfns * sizeof(struct page);
+	for (t = 0; t < DESC_NR; t++) {
+		const struct desc_cache *c = &mm->cache[t];
+
+		out->desc_bytes_by_type[t] = desc_cache_live_bytes(c);
+		out->desc_bytes += desc_cache_live_bytes(c);
+		out->desc_count += c->nr_live;
+		out->desc_reserved_bytes += desc_cache_reserved_bytes(c);
+	}
+}
+
+const struct layout_ops LAYOUT_SYM(ops) = {
+	.name = MDB_STR(MDB_LAYOUT),
+	.page_size = sizeof(struct page),
+	.folio_size = LAYOUT_FOLIO_SIZE,
+	.memmap_create = op_memmap_create,
+	.memmap_destroy = op_memmap_destroy,
+	.memmap_init = op_memmap_init,
+	.folio_alloc = op_folio_alloc,
+	.folio_free = op_folio_free,
+	.folio_migrate = op_folio_migrate,
+	.page_info = op_page_info,
+	.folio_get = op_folio_get,
+	.folio_put = op_folio_put,
+	.folio_map = op_folio_map,
+	.folio_unmap = op_folio_unmap,
+	.folio_set_flag = op_folio_set_flag,
+	.footprint = op_footprint,
+};
