@@ -2,7 +2,7 @@
 /*
  * kernel.h - what a benchmark kernel is, and what it is handed.
  *
- * Each bench/*.c is compiled once per layout (see layouts/layout.h) and
+ * Each bench/<kernel>.c is compiled once per layout (see layouts/layout.h) and
  * defines its kernels as LAYOUT_SYM(k_<name>); bench/kernels.c lists them in
  * LAYOUT_SYM(kernels)[].  The driver crosses that list with the RAM sizes
  * (and, for baselines, the buffer sizes) and registers one benchmark each.

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench.h - what the kernels in bench/ share: a seeded generator, and the
+ * pfn lists random kernels walk.
+ *
+ * Random orders are built before timing, never inside the timed loop: a
+ * kernel walks a shuffled array of pfns front to back and cycles.  Reading
+ * that array costs one sequential 64-byte line per 16 ops, the same in every
+ * layout, and the hardware prefetcher hides it; an inline generator would
+ * instead put its own arithmetic on every op.  Lists are capped at
+ * BENCH_LIST_MAX entries so they stay small beside the memmaps they index.
+ *
+ * The lists are built through layout_ops.page_info(), the layout-independent
+ * view, so every layout walks the same pfns in the same order for a given
+ * mix and seed: a difference between layouts is the layout's, not the list's.
+ */
+#ifndef MDB_BENCH_H
+#define MDB_BENCH_H
+
+#include <stdint.h>
+
+#include "kernel.h"
+
+#define BENCH_LIST_MAX		(1UL << 20)
+
+/* splitmix64: seeds the placement-independent streams of the benchmarks. */
+static inline uint64_t bench_rng_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), by multiply-shift (Lemire): no division. */
+static inline uint64_t bench_rng_below(uint64_t *state, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)bench_rng_next(state) * n) >> 64);
+}
+
+/* pfns fit 32 bits up to 16 TiB of modelled RAM; half the bytes of a long. */
+struct pfn_list {
+	uint32_t *pfn;
+	unsigned long nr;
+};
+
+enum pfn_select {
+	SELECT_ANY,		/* every pfn */
+	SELECT_FOLIO_PAGE,	/* any page of an anon or file folio */
+	SELECT_FOLIO_TAIL,	/* a page of a large folio other than its head */
+};
+
+/*
+ * Fills list with a random order of the pfns that select picks: a permutation
+ * of all of them when there are at most max, else max picked at random (with
+ * repetition).  0 on success (nr may be 0: nothing matched); -1 when out of
+ * memory.
+ */
+int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn_select select,
+		    unsigned long max);
+/*
+ * Head pfns of the folios of this order, shuffled; all of them, up to max.
+ * The array has room for nr_pfns >> order entries, as many as could exist.
+ */
+int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
+			 unsigned long max);
+void pfn_list_release(struct pfn_list *list);
+
+/*
+ * How many items the last kernel that ran in this process processed.
+ * --simulate's child runs exactly one instance and normalises by it, since
+ * mdb_run_fixed() may round the op count up to a kernel's batch.
+ */
+extern uint64_t bench_last_items;
+
+/* mdb_set_items_processed(), remembered for the simulation child. */
+static inline void bench_set_items(struct mdb_state *st, uint64_t items)
+{
+	bench_last_items = items;
+	mdb_set_items_processed(st, items);
+}
+
+#endif /* MDB_BENCH_H */

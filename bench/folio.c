@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * folio.c - from a page to its folio, and the folio's reference count.
+ *
+ * folio/tail: page_folio() on a tail page, then one folio field
+ * (folio_mapping(), as rmap and the page cache read it next).  page64 reads
+ * compound_head from the tail's own struct page and lands on the head; page32
+ * and memdesc8 follow the memdesc to a separate descriptor.  Random tails, so
+ * each op pays the tail's line and the folio's line.
+ *
+ * folio/getput: folio_get() then folio_put() on the folio of a random folio
+ * page, as a GUP-fast or a page-cache lookup takes and drops a reference:
+ * one atomic increment and one atomic decrement-and-test where the layout
+ * keeps the count.
+ */
+#include "bench.h"
+
+#define FOLIO_BATCH	256
+
+static void folio_tail(struct mdb_state *st, const struct bench_env *env)
+{
+	const struct memmap *mm = env->mm;
+	struct pfn_list list;
+	unsigned long next = 0, i;
+
+	if (pfn_list_random(&list, env, SELECT_FOLIO_TAIL, BENCH_LIST_MAX)) {
+		mdb_skip_with_error(st, "folio/tail: out of memory for the pfn list");
+		return;
+	}
+	if (!list.nr) {
+		mdb_skip_with_error(st, "folio/tail: the mix has no large folio, so no tail page");
+		pfn_list_release(&list);
+		return;
+	}
+	while (mdb_keep_running_batch(st, FOLIO_BATCH)) {
+		for (i = 0; i < FOLIO_BATCH; i++) {
+			const struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
+			uintptr_t mapping = folio_mapping(folio);
+
+			mdb_do_not_optimize(mapping);
+			if (++next == list.nr)
+				next = 0;
+		}
+	}
+	bench_set_items(st, mdb_iterations(st));
+	pfn_list_release(&list);
+}
+
+static void folio_getput(struct mdb_state *st, const struct bench_env *env)
+{
+	const struct memmap *mm = env->mm;
+	struct pfn_list list;
+	unsigned long next = 0, i;
+
+	if (pfn_list_random(&list, env, SELECT_FOLIO_PAGE, BENCH_LIST_MAX)) {
+		mdb_skip_with_error(st, "folio/getput: out of memory for the pfn list");
+		return;
+	}
+	if (!list.nr) {
+		mdb_skip_with_error(st, "folio/getput: the mix has no folio");
+		pfn_list_release(&list);
+		return;
+	}
+	while (mdb_keep_running_batch(st, FOLIO_BATCH)) {
+		for (i = 0; i < FOLIO_BATCH; i++) {
+			struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
+			bool last;
+
+			folio_get(folio);
+			last = folio_put(folio);	/* never: the mix holds a reference */
+			mdb_do_not_optimize(last);
+			if (++next == list.nr)
+				next = 0;
+		}
+	}
+	bench_set_items(st, mdb_iterations(st));
+	pfn_list_release(&list);
+}
+
+const struct mdb_kernel LAYOUT_SYM(k_folio_tail) = {
+	.name = "folio/tail",
+	.run = folio_tail,
+	.sim_ops = 1 << 16,
+};
+
+const struct mdb_kernel LAYOUT_SYM(k_folio_getput) = {
+	.name = "folio/getput",
+	.run = folio_getput,
+	.sim_ops = 1 << 16,
+};

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * init.c - the boot cost of the memmap: memmap_init_range() calling
+ * __init_single_page() on every pfn, then memblock_free_all() handing the
+ * range to the buddy in pageblocks (ops->memmap_init()).  With deferred
+ * struct page init the same work moves into kthreads; it does not go away.
+ *
+ * An op is one whole boot of the memmap, but items are pfns, so the time per
+ * item is per pfn and x 262144 is per GiB of RAM.  The first boot, untimed,
+ * drops the mix's descriptors, so every timed one does the same work: write
+ * every entry, then the pageblock heads.  No layout writes a descriptor at
+ * boot, which is the point of a small struct page here.
+ */
+#include "bench.h"
+
+static void init_memmap(struct mdb_state *st, const struct bench_env *env)
+{
+	struct memmap *mm = env->mm;
+
+	env->ops->memmap_init(mm);
+	while (mdb_keep_running_batch(st, 1)) {
+		env->ops->memmap_init(mm);
+		mdb_clobber_memory();
+	}
+	bench_set_items(st, mdb_iterations(st) * env->nr_pfns);
+}
+
+const struct mdb_kernel LAYOUT_SYM(k_init_memmap) = {
+	.name = "init/memmap",
+	.run = init_memmap,
+	.flags = MDB_K_MUTATES | MDB_K_SEQUENTIAL,
+	.sim_ops = 1,
+};

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lookup.c - pfn -> page -> what it is, one flag, its reference count.
+ *
+ * The three questions a pfn walker asks before it touches a page: what kind
+ * (PageBuddy/PageSlab/folio_test_anon..., here page_kind()), a flag
+ * (PageDirty), and the count get_page() would move (page_ref_count, the
+ * folio's for a folio page).  Sequential as /proc/kpageflags, page_idle or a
+ * memory_failure() sweep read them; random as a pfn from a PTE or a hardware
+ * error report arrives.  Where a layout keeps the answer in a descriptor, the
+ * lookup costs a dependent load beyond the memmap; that hop is what the
+ * sequential model counts and what the random walk exposes as latency.
+ */
+#include "bench.h"
+
+#define LOOKUP_BATCH	256
+
+static inline void lookup_one(const struct memmap *mm, unsigned long pfn)
+{
+	const struct page *page = pfn_to_page(mm, pfn);
+	enum page_kind kind = page_kind(mm, page);
+	bool dirty = page_test_flag(mm, page, PG_dirty);
+	int ref = page_ref_count(mm, page);
+
+	mdb_do_not_optimize(kind);
+	mdb_do_not_optimize(dirty);
+	mdb_do_not_optimize(ref);
+}
+
+static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
+{
+	const struct memmap *mm = env->mm;
+	unsigned long pfn = 0, i;
+
+	while (mdb_keep_running_batch(st, LOOKUP_BATCH)) {
+		for (i = 0; i < LOOKUP_BATCH; i++) {
+			lookup_one(mm, pfn);
+			if (++pfn == env->nr_pfns)
+				pfn = 0;
+		}
+	}
+	bench_set_items(st, mdb_iterations(st));
+}
+
+static void lookup_random(struct mdb_state *st, const struct bench_env *env)
+{
+	const struct memmap *mm = env->mm;
+	struct pfn_list list;
+	unsigned long next = 0, i;
+
+	if (pfn_list_random(&list, env, SELECT_ANY, BENCH_LIST_MAX)) {
+		mdb_skip_with_error(st, "lookup/random: out of memory for the pfn list");
+		return;
+	}
+	while (mdb_keep_running_batch(st, LOOKUP_BATCH)) {
+		for (i = 0; i < LOOKUP_BATCH; i++) {
+			lookup_one(mm, list.pfn[next]);
+			if (++next == list.nr)
+				next = 0;
+		}
+	}
+	bench_set_items(st, mdb_iterations(st));
+	pfn_list_release(&list);
+}
+
+const struct mdb_kernel LAYOUT_SYM(k_lookup_seq) = {
+	.name = "lookup/seq",
+	.run = lookup_seq,
+	.flags = MDB_K_SEQUENTIAL,
+	.sim_ops = 1 << 18,
+};
+
+const struct mdb_kernel LAYOUT_SYM(k_lookup_random) = {
+	.name = "lookup/random",
+	.run = lookup_random,
+	.sim_ops = 1 << 16,
+};

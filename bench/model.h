@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model.h - the analytic cache-line model of the sequential kernels.
+ *
+ * For a kernel that walks the pfn range in order, the data lines it must
+ * bring into L1 per op follow from the layout and the mix alone: the memmap
+ * bytes it reads per pfn over 64, plus, per block of the mix (a folio, a free
+ * block, a slab ...), the lines of whatever it must hop to beyond the memmap
+ * (a separately allocated descriptor, page64's second struct page of a large
+ * folio).  A line is counted once however many ops of the same block read
+ * it, since a sequential walk finishes with a block before it moves on.
+ * No prefetching, no reuse across blocks: that is what callgrind simulates,
+ * so the simulated D1 misses per op must match (tests/bench.cmake).
+ *
+ * Layout independent: compiled once; what it knows about each layout is in
+ * one table in model.c, written from the layout headers and checked against
+ * them by the simulation test.
+ */
+#ifndef MDB_MODEL_H
+#define MDB_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "layout.h"
+
+/* Blocks the mix places over nr_pfns, as mix_plan_init() counts them. */
+struct model_blocks {
+	unsigned long nr_pfns;
+	unsigned long nr[PK_NR][MAX_FOLIO_ORDER + 1];	/* the leftover free pfns are order 0 */
+};
+
+/* 0, or -1 with err (MIX_ERR_LEN) when the mix cannot be placed. */
+int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned long nr_pfns,
+		       uint64_t seed, char *err);
+
+/*
+ * Data lines per op the kernel (by its benchmark name, "lookup/seq") must
+ * touch for this layout; false when no model covers that kernel or layout.
+ */
+bool model_d1_lines(const char *kernel, const struct layout_ops *ops, const struct model_blocks *b,
+		    double *lines);
+
+/* As above, counting the blocks first. */
+bool model_d1_misses(const char *kernel, const struct layout_ops *ops, const struct mix *mix,
+		     unsigned long nr_pfns, uint64_t seed, double *misses);
+
+#endif /* MDB_MODEL_H */

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pfn_list.c - the shuffled pfn arrays random kernels walk (see bench.h).
+ * Layout independent: compiled once, works through layout_ops.page_info().
+ */
+#include <stdlib.h>
+
+#include "bench.h"
+
+uint64_t bench_last_items;
+
+static bool pfn_selected(const struct bench_env *env, unsigned long pfn, enum pfn_select select)
+{
+	struct page_info info;
+	bool folio;
+
+	if (select == SELECT_ANY)
+		return true;
+	env->ops->page_info(env->mm, pfn, &info);
+	folio = info.kind == PK_ANON || info.kind == PK_FILE;
+	if (select == SELECT_FOLIO_PAGE)
+		return folio;
+	return folio && info.order > 0 && info.head_pfn != pfn;
+}
+
+static void shuffle(uint32_t *a, unsigned long n, uint64_t *rng)
+{
+	unsigned long i, j;
+	uint32_t t;
+
+	for (i = n; i > 1; i--) {
+		j = bench_rng_below(rng, i);
+		t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
+/*
+ * Collects every matching pfn, then either shuffles them all or draws max of
+ * them.  The full set costs 4 bytes a pfn only during set-up.
+ */
+int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn_select select,
+		    unsigned long max)
+{
+	uint64_t rng = env->seed ^ (0x6c697374ULL + select);
+	unsigned long pfn, nr = 0, i;
+	uint32_t *all;
+
+	list->pfn = NULL;
+	list->nr = 0;
+	all = malloc(env->nr_pfns * sizeof(*all) + 1);
+	if (!all)
+		return -1;
+	for (pfn = 0; pfn < env->nr_pfns; pfn++)
+		if (pfn_selected(env, pfn, select))
+			all[nr++] = (uint32_t)pfn;
+	if (nr <= max) {
+		shuffle(all, nr, &rng);
+		list->pfn = all;
+		list->nr = nr;
+		return 0;
+	}
+	list->pfn = malloc(max * sizeof(*list->pfn));
+	if (!list->pfn) {
+		free(all);
+		return -1;
+	}
+	for (i = 0; i < max; i++)
+		list->pfn[i] = all[bench_rng_below(&rng, nr)];
+	list->nr = max;
+	free(all);
+	return 0;
+}
+
+int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
+			 unsigned long max)
+{
+	uint64_t rng = env->seed ^ (0x68656164ULL + order);
+	struct page_info info;
+	unsigned long pfn;
+
+	list->nr = 0;
+	list->pfn = malloc((env->nr_pfns >> order) * sizeof(*list->pfn) + 1);
+	if (!list->pfn)
+		return -1;
+	for (pfn = 0; pfn < env->nr_pfns; pfn += 1UL << info.order) {
+		env->ops->page_info(env->mm, pfn, &info);
+		if ((info.kind == PK_ANON || info.kind == PK_FILE) && info.order == order)
+			list->pfn[list->nr++] = (uint32_t)pfn;
+		if (info.head_pfn != pfn)	/* not a block head: step to the next pfn */
+			info.order = 0;
+	}
+	shuffle(list->pfn, list->nr, &rng);
+	if (list->nr > max)
+		list->nr = max;
+	return 0;
+}
+
+void pfn_list_release(struct pfn_list *list)
+{
+	free(list->pfn);
+	list->pfn = NULL;
+	list->nr = 0;
+}
