@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * topology.c - hwloc: pin, bind, and describe the machine.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+
+#include "topology.h"
+
+static const hwloc_obj_type_t cache_types[] = {
+	HWLOC_OBJ_L1CACHE, HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L2ICACHE,
+	HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L3ICACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE,
+};
+
+static const char *cache_type_name(hwloc_obj_cache_type_t type)
+{
+	switch (type) {
+	case HWLOC_OBJ_CACHE_DATA:
+		return "data";
+	case HWLOC_OBJ_CACHE_INSTRUCTION:
+		return "instruction";
+	default:
+		return "unified";
+	}
+}
+
+/* One entry per cache type; instances of one level are alike on the machines we run on. */
+static void read_caches(struct mdb_topology *t, hwloc_topology_t topo)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cache_types) / sizeof(cache_types[0]); i++) {
+		int n = hwloc_get_nbobjs_by_type(topo, cache_types[i]);
+		hwloc_obj_t obj = hwloc_get_obj_by_type(topo, cache_types[i], 0);
+		struct mdb_cache_info *c;
+
+		if (n <= 0 || !obj || t->nr_caches == MDB_MAX_CACHES)
+			continue;
+		c = &t->cache[t->nr_caches++];
+		c->level = obj->attr->cache.depth;
+		c->type = cache_type_name(obj->attr->cache.type);
+		c->size = (unsigned long long)obj->attr->cache.size;
+		c->line_size = obj->attr->cache.linesize;
+		c->associativity = obj->attr->cache.associativity;
+		c->count = (unsigned int)n;
+	}
+}
+
+/* hwloc's CPUModel where the OS backend filled it in, /proc/cpuinfo otherwise. */
+static void read_cpu_model(struct mdb_topology *t, hwloc_topology_t topo)
+{
+	hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+	const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+	char line[256];
+	FILE *f;
+
+	snprintf(t->cpu_model, sizeof(t->cpu_model), "unknown");
+	if (model) {
+		snprintf(t->cpu_model, sizeof(t->cpu_model), "%s", model);
+		return;
+	}
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(t->cpu_model, sizeof(t->cpu_model), "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+static unsigned int count(hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+	int n = hwloc_get_nbobjs_by_type(topo, type);
+
+	return n > 0 ? (unsigned int)n : 0;
+}
+
+int mdb_topology_load(struct mdb_topology *t, char *err)
+{
+	hwloc_topology_t topo;
+
+	memset(t, 0, sizeof(*t));
+	t->cpu = t->node = -1;
+	if (hwloc_topology_init(&topo)) {
+		snprintf(err, MDB_TOPO_ERR_LEN, "hwloc_topology_init: %s", strerror(errno));
+		return -1;
+	}
+	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+	if (hwloc_topology_load(topo)) {
+		snprintf(err, MDB_TOPO_ERR_LEN, "hwloc_topology_load: %s", strerror(errno));
+		hwloc_topology_destroy(topo);
+		return -1;
+	}
+	t->topo = topo;
+	t->packages = count(topo, HWLOC_OBJ_PACKAGE);
+	t->cores = count(topo, HWLOC_OBJ_CORE);
+	t->pus = count(topo, HWLOC_OBJ_PU);
+	t->numa_nodes = count(topo, HWLOC_OBJ_NUMANODE);
+	read_caches(t, topo);
+	read_cpu_model(t, topo);
+	return 0;
+}
+
+void mdb_topology_release(struct mdb_topology *t)
+{
+	if (t->node_set)
+		hwloc_bitmap_free(t->node_set);
+	if (t->topo)
+		hwloc_topology_destroy(t->topo);
+	t->node_set = NULL;
+	t->topo = NULL;
+}
+
+/* "0-1", "0,2-5": what the machine has, for the error message. */
+static void list_set(hwloc_const_bitmap_t set, char *buf, size_t len)
+{
+	if (hwloc_bitmap_list_snprintf(buf, len, set) < 0)
+		snprintf(buf, len, "?");
+}
+
+int mdb_topology_pin(struct mdb_topology *t, int cpu, char *err)
+{
+	hwloc_obj_t pu = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(t->topo, (unsigned int)cpu) : NULL;
+	char have[128];
+
+	if (!pu) {
+		list_set(hwloc_topology_get_topology_cpuset(t->topo), have, sizeof(have));
+		snprintf(err, MDB_TOPO_ERR_LEN, "no CPU %d (this machine has CPUs %s)", cpu, have);
+		return -1;
+	}
+	if (hwloc_set_cpubind(t->topo, pu->cpuset, HWLOC_CPUBIND_THREAD)) {
+		snprintf(err, MDB_TOPO_ERR_LEN, "cannot pin to CPU %d: %s", cpu, strerror(errno));
+		return -1;
+	}
+	t->cpu = cpu;
+	return 0;
+}
+
+int mdb_topology_set_node(struct mdb_topology *t, int node, char *err)
+{
+	hwloc_obj_t obj = node >= 0 ?
+		hwloc_get_numanode_obj_by_os_index(t->topo, (unsigned int)node) : NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	char have[128];
+	void *probe;
+	int ret;
+
+	if (!obj) {
+		list_set(hwloc_topology_get_topology_nodeset(t->topo), have, sizeof(have));
+		snprintf(err, MDB_TOPO_ERR_LEN, "no NUMA node %d (this machine has nodes %s)", node, have);
+		return -1;
+	}
+	t->node_set = hwloc_bitmap_dup(obj->nodeset);
+	if (!t->node_set) {
+		snprintf(err, MDB_TOPO_ERR_LEN, "out of memory");
+		return -1;
+	}
+	t->node = node;
+
+	/* Find out now, not in the middle of the run, whether binding works here. */
+	probe = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (probe == MAP_FAILED) {
+		snprintf(err, MDB_TOPO_ERR_LEN, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	ret = mdb_topology_bind(probe, (size_t)page, t);
+	if (ret)
+		snprintf(err, MDB_TOPO_ERR_LEN, "cannot bind memory to NUMA node %d: %s", node,
+			 strerror(errno));
+	munmap(probe, (size_t)page);
+	return ret;
+}
+
+int mdb_topology_bind(void *addr, size_t len, void *arg)
+{
+	struct mdb_topology *t = arg;
+
+	if (!t || !t->node_set)
+		return 0;
+	return hwloc_set_area_membind(t->topo, addr, len, t->node_set, HWLOC_MEMBIND_BIND,
+				      HWLOC_MEMBIND_BYNODESET) ? -1 : 0;
+}
+
+int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, char *err)
+{
+	if (hwloc_topology_export_xml(t->topo, path, 0)) {
+		snprintf(err, MDB_TOPO_ERR_LEN, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * topology.h - the machine as hwloc sees it: pinning the benchmark thread,
+ * binding the memmap to a NUMA node, and the summary that goes into the dump.
+ */
+#ifndef MDB_TOPOLOGY_H
+#define MDB_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MDB_TOPO_ERR_LEN	256
+#define MDB_MAX_CACHES		8
+
+struct mdb_cache_info {
+	unsigned int level;		/* 1, 2, 3, ... */
+	const char *type;		/* "data", "instruction", "unified" */
+	unsigned long long size;	/* bytes, of one instance */
+	unsigned int line_size;
+	int associativity;		/* ways; -1 fully associative, 0 unknown */
+	unsigned int count;		/* instances in the machine */
+};
+
+struct mdb_topology {
+	void *topo;			/* hwloc_topology_t */
+	void *node_set;			/* hwloc_nodeset_t of --node, NULL if unbound */
+	int cpu, node;			/* -1: not pinned, not bound */
+	unsigned int packages, cores, pus, numa_nodes;
+	char cpu_model[128];
+	unsigned int nr_caches;
+	struct mdb_cache_info cache[MDB_MAX_CACHES];	/* L1d, L1i, L2, L3 ..., no duplicates */
+};
+
+/* 0, or -1 with err (MDB_TOPO_ERR_LEN). */
+int mdb_topology_load(struct mdb_topology *t, char *err);
+void mdb_topology_release(struct mdb_topology *t);
+/*
+ * Pins the calling thread to the PU with OS index cpu.  -1 with err for a
+ * CPU that does not exist ("no CPU 7 (this machine has CPUs 0-1)").
+ */
+int mdb_topology_pin(struct mdb_topology *t, int cpu, char *err);
+/* Checks node exists and memory can be bound to it; later binds go there. */
+int mdb_topology_set_node(struct mdb_topology *t, int node, char *err);
+/* As memmap_opts.bind, with arg the struct mdb_topology: binds [addr, addr+len) to the node. */
+int mdb_topology_bind(void *addr, size_t len, void *arg);
+int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDB_TOPOLOGY_H */
