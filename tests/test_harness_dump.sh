@@ -1,0 +1,121 @@
+#!/bin/sh
+# A short run of the test kernels with --out: mdbench.json is Google
+# Benchmark's JSON plus context.memdesc_bench with every field SCHEMA.md
+# lists; counters are per item, the unavailable ones absent; the memmap of a
+# (layout, mix, RAM) is shared by its benchmarks, a mutating kernel gets a
+# fresh one; mix.json and topology.xml sit beside it.
+# usage: test_harness_dump.sh MDBENCH_TEST PYTHON
+set -u
+mdbench=$1
+py=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/run" \
+	'--benchmark_filter=^test/(faults|mark|check|fresh)/' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "FAIL: mdbench exited $rc"
+	cat "$tmp/err"
+	exit 1
+fi
+grep -q "^mdbench: 4 benchmarks written to $tmp/run/mdbench.json$" "$tmp/err" ||
+	{ echo "FAIL: no closing line on stderr"; cat "$tmp/err"; exit 1; }
+grep -q '^test/faults/bytes:1MiB ' "$tmp/out" ||
+	{ echo "FAIL: console report lacks test/faults"; cat "$tmp/out"; exit 1; }
+
+"$py" - "$tmp/run" "$mdbench" <<'PYEOF'
+import json, os, re, sys, xml.etree.ElementTree as ET
+
+d, exe = sys.argv[1], sys.argv[2]
+fails = []
+def check(cond, what):
+	print(("ok: " if cond else "FAIL: ") + what)
+	if not cond:
+		fails.append(what)
+
+doc = json.load(open(os.path.join(d, "mdbench.json")))
+ctx = doc["context"]
+mb = ctx["memdesc_bench"]
+for k in ("date", "host_name", "executable", "num_cpus", "caches", "library_build_type"):
+	check(k in ctx, f"Google Benchmark context field {k}")
+check(mb["schema_version"] == 1, "schema_version 1")
+check(mb["complete"] is True, "complete true")
+check(re.fullmatch(r"[0-9a-f]{40}|unknown", mb["git_commit"]) is not None, f"git_commit {mb['git_commit']}")
+check(mb["git_dirty"] in (True, False, None), "git_dirty")
+check(mb["argv"][0] == exe and "--layout=page64" in mb["argv"], "argv as given")
+check(mb["profile"] == "quick", "profile quick")
+check(mb["filter"] == "^test/(faults|mark|check|fresh)/", "filter")
+check(mb["nr_selected"] == 4, f"nr_selected {mb['nr_selected']}")
+check([(l["name"], l["sizeof_page"]) for l in mb["layouts"]] == [("page64", 64)], "layouts page64 64")
+check(isinstance(mb["layouts"][0]["sizeof_folio"], int), "sizeof_folio")
+check([m["name"] for m in mb["mixes"]] == ["desktop"], "mixes desktop")
+check(mb["ram_sizes"] == [64 << 20] and mb["ram_names"] == ["64MiB"], "ram_sizes 64MiB")
+check(mb["baseline_sizes"] == [1 << 20], "baseline_sizes [1MiB]")
+avail = {c["name"]: c for c in mb["counters"]["available"]}
+unavail = {c["name"]: c for c in mb["counters"]["unavailable"]}
+check(set(avail) | set(unavail) == {"cycles", "instructions", "L1D_load_misses", "LLC_load_misses",
+				    "dTLB_load_misses", "page_faults"}, "the default counters")
+check("page_faults" in avail and avail["page_faults"]["event"] == "PERF_COUNT_SW_PAGE_FAULTS", "page_faults available")
+check(all(len(c["reason"]) > 10 for c in unavail.values()), "every unavailable counter has a reason")
+check(all(c["unscheduled_runs"] == 0 for c in avail.values()), "no unscheduled runs")
+if not any(os.path.exists("/sys/bus/event_source/devices/" + p) for p in ("cpu", "cpu_core")):
+	check("cycles" in unavail and "PMU" in unavail["cycles"]["reason"], "no CPU PMU: cycles unavailable, with a hint")
+check(mb["kernel"]["release"] == os.uname().release and mb["kernel"]["machine"] == os.uname().machine, "kernel")
+check(isinstance(mb["cpu_model"], str) and mb["cpu_model"], f"cpu_model {mb['cpu_model']}")
+check(mb["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "perf_event_paranoid")
+thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
+check("[" + mb["thp"] + "]" in thp, f"thp {mb['thp']}")
+hw = mb["hwloc"]
+check(hw["pus"] == len(os.sched_getaffinity(0)) or hw["pus"] >= 1, "hwloc pus")
+check(hw["packages"] >= 1 and hw["cores"] >= 1 and hw["numa_nodes"] >= 1, "hwloc counts")
+l1 = [c for c in hw["caches"] if c["level"] == 1 and c["type"] in ("data", "unified")]
+check(len(l1) == 1 and l1[0]["size"] > 0 and l1[0]["line_size"] > 0, "hwloc L1d cache")
+check(mb["cpu"] is None and mb["node"] is None and mb["hugepage"] is False and mb["seed"] == 1, "cpu, node, hugepage, seed")
+
+names = [b["name"] for b in doc["benchmarks"]]
+check(names == ["test/mark/page64/mix:desktop/ram:64MiB", "test/check/page64/mix:desktop/ram:64MiB",
+		"test/fresh/page64/mix:desktop/ram:64MiB", "test/faults/bytes:1MiB"], f"benchmarks in order: {names}")
+by = {b["name"]: b for b in doc["benchmarks"]}
+for b in doc["benchmarks"]:
+	check(b["iterations"] > 0 and b["run_type"] == "iteration" and "items_per_second" in b, f"{b['name']}: iterations {b['iterations']}")
+	for c in unavail:
+		check(c not in b, f"{b['name']}: unavailable {c} absent")
+	for c in avail:
+		check(c in b, f"{b['name']}: available {c} present")
+f = by["test/faults/bytes:1MiB"]
+check(1.0 <= f["page_faults"] <= 1.05, f"test/faults: {f['page_faults']} page faults per fresh page")
+check(f["iterations"] % 64 == 0, "test/faults: iterations a multiple of its batch")
+mark = by["test/mark/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
+shared = by["test/check/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
+fresh = by["test/fresh/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
+check(shared > fresh and shared == mark, f"check sees mark's references (shared {shared}, mark {mark}), fresh does not ({fresh})")
+
+mixes = json.load(open(os.path.join(d, "mix.json")))
+check(isinstance(mixes, list) and [m["name"] for m in mixes] == ["desktop"], "mix.json: [desktop]")
+check(mixes == mb["mixes"], "mix.json holds the dump's mixes")
+root = ET.parse(os.path.join(d, "topology.xml")).getroot()
+check(root.tag == "topology" and len(root.findall(".//object[@type='PU']")) == hw["pus"], "topology.xml parses, same PUs")
+check(not os.path.exists(os.path.join(d, ".mdbench.json.tmp")), "no temporary left")
+sys.exit(1 if fails else 0)
+PYEOF
+[ $? -eq 0 ] || exit 1
+
+# The placement options reach the dump.
+"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/pinned" \
+	--cpu=0 --node=0 --seed=7 --hugepage --counters=page_faults,task_clock \
+	'--benchmark_filter=^test/faults/' >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: pinned run"; cat "$tmp/err"; exit 1; }
+"$py" - "$tmp/pinned/mdbench.json" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+mb = doc["context"]["memdesc_bench"]
+ok = mb["cpu"] == 0 and mb["node"] == 0 and mb["seed"] == 7 and mb["hugepage"] is True
+ok = ok and [c["name"] for c in mb["counters"]["available"]] == ["page_faults", "task_clock"]
+ok = ok and mb["counters"]["unavailable"] == []
+b = doc["benchmarks"][0]
+ok = ok and b["task_clock"] > 0 and 1.0 <= b["page_faults"] <= 1.05
+print(("ok" if ok else "FAIL") + ": --cpu=0 --node=0 --seed=7 --hugepage --counters=page_faults,task_clock:",
+      mb["cpu"], mb["node"], mb["seed"], mb["hugepage"], mb["counters"], b.get("task_clock"))
+sys.exit(0 if ok else 1)
+PYEOF

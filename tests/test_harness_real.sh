@@ -1,0 +1,30 @@
+#!/bin/sh
+# A short real run of the suite's own kernels, as a user would start it:
+# names as driver.h spells them, iterations, per-item counters, complete dump.
+# usage: test_harness_real.sh MDBENCH PYTHON
+set -u
+mdbench=$1
+py=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp" \
+	'--benchmark_filter=^(lookup/(seq|random)|folio/tail|baseline/latency)/' >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: exit status $rc"; cat "$tmp/err"; exit 1; }
+"$py" - "$tmp/mdbench.json" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+mb = doc["context"]["memdesc_bench"]
+names = [b["name"] for b in doc["benchmarks"]]
+want = ["lookup/seq/page64/mix:desktop/ram:64MiB", "lookup/random/page64/mix:desktop/ram:64MiB",
+	"folio/tail/page64/mix:desktop/ram:64MiB", "baseline/latency/bytes:1MiB"]
+unavail = [c["name"] for c in mb["counters"]["unavailable"]]
+ok = sorted(names) == sorted(want) and names[-1] == want[-1] and mb["complete"] is True
+ok = ok and mb["layouts"][0]["name"] == "page64" and mb["layouts"][0]["sizeof_page"] == 64
+for b in doc["benchmarks"]:
+	ok = ok and b["iterations"] > 0 and not b.get("error_occurred") and "items_per_second" in b
+	ok = ok and "page_faults" in b and not any(c in b for c in unavail)
+print(("ok" if ok else "FAIL") + ":", names, [(b["name"], b["iterations"], b.get("page_faults")) for b in doc["benchmarks"]])
+sys.exit(0 if ok else 1)
+PYEOF
