@@ -15,8 +15,6 @@
  */
 #include "bench.h"
 
-#define FOLIO_BATCH	256
-
 static void folio_tail(struct mdb_state *st, const struct bench_env *env)
 {
 	const struct memmap *mm = env->mm;
@@ -32,8 +30,8 @@ static void folio_tail(struct mdb_state *st, const struct bench_env *env)
 		pfn_list_release(&list);
 		return;
 	}
-	while (mdb_keep_running_batch(st, FOLIO_BATCH)) {
-		for (i = 0; i < FOLIO_BATCH; i++) {
+	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
+		for (i = 0; i < BENCH_BATCH; i++) {
 			const struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
 			uintptr_t mapping = folio_mapping(folio);
 
@@ -61,8 +59,8 @@ static void folio_getput(struct mdb_state *st, const struct bench_env *env)
 		pfn_list_release(&list);
 		return;
 	}
-	while (mdb_keep_running_batch(st, FOLIO_BATCH)) {
-		for (i = 0; i < FOLIO_BATCH; i++) {
+	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
+		for (i = 0; i < BENCH_BATCH; i++) {
 			struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
 			bool last;
 

@@ -13,8 +13,6 @@
  */
 #include "bench.h"
 
-#define LOOKUP_BATCH	256
-
 static inline void lookup_one(const struct memmap *mm, unsigned long pfn)
 {
 	const struct page *page = pfn_to_page(mm, pfn);
@@ -32,8 +30,8 @@ static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 	const struct memmap *mm = env->mm;
 	unsigned long pfn = 0, i;
 
-	while (mdb_keep_running_batch(st, LOOKUP_BATCH)) {
-		for (i = 0; i < LOOKUP_BATCH; i++) {
+	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
+		for (i = 0; i < BENCH_BATCH; i++) {
 			lookup_one(mm, pfn);
 			if (++pfn == env->nr_pfns)
 				pfn = 0;
@@ -52,8 +50,8 @@ static void lookup_random(struct mdb_state *st, const struct bench_env *env)
 		mdb_skip_with_error(st, "lookup/random: out of memory for the pfn list");
 		return;
 	}
-	while (mdb_keep_running_batch(st, LOOKUP_BATCH)) {
-		for (i = 0; i < LOOKUP_BATCH; i++) {
+	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
+		for (i = 0; i < BENCH_BATCH; i++) {
 			lookup_one(mm, list.pfn[next]);
 			if (++next == list.nr)
 				next = 0;

@@ -12,8 +12,6 @@
  */
 #include "bench.h"
 
-#define SCAN_BATCH	512	/* pfns per batch: one pageblock */
-
 struct scan_found {
 	unsigned long free_blocks, folios, others;
 };
@@ -44,9 +42,9 @@ static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 	struct scan_found found = { 0 };
 	unsigned long pfn = 0, covered = 0, target = 0, step;
 
-	/* A batch covers SCAN_BATCH pfns; a block crossing its end counts in it. */
-	while (mdb_keep_running_batch(st, SCAN_BATCH)) {
-		target += SCAN_BATCH;
+	/* A batch covers BENCH_BATCH pfns; a block crossing its end counts in it. */
+	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
+		target += BENCH_BATCH;
 		while (covered < target) {
 			step = scan_step(mm, pfn, &found);
 			covered += step;

@@ -71,6 +71,7 @@ struct sim {
 	char out[PATH_MAX];
 	char **argv;			/* ours, from /proc/self/cmdline */
 	int argc;
+	char *mix_arg;			/* --mix=TMP/mix.0.json,...: the parent's mixes */
 	const char *cache_source;	/* "fixed" or "host" */
 	char i1[48], d1[48], ll[48];	/* valgrind's option values */
 	char desc_i1[96], desc_d1[96], desc_ll[96];	/* as callgrind reports them */
@@ -338,9 +339,41 @@ static unsigned int sim_jobs(size_t nr)
 /* ------------------------------------------------------------------ */
 /* Children                                                             */
 
+/*
+ * The child gets the mixes the parent resolved, as JSON: a kpageflags
+ * snapshot taken again, or a file edited meanwhile, would be another mix
+ * under the same name.
+ */
+static int write_mixes(struct sim *s, char *err)
+{
+	size_t len = 16, i;
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	for (i = 0; i < s->run->nr_mixes; i++)
+		len += strlen(s->tmp) + 32;
+	s->mix_arg = malloc(len);
+	if (!s->mix_arg) {
+		snprintf(err, 256, "out of memory");
+		return -1;
+	}
+	strcpy(s->mix_arg, "--mix=");
+	for (i = 0; i < s->run->nr_mixes; i++) {
+		snprintf(path, sizeof(path), "%s/mix.%zu.json", s->tmp, i);
+		f = fopen(path, "w");
+		if (!f || mix_write_json(&s->run->mixes[i], f) | fclose(f)) {
+			snprintf(err, 256, "cannot write %.200s", path);
+			return -1;
+		}
+		sprintf(s->mix_arg + strlen(s->mix_arg), "%s%s", i ? "," : "", path);
+	}
+	return 0;
+}
+
 static bool child_drops(const char *arg)
 {
 	return is_option(arg, "--simulate") || is_option(arg, "--sim-cache") ||
+	       is_option(arg, "--mix") ||
 	       is_option(arg, "--sim-child") || is_option(arg, "--sim-ops") ||
 	       is_option(arg, "--out") || is_option(arg, "--list") ||
 	       !strncmp(arg, "--benchmark_", 12);
@@ -349,7 +382,7 @@ static bool child_drops(const char *arg)
 static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
 {
 	const struct sim_job *j = &s->job[n];
-	char out[PATH_MAX + 64], name[MDB_NAME_LEN + 32], ops[64];
+	char out[PATH_MAX + 64], log[PATH_MAX + 64], name[MDB_NAME_LEN + 32], ops[64];
 	char d1[64], ll[64], i1[64];
 	const char **argv = calloc((size_t)s->argc + 16, sizeof(*argv));
 	int a = 0, i, fd;
@@ -375,16 +408,18 @@ static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
 	for (i = 1; i < s->argc; i++)
 		if (!child_drops(s->argv[i]))
 			argv[a++] = s->argv[i];
+	if (s->run->nr_mixes)
+		argv[a++] = s->mix_arg;
 	argv[a++] = name;
 	argv[a++] = ops;
 	argv[a] = NULL;
 
-	snprintf(out, sizeof(out), "%s/out.%zu", s->tmp, n);
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	snprintf(log, sizeof(log), "%s/out.%zu", s->tmp, n);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0)
 		dup2(fd, STDOUT_FILENO);
-	snprintf(out, sizeof(out), "%s/err.%zu", s->tmp, n);
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	snprintf(log, sizeof(log), "%s/err.%zu", s->tmp, n);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0)
 		dup2(fd, STDERR_FILENO);
 	execv(s->valgrind, (char *const *)argv);
@@ -850,6 +885,10 @@ static int sim_setup(struct sim *s, const struct mdb_run *run, const char *self_
 		s->tmp[0] = '\0';
 		return 2;
 	}
+	if (write_mixes(s, err)) {
+		fprintf(stderr, "mdbench: --simulate: %s\n", err);
+		return 2;
+	}
 
 	s->job = calloc(run->nr_inst ? run->nr_inst : 1, sizeof(*s->job));
 	if (!s->job) {
@@ -877,6 +916,7 @@ static void sim_release(struct sim *s)
 		free(s->argv[0]);
 	free(s->argv);
 	free(s->job);
+	free(s->mix_arg);
 	free((void *)s->valgrind);
 }
 
