@@ -98,6 +98,31 @@ static void write_layouts(FILE *out, const struct mdb_run *run)
 	fputs("\n      ]", out);
 }
 
+/* mix_write_json's text, indented to sit inside the context object. */
+static void write_indented_mix(FILE *out, const struct mix *mix, const char *indent)
+{
+	char *text = NULL, *p;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	mix_write_json(mix, f);
+	if (fclose(f)) {
+		free(text);
+		return;
+	}
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	fputs(indent, out);
+	for (p = text; *p; p++) {
+		fputc(*p, out);
+		if (*p == '\n')
+			fputs(indent, out);
+	}
+	free(text);
+}
+
 static void write_mixes(FILE *out, const struct mdb_run *run)
 {
 	unsigned int i;
@@ -105,7 +130,7 @@ static void write_mixes(FILE *out, const struct mdb_run *run)
 	fputs("[", out);
 	for (i = 0; i < run->nr_mixes; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		mix_write_json(&run->mixes[i], out);
+		write_indented_mix(out, &run->mixes[i], "        ");
 	}
 	fputs("\n      ]", out);
 }
