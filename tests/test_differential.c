@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_differential.c - the three layouts must be one machine.
+ *
+ * One seeded sequence of 20000 operations (allocate a folio of order k,
+ * free, migrate, get, put, map, unmap, set a flag) is applied to a page64,
+ * a page32 and a memdesc8 memmap built from the same mix and seed.  Every
+ * operation must return the same in all three, and page_info must agree:
+ * on every pfn an operation touched right after it, on a random sample of
+ * pfns every operation, on every pfn every 1000 operations and at the end.
+ * Only the ops tables are used, so the test holds no layout type.
+ */
+#include <stdint.h>
+
+#include "test_layout_common.h"
+
+#define NR_OPS		20000
+#define FULL_EVERY	1000
+#define SAMPLE		32
+#define NR_LAYOUTS	3
+
+static const struct layout_ops *layouts[NR_LAYOUTS];
+static struct memmap *mms[NR_LAYOUTS];
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next_rand(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static unsigned long rand_below(unsigned long n)
+{
+	return next_rand() % n;
+}
+
+/* Live folio heads, as the ops return them (the same in every layout). */
+static unsigned long *live;
+static unsigned long nr_live;
+
+static void live_add(unsigned long pfn)
+{
+	live[nr_live++] = pfn;
+}
+
+static void live_del(unsigned long i)
+{
+	live[i] = live[--nr_live];
+}
+
+static long op_no;
+static const char *op_name;
+/* What the sequence did, so that the summary shows it exercised every path. */
+static unsigned long nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
+		     nr_last_put, nr_other;
+
+static void compare_pfn(unsigned long pfn)
+{
+	struct page_info pi[NR_LAYOUTS];
+	char s0[160], s1[160];
+	int l;
+
+	for (l = 0; l < NR_LAYOUTS; l++)
+		layouts[l]->page_info(mms[l], pfn, &pi[l]);
+	for (l = 1; l < NR_LAYOUTS; l++) {
+		if (page_info_equal(&pi[0], &pi[l]))
+			continue;
+		page_info_str(&pi[0], s0, sizeof(s0));
+		page_info_str(&pi[l], s1, sizeof(s1));
+		CHECK(0, "op %ld (%s): pfn %lu: %s says %s, %s says %s", op_no, op_name, pfn,
+		      layouts[0]->name, s0, layouts[l]->name, s1);
+	}
+	CHECK(pi[0].kind != PK_FREE || pi[0].head_pfn != ~0UL, "op %ld: free pfn %lu in no block",
+	      op_no, pfn);
+}
+
+static void compare_range(unsigned long pfn, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < 1UL << order; i++)
+		compare_pfn(pfn + i);
+}
+
+static void compare_all(void)
+{
+	struct footprint fp[NR_LAYOUTS];
+	unsigned long pfn;
+	int l;
+
+	for (pfn = 0; pfn < TEST_NR_PFNS; pfn++)
+		compare_pfn(pfn);
+	for (l = 0; l < NR_LAYOUTS; l++)
+		layouts[l]->footprint(mms[l], &fp[l]);
+	CHECK(fp[0].desc_count == 0, "page64 allocates no descriptor");
+	CHECK(fp[1].desc_count == fp[2].desc_count,
+	      "op %ld: page32 has %zu descriptors, memdesc8 %zu", op_no, fp[1].desc_count,
+	      fp[2].desc_count);
+}
+
+/* The folio's range in layout 0; all layouts must agree on it (compare_pfn). */
+static unsigned int folio_order_of(unsigned long pfn)
+{
+	struct page_info pi;
+
+	layouts[0]->page_info(mms[0], pfn, &pi);
+	return pi.order;
+}
+
+static struct page_info info0(unsigned long pfn)
+{
+	struct page_info pi;
+
+	layouts[0]->page_info(mms[0], pfn, &pi);
+	return pi;
+}
+
+/* Every layout must return the same; the value is layout 0's. */
+static long same_long(long v[NR_LAYOUTS])
+{
+	int l;
+
+	for (l = 1; l < NR_LAYOUTS; l++)
+		CHECK(v[l] == v[0], "op %ld (%s): %s returned %ld, %s %ld", op_no, op_name,
+		      layouts[0]->name, v[0], layouts[l]->name, v[l]);
+	return v[0];
+}
+
+static void do_alloc(void)
+{
+	/* Small orders are common, as in the kernel; every order occurs. */
+	unsigned int order = rand_below(4) ? rand_below(4) : rand_below(MAX_FOLIO_ORDER + 1);
+	enum page_kind kind = rand_below(2) ? PK_ANON : PK_FILE;
+	long v[NR_LAYOUTS];
+	int l;
+
+	op_name = "alloc";
+	for (l = 0; l < NR_LAYOUTS; l++)
+		v[l] = layouts[l]->folio_alloc(mms[l], order, kind);
+	if (same_long(v) < 0) {
+		nr_alloc_failed++;
+		return;
+	}
+	nr_alloc++;
+	live_add(v[0]);
+	compare_range(v[0], order);
+}
+
+static void do_free(unsigned long i)
+{
+	unsigned long pfn = live[i];
+	unsigned int order = folio_order_of(pfn);
+	unsigned long any = pfn + rand_below(1UL << order);	/* any page of it */
+	int l;
+
+	op_name = "free";
+	for (l = 0; l < NR_LAYOUTS; l++)
+		layouts[l]->folio_free(mms[l], any);
+	live_del(i);
+	nr_free++;
+	compare_range(pfn, order);
+}
+
+static void do_migrate(unsigned long i)
+{
+	unsigned long pfn = live[i];
+	unsigned int order = folio_order_of(pfn);
+	unsigned long any = pfn + rand_below(1UL << order);	/* any page of it */
+	long v[NR_LAYOUTS];
+	int l;
+
+	op_name = "migrate";
+	for (l = 0; l < NR_LAYOUTS; l++)
+		v[l] = layouts[l]->folio_migrate(mms[l], any);
+	if (same_long(v) < 0) {
+		nr_migrate_failed++;
+		return;
+	}
+	nr_migrate++;
+	live[i] = v[0];
+	compare_range(pfn, order);
+	compare_range(v[0], order);
+}
+
+static void do_put(unsigned long i)
+{
+	unsigned long pfn = live[i];
+	unsigned int order = folio_order_of(pfn);
+	long v[NR_LAYOUTS];
+	int l;
+
+	op_name = "put";
+	for (l = 0; l < NR_LAYOUTS; l++)
+		v[l] = layouts[l]->folio_put(mms[l], pfn);
+	if (same_long(v)) {	/* the last reference: free it at once */
+		for (l = 0; l < NR_LAYOUTS; l++)
+			layouts[l]->folio_free(mms[l], pfn);
+		live_del(i);
+		nr_last_put++;
+	}
+	compare_range(pfn, order);
+}
+
+static void do_simple(unsigned long i, unsigned int what)
+{
+	static const enum pageflag flags[] = {
+		PG_locked, PG_referenced, PG_uptodate, PG_dirty, PG_lru, PG_active, PG_swapbacked,
+	};
+	unsigned long pfn = live[i];
+	unsigned int order = folio_order_of(pfn);
+	unsigned long any = pfn + rand_below(1UL << order);
+	enum pageflag flag = flags[rand_below(sizeof(flags) / sizeof(flags[0]))];
+	int l;
+
+	nr_other++;
+	if (what == 2 && info0(pfn).mapcount == 0)
+		what = 1;	/* nothing to unmap: map instead */
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		switch (what) {
+		case 0:
+			op_name = "get";
+			layouts[l]->folio_get(mms[l], any);
+			break;
+		case 1:
+			op_name = "map";
+			layouts[l]->folio_map(mms[l], any);
+			break;
+		case 2:
+			op_name = "unmap";
+			layouts[l]->folio_unmap(mms[l], any);
+			break;
+		default:
+			op_name = "set_flag";
+			layouts[l]->folio_set_flag(mms[l], any, flag);
+			break;
+		}
+	}
+	compare_range(pfn, order);
+}
+
+static void do_op(void)
+{
+	unsigned long r = rand_below(100), i;
+
+	if (!nr_live || r < 30) {
+		do_alloc();
+		return;
+	}
+	i = rand_below(nr_live);
+	if (r < 45)
+		do_free(i);
+	else if (r < 55)
+		do_migrate(i);
+	else if (r < 65)
+		do_put(i);
+	else
+		do_simple(i, (r - 65) % 4);
+}
+
+int main(void)
+{
+	struct memmap_opts opts = { .seed = TEST_SEED };
+	struct page_info pi;
+	struct mix mix;
+	unsigned long pfn, s;
+	int l;
+
+	test_mix(&mix);
+	layouts[0] = layout_by_name("page64");
+	layouts[1] = layout_by_name("page32");
+	layouts[2] = layout_by_name("memdesc8");
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		if (!layouts[l]) {
+			fprintf(stderr, "layout %d missing from mdb_layouts[]\n", l);
+			return 1;
+		}
+		create_or_die(layouts[l], &mms[l], TEST_NR_PFNS, &mix, &opts);
+	}
+	live = calloc(TEST_NR_PFNS, sizeof(*live));
+	if (!live)
+		return 1;
+	op_name = "create";
+	compare_all();
+	/* The mix's own folios take part too. */
+	for (pfn = 0; pfn < TEST_NR_PFNS; pfn += 1UL << pi.order) {
+		layouts[0]->page_info(mms[0], pfn, &pi);
+		if (pi.kind == PK_FREE || pi.head_pfn != pfn)
+			pi.order = 0;
+		else if (pi.kind == PK_ANON || pi.kind == PK_FILE)
+			live_add(pfn);
+	}
+	for (op_no = 0; op_no < NR_OPS && failures == 0; op_no++) {
+		do_op();
+		for (s = 0; s < SAMPLE; s++)
+			compare_pfn(rand_below(TEST_NR_PFNS));
+		if (op_no % FULL_EVERY == FULL_EVERY - 1)
+			compare_all();
+	}
+	op_name = "end";
+	compare_all();
+	for (l = 0; l < NR_LAYOUTS; l++)
+		layouts[l]->memmap_destroy(mms[l]);
+	free(live);
+	if (failures) {
+		fprintf(stderr, "differential: %d failures\n", failures);
+		return 1;
+	}
+	printf("differential: %d ops: %lu allocs (%lu found no block), %lu frees, %lu migrations "
+	       "(%lu found no block), %lu last puts, %lu get/map/unmap/flag; %lu live folios: ok\n",
+	       NR_OPS, nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
+	       nr_last_put, nr_other, nr_live);
+	return 0;
+}

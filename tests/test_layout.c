@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_layout.c - one layout through its inline API and its ops table,
+ * compiled once per layout (test_layout_page64, _page32, _memdesc8).
+ *
+ * A 65536-pfn memmap of every kind, with folios of every order 0..9, is
+ * checked against an independent walk of the same mix plan: every pfn's
+ * conversions, kind, unit, counts and flags; then the footprint to the
+ * byte; then reference and map counts; then allocation, migration and
+ * freeing, which must leave every page they do not own exactly as it was.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "test_layout_common.h"
+
+static const struct layout_ops *ops = &LAYOUT_SYM(ops);
+
+/* ------------------------------------------------------------------------ */
+
+struct expect {
+	size_t desc_bytes;
+	size_t desc_count;
+	size_t by_type[DESC_NR];
+	unsigned long folios[2][MAX_FOLIO_ORDER + 1];	/* [anon?][order] */
+	unsigned long pages[PK_NR];
+};
+
+static enum desc_type kind_desc(enum page_kind kind)
+{
+	switch (kind) {
+	case PK_SLAB:		return DESC_SLAB;
+	case PK_PGTABLE:	return DESC_PTDESC;
+	case PK_ZSMALLOC:	return DESC_ZPDESC;
+	case PK_NETMEM:		return DESC_NETMEM;
+	default:		return DESC_FOLIO;
+	}
+}
+
+/* What the layout's descriptors for one placed block must add up to. */
+static void expect_block(struct expect *ex, const struct mix_block *b)
+{
+	size_t bytes = layout_block_desc_bytes(b->kind, b->order);
+	int per_page = b->kind == PK_PGTABLE || b->kind == PK_ZSMALLOC;
+
+	ex->pages[b->kind] += 1UL << b->order;
+	if (b->kind == PK_ANON || b->kind == PK_FILE)
+		ex->folios[b->kind == PK_ANON][b->order]++;
+	if (!bytes)
+		return;
+	ex->desc_bytes += bytes;
+	ex->desc_count += per_page ? 1UL << b->order : 1;
+	ex->by_type[kind_desc(b->kind)] += bytes;
+}
+
+static unsigned int expected_flags(enum page_kind kind)
+{
+	if (kind == PK_ANON)
+		return 1U << PG_swapbacked;
+	if (kind == PK_RESERVED)
+		return 1U << PG_reserved;
+	return 0;
+}
+
+/* One pfn of a placed block, through page_info and the inline API. */
+static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsigned long pfn)
+{
+	const struct page *page = pfn_to_page(mm, pfn);
+	int compound = kind_is_compound(b->kind);
+	unsigned long head = compound ? b->pfn : pfn;
+	unsigned int order = compound ? b->order : 0;
+	struct folio *folio = page_folio(mm, page);
+	struct page_info pi;
+	char s[160];
+
+	ops->page_info(mm, pfn, &pi);
+	page_info_str(&pi, s, sizeof(s));
+	CHECK(page_to_pfn(mm, page) == pfn, "pfn %lu round trip", pfn);
+	CHECK(page_kind(mm, page) == b->kind, "pfn %lu: %s, placed %s", pfn, s, kind_str(b->kind));
+	CHECK(pi.kind == b->kind && pi.head_pfn == head && pi.order == order,
+	      "pfn %lu: %s, placed %s head %lu order %u", pfn, s, kind_str(b->kind), head, order);
+	CHECK(pi.flags == expected_flags(b->kind), "pfn %lu: %s", pfn, s);
+	CHECK(pi.refcount == (b->kind == PK_FREE ? 0 : 1), "pfn %lu: %s", pfn, s);
+	CHECK(pi.mapcount == 0, "pfn %lu: %s", pfn, s);
+	CHECK(!page_slab(mm, page) == (b->kind != PK_SLAB), "pfn %lu: page_slab", pfn);
+	CHECK(!page_ptdesc(mm, page) == (b->kind != PK_PGTABLE), "pfn %lu: page_ptdesc", pfn);
+	CHECK(page_buddy_order(mm, page) ==
+	      (b->kind == PK_FREE && pfn == b->pfn ? (int)b->order : -1), "pfn %lu: buddy order", pfn);
+	if (b->kind != PK_ANON && b->kind != PK_FILE) {
+		CHECK(!folio, "pfn %lu: page_folio of a %s page", pfn, kind_str(b->kind));
+		return;
+	}
+	CHECK(folio && folio == page_folio(mm, pfn_to_page(mm, b->pfn)),
+	      "pfn %lu: not its head's folio", pfn);
+	if (!folio)
+		return;
+	CHECK(folio_pfn(mm, folio) == b->pfn, "pfn %lu: folio_pfn %lu", pfn, folio_pfn(mm, folio));
+	CHECK(folio_order(folio) == b->order, "pfn %lu: folio_order %u", pfn, folio_order(folio));
+	CHECK(folio_nr_pages(folio) == 1UL << b->order, "pfn %lu: nr_pages", pfn);
+	CHECK(folio_kind(folio) == b->kind, "pfn %lu: folio_kind", pfn);
+	CHECK(folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0, "pfn %lu: counts", pfn);
+	CHECK(pi.mapping == mdb_new_mapping(b->kind) && pi.index == 0, "pfn %lu: %s", pfn, s);
+	CHECK(!!(pi.mapping & FOLIO_MAPPING_ANON) == (b->kind == PK_ANON), "pfn %lu: anon bit", pfn);
+}
+
+/* Every pfn against an independent walk of the same plan. */
+static void check_placement(const struct memmap *mm, const struct mix *mix, unsigned long nr_pfns,
+			    struct expect *ex)
+{
+	char err[MIX_ERR_LEN];
+	struct mix_plan plan;
+	struct mix_block b;
+	unsigned long pfn, covered = 0;
+	unsigned int order;
+	int k;
+
+	memset(ex, 0, sizeof(*ex));
+	CHECK(!mix_plan_init(&plan, mix, nr_pfns, TEST_SEED, err), "plan: %s", err);
+	while (mix_plan_next(&plan, &b)) {
+		for (pfn = b.pfn; pfn < b.pfn + (1UL << b.order); pfn++)
+			check_pfn(mm, &b, pfn);
+		expect_block(ex, &b);
+		covered += 1UL << b.order;
+	}
+	mix_plan_release(&plan);
+	CHECK(covered == nr_pfns, "plan covers %lu of %lu pfns", covered, nr_pfns);
+	for (k = 0; k < PK_NR; k++)
+		CHECK(ex->pages[k], "no %s pages in the test mix", kind_str(k));
+	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
+		CHECK(ex->folios[0][order] && ex->folios[1][order],
+		      "order %u: %lu file, %lu anon folios", order, ex->folios[0][order],
+		      ex->folios[1][order]);
+}
+
+static void check_footprint(const struct memmap *mm, const struct expect *ex)
+{
+	struct footprint fp;
+	int t;
+
+	ops->footprint(mm, &fp);
+	CHECK(ops->page_size == sizeof(struct page), "%zu", ops->page_size);
+	CHECK(fp.memmap_bytes == mm->nr_pfns * sizeof(struct page), "memmap %zu", fp.memmap_bytes);
+	CHECK(fp.desc_bytes == ex->desc_bytes, "desc bytes %zu, expected %zu", fp.desc_bytes,
+	      ex->desc_bytes);
+	CHECK(fp.desc_count == ex->desc_count, "desc count %zu, expected %zu", fp.desc_count,
+	      ex->desc_count);
+	for (t = 0; t < DESC_NR; t++)
+		CHECK(fp.desc_bytes_by_type[t] == ex->by_type[t], "type %d: %zu, expected %zu", t,
+		      fp.desc_bytes_by_type[t], ex->by_type[t]);
+	CHECK(fp.desc_reserved_bytes >= fp.desc_bytes &&
+	      fp.desc_reserved_bytes % DESC_CHUNK_BYTES == 0, "reserved %zu", fp.desc_reserved_bytes);
+	if (!strcmp(ops->name, "page64")) {
+		CHECK(fp.memmap_bytes == 64 * mm->nr_pfns && fp.desc_bytes == 0 &&
+		      fp.desc_count == 0 && fp.desc_reserved_bytes == 0, "page64 is all memmap");
+		CHECK(ops->folio_size == 0, "page64 folios overlay the memmap");
+	} else {
+		CHECK(fp.memmap_bytes == ops->page_size * mm->nr_pfns, "memmap");
+		CHECK(ops->folio_size == sizeof(struct folio), "folio_size %zu", ops->folio_size);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void check_counts(struct memmap *mm, unsigned int order, enum page_kind kind)
+{
+	long pfn = ops->folio_alloc(mm, order, kind);
+	struct folio *folio;
+	struct page_info pi;
+
+	CHECK(pfn >= 0, "alloc order %u", order);
+	if (pfn < 0)
+		return;
+	folio = page_folio(mm, pfn_to_page(mm, pfn + (1L << order) - 1));
+	CHECK(folio && folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0, "new folio");
+	folio_get(folio);
+	CHECK(folio_ref_count(folio) == 2, "get: %d", folio_ref_count(folio));
+	ops->folio_get(mm, pfn);
+	ops->page_info(mm, pfn + (1L << order) - 1, &pi);
+	CHECK(pi.refcount == 3, "ops get: %d", pi.refcount);
+	CHECK(page_ref_count(mm, pfn_to_page(mm, pfn)) == 3, "page_ref_count of the head");
+	CHECK(!folio_put(folio) && !ops->folio_put(mm, pfn), "put of a non-last reference");
+	CHECK(folio_ref_count(folio) == 1, "after puts: %d", folio_ref_count(folio));
+	folio_map(folio);
+	ops->folio_map(mm, pfn);
+	CHECK(folio_mapcount(folio) == 2, "map: %d", folio_mapcount(folio));
+	folio_unmap(folio);
+	ops->page_info(mm, pfn, &pi);
+	CHECK(pi.mapcount == 1, "unmap: %d", pi.mapcount);
+	ops->folio_unmap(mm, pfn);
+	CHECK(folio_mapcount(folio) == 0, "unmapped: %d", folio_mapcount(folio));
+	folio_set_flag(folio, PG_dirty);
+	CHECK(folio_test_flag(folio, PG_dirty) && page_test_flag(mm, pfn_to_page(mm, pfn), PG_dirty),
+	      "dirty");
+	ops->folio_set_flag(mm, pfn, PG_referenced);
+	ops->page_info(mm, pfn + (1L << order) - 1, &pi);
+	CHECK(pi.flags == (expected_flags(kind) | 1U << PG_dirty | 1U << PG_referenced),
+	      "tail flags %#x", pi.flags);
+	folio_clear_flag(folio, PG_dirty);
+	CHECK(!folio_test_flag(folio, PG_dirty), "cleared");
+	folio_set_mapping(folio, 0x1234000, 77);
+	CHECK(folio_mapping(folio) == (kind == PK_ANON ? 0x1234001UL : 0x1234000UL) &&
+	      folio_index(folio) == 77, "set_mapping keeps the kind: %#lx", folio_mapping(folio));
+	CHECK(ops->folio_put(mm, pfn), "put of the last reference returns true");
+	CHECK(folio_ref_count(folio) == 0, "no reference left");
+	ops->folio_free(mm, pfn);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static struct page_info *snapshot(const struct memmap *mm)
+{
+	struct page_info *all = calloc(mm->nr_pfns, sizeof(*all));
+	unsigned long pfn;
+
+	if (!all) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	for (pfn = 0; pfn < mm->nr_pfns; pfn++)
+		ops->page_info(mm, pfn, &all[pfn]);
+	return all;
+}
+
+static int in_range(unsigned long pfn, long start, unsigned int order)
+{
+	return start >= 0 && pfn >= (unsigned long)start && pfn < (unsigned long)start + (1UL << order);
+}
+
+/*
+ * Pages outside [a, a + 2^order) and [b, ...) must be as before, except that
+ * free pages may now sit in other (split) free blocks.
+ */
+static void check_rest(const struct memmap *mm, const struct page_info *before, long a, long b,
+		       unsigned int order, const char *what)
+{
+	unsigned long pfn;
+	struct page_info pi;
+	char s0[160], s1[160];
+
+	for (pfn = 0; pfn < mm->nr_pfns; pfn++) {
+		if (in_range(pfn, a, order) || in_range(pfn, b, order))
+			continue;
+		ops->page_info(mm, pfn, &pi);
+		if (before[pfn].kind == PK_FREE) {
+			CHECK(pi.kind == PK_FREE && pi.head_pfn <= pfn &&
+			      pfn < pi.head_pfn + (1UL << pi.order) &&
+			      !in_range(pi.head_pfn, a, order) && !in_range(pi.head_pfn, b, order),
+			      "%s: free pfn %lu now %s head %lu order %u", what, pfn,
+			      kind_str(pi.kind), pi.head_pfn, pi.order);
+			continue;
+		}
+		page_info_str(&before[pfn], s0, sizeof(s0));
+		page_info_str(&pi, s1, sizeof(s1));
+		CHECK(page_info_equal(&pi, &before[pfn]), "%s: pfn %lu was %s, now %s", what, pfn,
+		      s0, s1);
+	}
+}
+
+static void check_range_free(const struct memmap *mm, long start, unsigned int order,
+			     const char *what)
+{
+	unsigned long pfn;
+	struct page_info pi;
+
+	for (pfn = start; pfn < (unsigned long)start + (1UL << order); pfn++) {
+		ops->page_info(mm, pfn, &pi);
+		CHECK(pi.kind == PK_FREE && pi.head_pfn <= pfn && pfn < pi.head_pfn + (1UL << pi.order) &&
+		      pi.refcount == 0 && pi.flags == 0 && pi.mapcount == 0,
+		      "%s: pfn %lu is %s head %lu order %u", what, pfn, kind_str(pi.kind),
+		      pi.head_pfn, pi.order);
+	}
+}
+
+/* Every page of the folio at start reads like model, with start as head. */
+static void check_range_folio(const struct memmap *mm, long start, unsigned int order,
+			      const struct page_info *model, const char *what)
+{
+	struct page_info want = *model, pi;
+	unsigned long pfn;
+	char s0[160], s1[160];
+
+	want.head_pfn = start;
+	want.order = order;
+	page_info_str(&want, s0, sizeof(s0));
+	for (pfn = start; pfn < (unsigned long)start + (1UL << order); pfn++) {
+		ops->page_info(mm, pfn, &pi);
+		page_info_str(&pi, s1, sizeof(s1));
+		CHECK(page_info_equal(&pi, &want), "%s: pfn %lu is %s, want %s", what, pfn, s1, s0);
+	}
+}
+
+static void check_alloc_migrate_free(struct memmap *mm, unsigned int order, enum page_kind kind)
+{
+	struct page_info *before = snapshot(mm), model;
+	struct footprint fp0, fp;
+	long pfn, new;
+
+	ops->footprint(mm, &fp0);
+	pfn = ops->folio_alloc(mm, order, kind);
+	CHECK(pfn >= 0 && (pfn & ((1L << order) - 1)) == 0, "alloc order %u: %ld", order, pfn);
+	if (pfn < 0)
+		goto out;
+	model = (struct page_info){ .kind = kind, .refcount = 1, .flags = expected_flags(kind),
+				    .mapping = mdb_new_mapping(kind) };
+	check_range_folio(mm, pfn, order, &model, "alloc");
+	check_rest(mm, before, pfn, -1, order, "alloc");
+	ops->footprint(mm, &fp);
+	CHECK(fp.desc_bytes == fp0.desc_bytes + ops->folio_size &&
+	      fp.desc_count == fp0.desc_count + !!ops->folio_size, "alloc: desc %zu -> %zu",
+	      fp0.desc_bytes, fp.desc_bytes);
+
+	/* Give it state that migration must carry. */
+	ops->folio_set_flag(mm, pfn, PG_dirty);
+	ops->folio_set_flag(mm, pfn, PG_lru);
+	ops->folio_get(mm, pfn);
+	ops->folio_map(mm, pfn);
+	folio_set_mapping(page_folio(mm, pfn_to_page(mm, pfn)), 0x42000, 9);
+	free(before);
+	before = snapshot(mm);
+	model = before[pfn];
+
+	new = ops->folio_migrate(mm, pfn + (1L << order) - 1);
+	CHECK(new >= 0 && new != pfn, "migrate order %u: %ld -> %ld", order, pfn, new);
+	if (new < 0) {
+		ops->folio_free(mm, pfn);
+		goto out;
+	}
+	check_range_folio(mm, new, order, &model, "migrate");
+	check_range_free(mm, pfn, order, "migrated from");
+	check_rest(mm, before, pfn, new, order, "migrate");
+	ops->footprint(mm, &fp);
+	CHECK(fp.desc_bytes == fp0.desc_bytes + ops->folio_size, "migrate: desc %zu -> %zu",
+	      fp0.desc_bytes, fp.desc_bytes);
+
+	free(before);
+	before = snapshot(mm);
+	ops->folio_free(mm, new);
+	check_range_free(mm, new, order, "freed");
+	check_rest(mm, before, new, -1, order, "free");
+	ops->footprint(mm, &fp);
+	CHECK(fp.desc_bytes == fp0.desc_bytes && fp.desc_count == fp0.desc_count,
+	      "free: desc %zu, was %zu", fp.desc_bytes, fp0.desc_bytes);
+out:
+	free(before);
+}
+
+/* The kernel's figure: an order-2 folio costs 4 x 8 + 64 bytes in memdesc8. */
+static void check_order2_cost(struct memmap *mm)
+{
+	static const struct { const char *layout; size_t bytes; } want[] = {
+		{ "page64", 4 * 64 }, { "page32", 4 * 32 + 80 }, { "memdesc8", 4 * 8 + 64 },
+	};
+	struct footprint fp0, fp;
+	size_t delta, cost, i;
+	long pfn;
+
+	ops->footprint(mm, &fp0);
+	pfn = ops->folio_alloc(mm, 2, PK_ANON);
+	CHECK(pfn >= 0, "alloc order 2");
+	if (pfn < 0)
+		return;
+	ops->footprint(mm, &fp);
+	delta = fp.desc_bytes - fp0.desc_bytes;
+	CHECK(fp.memmap_bytes == fp0.memmap_bytes, "the memmap does not grow");
+	CHECK(delta == ops->folio_size, "descriptor delta %zu", delta);
+	cost = 4 * ops->page_size + delta;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strcmp(want[i].layout, ops->name))
+			CHECK(cost == want[i].bytes, "%s order-2 folio costs %zu bytes, not %zu",
+			      ops->name, cost, want[i].bytes);
+	if (!strcmp(ops->name, "memdesc8"))
+		CHECK(delta == 64 && cost == 96, "memdesc8: 4 * 8 + %zu = %zu", delta, cost);
+	ops->folio_free(mm, pfn);
+}
+
+/* Every free order-9 block, and no more, can be allocated at order 9. */
+static void check_exhaust(struct memmap *mm)
+{
+	unsigned long pfn, heads = 0, got = 0;
+	long *taken = calloc(mm->nr_pfns >> MAX_FOLIO_ORDER, sizeof(*taken));
+	struct page_info pi;
+	long p;
+
+	for (pfn = 0; pfn < mm->nr_pfns; pfn++)
+		heads += page_buddy_order(mm, pfn_to_page(mm, pfn)) == MAX_FOLIO_ORDER;
+	CHECK(heads > 0, "the test mix has free order-9 blocks");
+	while ((p = ops->folio_alloc(mm, MAX_FOLIO_ORDER, PK_FILE)) >= 0)
+		taken[got++] = p;
+	CHECK(got == heads, "%lu order-9 allocations from %lu free order-9 blocks", got, heads);
+	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER, PK_ANON) == -1, "no block left");
+	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER + 1, PK_ANON) == -1, "order above 9");
+	CHECK(ops->folio_alloc(mm, 0, PK_SLAB) == -1, "slab is not a folio kind");
+	while (got)
+		ops->folio_free(mm, taken[--got]);
+	for (pfn = 0; pfn < mm->nr_pfns; pfn += 1UL << MAX_FOLIO_ORDER) {
+		ops->page_info(mm, pfn, &pi);
+		if (pi.kind == PK_FREE && pi.order == MAX_FOLIO_ORDER)
+			got++;
+	}
+	CHECK(got == heads, "%lu free order-9 blocks after freeing, was %lu", got, heads);
+	free(taken);
+}
+
+static void check_memmap_init(struct memmap *mm)
+{
+	struct footprint fp;
+	struct page_info pi;
+	unsigned long pfn;
+	long p;
+
+	ops->memmap_init(mm);
+	for (pfn = 0; pfn < mm->nr_pfns; pfn++) {
+		ops->page_info(mm, pfn, &pi);
+		CHECK(pi.kind == PK_FREE && pi.head_pfn == (pfn & ~511UL) && pi.order == 9 &&
+		      pi.refcount == 0 && pi.flags == 0, "after init: pfn %lu is %s head %lu order %u",
+		      pfn, kind_str(pi.kind), pi.head_pfn, pi.order);
+	}
+	ops->footprint(mm, &fp);
+	CHECK(fp.desc_bytes == 0 && fp.desc_count == 0, "init drops every descriptor");
+	p = ops->folio_alloc(mm, 0, PK_ANON);
+	CHECK(p >= 0, "alloc after init");
+	ops->page_info(mm, p, &pi);
+	CHECK(pi.kind == PK_ANON && pi.refcount == 1, "alloc after init");
+}
+
+/* ------------------------------------------------------------------------ */
+
+struct bind_seen {
+	void *addr;
+	size_t len;
+	int calls;
+	unsigned long resident;
+};
+
+/* The hook runs before the first touch: nothing of the memmap is resident yet. */
+static int bind_hook(void *addr, size_t len, void *arg)
+{
+	struct bind_seen *seen = arg;
+	size_t page = sysconf(_SC_PAGESIZE), i, n = (len + page - 1) / page;
+	unsigned char *vec = malloc(n);
+
+	seen->addr = addr;
+	seen->len = len;
+	seen->calls++;
+	if (vec && !mincore(addr, len, vec))
+		for (i = 0; i < n; i++)
+			seen->resident += vec[i] & 1;
+	free(vec);
+	return 0;
+}
+
+static int failing_bind(void *addr, size_t len, void *arg)
+{
+	(void)addr;
+	(void)len;
+	(void)arg;
+	return -1;
+}
+
+static void check_odd_size_and_opts(const struct mix *mix)
+{
+	unsigned long nr = TEST_NR_PFNS + 100, pfn;
+	struct bind_seen seen = { 0 };
+	struct memmap_opts opts = { .hugepage = true, .seed = TEST_SEED, .bind = bind_hook,
+				    .bind_arg = &seen };
+	struct mdb_err err = { { 0 } };
+	struct memmap *mm;
+	struct page_info pi;
+	struct expect ex;
+
+	create_or_die(ops, &mm, nr, mix, &opts);
+	CHECK(seen.calls == 1 && seen.addr == mm->map && seen.len == mm->map_bytes,
+	      "bind hook: %d calls", seen.calls);
+	CHECK(seen.resident == 0, "%lu pages touched before the bind hook", seen.resident);
+	CHECK(mm->map_bytes % (2UL << 20) == 0 && mm->map_bytes >= nr * sizeof(struct page),
+	      "hugepage mapping of %zu bytes", mm->map_bytes);
+	check_placement(mm, mix, nr, &ex);
+	for (pfn = TEST_NR_PFNS; pfn < nr; pfn++) {
+		ops->page_info(mm, pfn, &pi);
+		CHECK(pi.kind == PK_FREE && pi.head_pfn == pfn && pi.order == 0,
+		      "tail pfn %lu: %s order %u", pfn, kind_str(pi.kind), pi.order);
+	}
+	ops->memmap_destroy(mm);
+
+	opts.bind = failing_bind;
+	CHECK(ops->memmap_create(&mm, TEST_NR_PFNS, mix, &opts, &err) == -1 && !mm &&
+	      strstr(err.msg, "bind"), "a failing bind hook: %s", err.msg);
+	CHECK(ops->memmap_create(&mm, 0, mix, NULL, &err) == -1 && !mm && err.msg[0],
+	      "0 pfns: %s", err.msg);
+}
+
+static void check_bad_mix(void)
+{
+	struct mix mix;
+	struct mdb_err err = { { 0 } };
+	struct memmap *mm = (struct memmap *)1;
+
+	test_mix(&mix);
+	mix.entry[0].fraction = 0.5;	/* sum 1.4 */
+	CHECK(ops->memmap_create(&mm, TEST_NR_PFNS, &mix, NULL, &err) == -1 && !mm &&
+	      strstr(err.msg, "layout-test"), "bad mix: %s", err.msg);
+}
+
+int main(void)
+{
+	struct memmap_opts opts = { .seed = TEST_SEED };
+	struct memmap *mm;
+	struct expect ex;
+	struct mix mix;
+	unsigned int order;
+
+	test_mix(&mix);
+	CHECK(layout_by_name(ops->name) == ops, "layout_by_name(%s)", ops->name);
+	create_or_die(ops, &mm, TEST_NR_PFNS, &mix, &opts);
+	CHECK(mm->nr_pfns == TEST_NR_PFNS && mm->seed == TEST_SEED &&
+	      !strcmp(mm->mix.name, mix.name), "memmap header");
+	check_placement(mm, &mix, TEST_NR_PFNS, &ex);
+	check_footprint(mm, &ex);
+
+	check_counts(mm, 0, PK_ANON);
+	check_counts(mm, 3, PK_FILE);
+	check_counts(mm, 9, PK_ANON);
+	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
+		check_alloc_migrate_free(mm, order, order & 1 ? PK_ANON : PK_FILE);
+	check_order2_cost(mm);
+	check_footprint(mm, &ex);	/* everything given back */
+	check_exhaust(mm);
+	check_footprint(mm, &ex);
+	check_memmap_init(mm);
+	ops->memmap_destroy(mm);
+
+	check_odd_size_and_opts(&mix);
+	check_bad_mix();
+
+	if (failures) {
+		fprintf(stderr, "%s: %d failures\n", ops->name, failures);
+		return 1;
+	}
+	printf("%s: ok\n", ops->name);
+	return 0;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_layout_memlimit.c - a memmap larger than MemAvailable is refused up
+ * front with one clear line, in every layout, before anything is mapped.
+ */
+#include <sys/resource.h>
+
+#include "test_layout_common.h"
+
+static unsigned long long mem_available_kb(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static long max_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static void check_refused(const struct layout_ops *ops, unsigned long long avail)
+{
+	/* Twice what is available, in whole GiB of modelled RAM. */
+	unsigned long gib_pfns = 1UL << (30 - MDB_PAGE_SHIFT);
+	unsigned long nr_pfns = ((2 * avail / ops->page_size) / gib_pfns + 1) * gib_pfns;
+	unsigned long long need_mib = (unsigned long long)nr_pfns * ops->page_size >> 20;
+	unsigned long ram_gib = 0, got_need = 0, got_avail = 0;
+	struct mdb_err err = { { 0 } };
+	struct memmap *mm = (struct memmap *)1;
+	long rss0 = max_rss_kb();
+	struct mix mix;
+	char err_mix[MIX_ERR_LEN], tail[32] = "";
+	int n;
+
+	CHECK(!mix_builtin("free", &mix, err_mix), "%s", err_mix);
+	CHECK(ops->memmap_create(&mm, nr_pfns, &mix, NULL, &err) == -1 && !mm,
+	      "%s: a %lu-pfn memmap was not refused", ops->name, nr_pfns);
+	n = sscanf(err.msg, "memmap for %lu GiB needs %lu MiB, only %lu MiB %31s", &ram_gib,
+		   &got_need, &got_avail, tail);
+	CHECK(n == 4 && !strcmp(tail, "available"), "%s: message \"%s\"", ops->name, err.msg);
+	CHECK(ram_gib == nr_pfns / gib_pfns && got_need == need_mib,
+	      "%s: \"%s\", expected %lu GiB and %llu MiB", ops->name, err.msg, nr_pfns / gib_pfns,
+	      need_mib);
+	CHECK(got_avail < got_need, "%s: \"%s\"", ops->name, err.msg);
+	CHECK(!strchr(err.msg, '\n'), "one line");
+	CHECK(max_rss_kb() - rss0 < 64 * 1024, "%s: refusing cost %ld KiB of memory", ops->name,
+	      max_rss_kb() - rss0);
+}
+
+int main(void)
+{
+	unsigned long long avail = mem_available_kb() << 10;
+	const struct layout_ops *const *ops;
+
+	if (!avail) {
+		printf("SKIP: /proc/meminfo has no MemAvailable\n");
+		return 77;
+	}
+	for (ops = mdb_layouts; *ops; ops++)
+		check_refused(*ops, avail);
+	if (failures)
+		return 1;
+	printf("memlimit: ok\n");
+	return 0;
+}
