@@ -12,14 +12,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 "$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/run" \
-	'--benchmark_filter=^test/(faults|mark|check|fresh)/' >"$tmp/out" 2>"$tmp/err"
+	'--benchmark_filter=^test/(faults|halves|mark|check|fresh)/' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "FAIL: mdbench exited $rc"
 	cat "$tmp/err"
 	exit 1
 fi
-grep -q "^mdbench: 4 benchmarks written to $tmp/run/mdbench.json$" "$tmp/err" ||
+grep -q "^mdbench: 5 benchmarks written to $tmp/run/mdbench.json$" "$tmp/err" ||
 	{ echo "FAIL: no closing line on stderr"; cat "$tmp/err"; exit 1; }
 grep -q '^test/faults/bytes:1MiB ' "$tmp/out" ||
 	{ echo "FAIL: console report lacks test/faults"; cat "$tmp/out"; exit 1; }
@@ -45,8 +45,8 @@ check(re.fullmatch(r"[0-9a-f]{40}|unknown", mb["git_commit"]) is not None, f"git
 check(mb["git_dirty"] in (True, False, None), "git_dirty")
 check(mb["argv"][0] == exe and "--layout=page64" in mb["argv"], "argv as given")
 check(mb["profile"] == "quick", "profile quick")
-check(mb["filter"] == "^test/(faults|mark|check|fresh)/", "filter")
-check(mb["nr_selected"] == 4, f"nr_selected {mb['nr_selected']}")
+check(mb["filter"] == "^test/(faults|halves|mark|check|fresh)/", "filter")
+check(mb["nr_selected"] == 5, f"nr_selected {mb['nr_selected']}")
 check([(l["name"], l["sizeof_page"]) for l in mb["layouts"]] == [("page64", 64)], "layouts page64 64")
 check(isinstance(mb["layouts"][0]["sizeof_folio"], int), "sizeof_folio")
 check([m["name"] for m in mb["mixes"]] == ["desktop"], "mixes desktop")
@@ -75,7 +75,7 @@ check(mb["cpu"] is None and mb["node"] is None and mb["hugepage"] is False and m
 
 names = [b["name"] for b in doc["benchmarks"]]
 check(names == ["test/mark/page64/mix:desktop/ram:64MiB", "test/check/page64/mix:desktop/ram:64MiB",
-		"test/fresh/page64/mix:desktop/ram:64MiB", "test/faults/bytes:1MiB"], f"benchmarks in order: {names}")
+		"test/fresh/page64/mix:desktop/ram:64MiB", "test/faults/bytes:1MiB", "test/halves/bytes:1MiB"], f"benchmarks in order: {names}")
 by = {b["name"]: b for b in doc["benchmarks"]}
 for b in doc["benchmarks"]:
 	check(b["iterations"] > 0 and b["run_type"] == "iteration" and "items_per_second" in b, f"{b['name']}: iterations {b['iterations']}")
@@ -86,6 +86,11 @@ for b in doc["benchmarks"]:
 f = by["test/faults/bytes:1MiB"]
 check(1.0 <= f["page_faults"] <= 1.05, f"test/faults: {f['page_faults']} page faults per fresh page")
 check(f["iterations"] % 64 == 0, "test/faults: iterations a multiple of its batch")
+check(f["ops"] == 1.0, f"test/faults: kernel counter per item {f['ops']}")
+h = by["test/halves/bytes:1MiB"]
+check(0.5 <= h["page_faults"] <= 0.525, f"test/halves: {h['page_faults']} page faults per item, two items per fresh page")
+check(h["ops"] == 0.5, f"test/halves: kernel counter per item {h['ops']}")
+check(abs(h["items_per_second"] * h["cpu_time"] * 1e-9 - 2.0) < 1e-6, "test/halves: two items per iteration")
 mark = by["test/mark/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
 shared = by["test/check/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
 fresh = by["test/fresh/page64/mix:desktop/ram:64MiB"]["refcount_seen"]

@@ -5,6 +5,8 @@
  * real ones (driver.c: mdb_extra_*_kernels).  Names start with "test/".
  *
  *	test/faults	touches one fresh page per op: page_faults per item is 1
+ *	test/halves	the same, calling each op two items: 1/2 per item, and a
+ *			kernel counter of 1 per op, per item, is 1/2 too
  *	test/spin	~20us of CPU per op, for interrupting a run
  *	test/mark	folio_get()s one folio of the shared memmap each call
  *	test/check	reports that folio's refcount: above a fresh one's if shared
@@ -20,13 +22,12 @@
 
 #define FAULT_PAGES	64
 
-static void k_faults(struct mdb_state *st, const struct bench_env *env)
+static void touch_fresh_pages(struct mdb_state *st, uint64_t items_per_op)
 {
 	size_t len = FAULT_PAGES * MDB_PAGE_SIZE;
 	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned int i;
 
-	(void)env;
 	if (buf == MAP_FAILED) {
 		mdb_skip_with_error(st, "mmap failed");
 		return;
@@ -41,7 +42,20 @@ static void k_faults(struct mdb_state *st, const struct bench_env *env)
 		mdb_resume_timing(st);
 	}
 	munmap(buf, len);
-	mdb_set_items_processed(st, mdb_iterations(st));
+	mdb_set_items_processed(st, items_per_op * mdb_iterations(st));
+	mdb_counter(st, "ops", (double)mdb_iterations(st), MDB_COUNTER_PER_ITEM);
+}
+
+static void k_faults(struct mdb_state *st, const struct bench_env *env)
+{
+	(void)env;
+	touch_fresh_pages(st, 1);
+}
+
+static void k_halves(struct mdb_state *st, const struct bench_env *env)
+{
+	(void)env;
+	touch_fresh_pages(st, 2);
 }
 
 static void spin_us(long us)
@@ -117,6 +131,8 @@ static void k_error(struct mdb_state *st, const struct bench_env *env)
 
 static const struct mdb_kernel k_test_faults = { .name = "test/faults", .run = k_faults,
 						 .flags = MDB_K_BASELINE, .sim_ops = 64 };
+static const struct mdb_kernel k_test_halves = { .name = "test/halves", .run = k_halves,
+						 .flags = MDB_K_BASELINE, .sim_ops = 64 };
 static const struct mdb_kernel k_test_spin = { .name = "test/spin", .run = k_spin,
 					       .flags = MDB_K_BASELINE, .sim_ops = 1 };
 static const struct mdb_kernel k_test_mark = { .name = "test/mark", .run = k_mark, .sim_ops = 16 };
@@ -129,5 +145,5 @@ const struct mdb_kernel *const mdb_extra_layout_kernels[] = {
 	&k_test_fresh, &k_test_mark, &k_test_check, &k_test_error, NULL
 };
 const struct mdb_kernel *const mdb_extra_baseline_kernels[] = {
-	&k_test_faults, &k_test_spin, NULL
+	&k_test_faults, &k_test_halves, &k_test_spin, NULL
 };

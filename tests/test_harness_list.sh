@@ -32,6 +32,7 @@ test/check/page64/mix:desktop/ram:64MiB
 test/error/page64/mix:desktop/ram:64MiB
 test/fresh/page64/mix:desktop/ram:64MiB
 test/faults/bytes:1MiB
+test/halves/bytes:1MiB
 test/spin/bytes:1MiB"
 check "test kernels, shared-memmap ones before the one that mutates, baselines last" "$want" "$got"
 
@@ -56,9 +57,25 @@ others=$(names --ram=64MiB --benchmark_filter=-^test/ | wc -l)
 every=$(names --ram=64MiB --benchmark_filter=all | wc -l)
 check "negative filter is the complement" "$all" "$((tests + others))"
 check "'all' matches everything" "$all" "$every"
-check "3 layouts x 4 test kernels + 2 baselines x 3 sizes" "18" "$tests"
+check "3 layouts x 4 test kernels + 3 baselines x 3 sizes" "21" "$tests"
 got=$(names --ram=64MiB --benchmark_filter=-^test/ | grep -c '^test/')
 check "negative filter keeps no test/ benchmark" "0" "$got"
+
+# 64GiB of page32 needs 1.75 GiB of memmap and descriptors.
+if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 4194304 ]; then
+	got=$(names --profile=full --benchmark_filter=^test/mark/page64/ 2>/dev/null | sed 's|.*/ram:||')
+	want="256MiB
+1GiB
+4GiB
+16GiB
+64GiB"
+	check "--profile=full: 256MiB to 64GiB by x4" "$want" "$got"
+fi
+got=$(names --benchmark_filter=^test/mark/page64/ | sed 's|.*/ram:||')
+want="256MiB
+1GiB
+4GiB"
+check "default profile quick: 256MiB, 1GiB, 4GiB" "$want" "$got"
 
 "$mdbench" --list --ram=64MiB >"$tmp/list" 2>"$tmp/err"
 rc=$?
