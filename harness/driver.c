@@ -82,7 +82,7 @@ static void usage(void)
 	       "  --counters=a,b,...|none           short names or libpfm events (default: cycles,instructions,\n"
 	       "                                    L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)\n"
 	       "  --cpu=N                           pin the benchmark thread to CPU N\n"
-	       "  --node=N                          bind memmaps and buffers to NUMA node N\n"
+	       "  --node=N                          bind memmaps to NUMA node N (memmap_opts.bind)\n"
 	       "  --hugepage                        MADV_HUGEPAGE on memmaps, as vmemmap\n"
 	       "  --seed=N                          placement of the mix (default 1)\n"
 	       "  --out=DIR                         write DIR/mdbench.json, mix.json, topology.xml\n"
