@@ -174,6 +174,15 @@ static inline void folio_copy_meta(struct folio *dst, const struct folio *src);
 /* Make 2^order pfns from pfn a page of a non-folio kind (slab, page table, ...). */
 static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 			      enum page_kind kind);
+/*
+ * Bytes of one descriptor of this type in the layout's caches (0: it has
+ * none), and the descriptor bytes one placed block of the mix costs (what
+ * memmap_create() checks against MemAvailable before allocating anything).
+ * A layout also defines LAYOUT_FOLIO_SIZE, the constant behind
+ * layout_ops.folio_size.
+ */
+static inline size_t layout_desc_size(enum desc_type type);
+static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order);
 #endif /* MDB_LAYOUT */
 
 /* Per-layout symbols. */
