@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""mdbench --simulate against the analytic model, and the shape of sim.json.
+
+usage: test_bench_sim.py MDBENCH BUILD_TYPE model|json
+
+model: the sequential kernels (convert/*, lookup/seq, scan/compaction,
+  init/memmap) of every layout at 256 MiB, where every memmap is 16 times L1
+  or more, on the mixes where the model is exact by construction
+  (all-order0, free) and on the default desktop mix: the simulated D1 misses
+  per op must be within 3% of model_D1_misses (0.005 absolute where the
+  model says 0).
+json: a small run; every field SCHEMA.md lists is there with its type, a
+  kernel that skips is an error entry with its reason, and the bad inputs
+  (no valgrind, no --out) exit 2 with one line.
+Exit 77 under the Asan build: valgrind cannot run an ASan binary.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SEQUENTIAL = ("convert/pfn_to_page", "convert/page_to_pfn", "lookup/seq", "scan/compaction",
+	      "init/memmap")
+LAYOUTS = ("page64", "page32", "memdesc8")
+
+
+def simulate(mdbench, out, args):
+	cmd = [mdbench, "--simulate", f"--out={out}"] + args
+	p = subprocess.run(cmd, capture_output=True, text=True)
+	if p.returncode:
+		sys.exit(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stderr}")
+	with open(os.path.join(out, "sim.json")) as f:
+		return json.load(f), p.stderr
+
+
+def test_model(mdbench):
+	mixes = ("all-order0", "free", "desktop")
+	with tempfile.TemporaryDirectory() as out:
+		doc, _ = simulate(mdbench, out, [
+			"--ram=256MiB", "--mix=" + ",".join(mixes),
+			"--benchmark_filter=^(" + "|".join(SEQUENTIAL) + ")/"])
+	benches = doc["benchmarks"]
+	failures = []
+	want = len(SEQUENTIAL) * len(LAYOUTS) * len(mixes)
+	if len(benches) != want:
+		failures.append(f"{len(benches)} simulated benchmarks, expected {want}")
+	for b in benches:
+		if b.get("error_occurred"):
+			failures.append(f"{b['name']}: {b.get('error_message')}")
+			continue
+		sim, model = b["sim_D1_misses"], b.get("model_D1_misses")
+		if model is None:
+			failures.append(f"{b['name']}: no model_D1_misses")
+			continue
+		ok = abs(sim - model) <= (0.03 * model if model else 0.005)
+		print(f"{'ok  ' if ok else 'FAIL'} {b['name']}: simulated {sim:.4f} D1 misses/op, "
+		      f"model {model:.4f}")
+		if not ok:
+			failures.append(f"{b['name']}: simulated {sim:.4f}, model {model:.4f}")
+	return failures
+
+
+def check_fields(obj, fields, where, failures):
+	for key, types in fields.items():
+		if key not in obj:
+			failures.append(f"{where}: no {key}")
+		elif not isinstance(obj[key], types) or isinstance(obj[key], bool) != (types == bool):
+			failures.append(f"{where}: {key} is {obj[key]!r}")
+
+
+def test_json(mdbench):
+	failures = []
+	num = (int, float)
+	with tempfile.TemporaryDirectory() as out:
+		doc, err = simulate(mdbench, out, [
+			"--ram=64MiB", "--mix=all-order0", "--layout=memdesc8,page32",
+			"--benchmark_filter=^(lookup/seq/memdesc8|alloc/order9/page32|"
+			"baseline/latency/bytes:512KiB)"])
+		left = sorted(os.listdir(out))
+	if left != ["sim.json"]:
+		failures.append(f"the run left {left} in its --out directory")
+	if "[3/3]" not in err:
+		failures.append(f"no progress line [3/3] on stderr: {err!r}")
+	mb = doc.get("context", {}).get("memdesc_bench", {})
+	check_fields(mb, {"schema_version": int, "complete": bool, "git_commit": str,
+			  "layouts": list, "mixes": list, "simulation": dict}, "memdesc_bench", failures)
+	if mb.get("complete") is not True:
+		failures.append("memdesc_bench.complete is not true after a whole run")
+	sim = mb.get("simulation", {})
+	check_fields(sim, {"tool": str, "cache": str, "D1": str, "LL": str, "I1": str,
+			   "D1_simulated": str, "LL_simulated": str, "ops": dict, "selected": int,
+			   "finished": int}, "simulation", failures)
+	if sim.get("D1") != "32768,8,64" or sim.get("LL") != "8388608,16,64":
+		failures.append(f"the default geometry is not the fixed one: {sim.get('D1')}, {sim.get('LL')}")
+	if sim.get("D1_simulated") != "32768 B, 64 B, 8-way associative":
+		failures.append(f"callgrind simulated another D1: {sim.get('D1_simulated')}")
+	by_name = {b["name"]: b for b in doc.get("benchmarks", [])}
+	seq = by_name.get("lookup/seq/memdesc8/mix:all-order0/ram:64MiB")
+	if not seq:
+		failures.append(f"lookup/seq/memdesc8 missing from {list(by_name)}")
+	else:
+		check_fields(seq, {"name": str, "run_name": str, "run_type": str, "kernel": str,
+				   "layout": str, "mix": str, "ram_bytes": int, "iterations": int,
+				   "sim_ops": int, "sim_instructions": num, "sim_D1_misses": num,
+				   "sim_LL_misses": num, "model_D1_misses": num, "sim_totals": dict},
+			     "lookup/seq", failures)
+		if seq.get("run_type") != "simulation" or seq.get("iterations") != sim["ops"].get("lookup/seq"):
+			failures.append(f"lookup/seq: run_type {seq.get('run_type')}, "
+					f"iterations {seq.get('iterations')}")
+		tot = seq.get("sim_totals", {})
+		d1 = (tot.get("D1mr", 0) + tot.get("D1mw", 0)) / seq.get("iterations", 1)
+		if abs(d1 - seq.get("sim_D1_misses", -1)) > 1e-5:
+			failures.append(f"sim_D1_misses {seq.get('sim_D1_misses')} is not (D1mr+D1mw)/items {d1}")
+	skip = by_name.get("alloc/order9/page32/mix:all-order0/ram:64MiB", {})
+	if skip.get("error_occurred") is not True or "no free block" not in skip.get("error_message", ""):
+		failures.append(f"alloc/order9 on all-order0 is not an error entry with its reason: {skip}")
+	base = by_name.get("baseline/latency/bytes:512KiB", {})
+	if base.get("buf_bytes") != 512 << 10 or "model_D1_misses" in base or \
+	   not 0.99 < base.get("sim_D1_misses", 0) < 1.01:
+		failures.append(f"baseline/latency: one miss per dependent load expected: {base}")
+
+	with tempfile.TemporaryDirectory() as out:
+		env = dict(os.environ, PATH="/nonexistent")
+		p = subprocess.run([mdbench, "--simulate", f"--out={out}", "--ram=64MiB"], env=env,
+				   capture_output=True, text=True)
+		if p.returncode != 2 or "valgrind" not in p.stderr or p.stderr.count("\n") != 1:
+			failures.append(f"no valgrind: exit {p.returncode}, {p.stderr!r}")
+		p = subprocess.run([mdbench, "--simulate", "--ram=64MiB"], capture_output=True, text=True)
+		if p.returncode != 2 or "--out" not in p.stderr or p.stderr.count("\n") != 1:
+			failures.append(f"no --out: exit {p.returncode}, {p.stderr!r}")
+	return failures
+
+
+def main(mdbench, build_type, mode):
+	if build_type.lower() == "asan":
+		print("skipped: valgrind cannot run a binary built with AddressSanitizer")
+		return 77
+	failures = test_model(mdbench) if mode == "model" else test_json(mdbench)
+	for f in failures:
+		print("FAIL", f, file=sys.stderr)
+	return 1 if failures else 0
+
+
+if __name__ == "__main__":
+	sys.exit(main(*sys.argv[1:]))
