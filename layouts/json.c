@@ -112,7 +112,7 @@ static int parse_number(struct parser *p, struct json_value *v)
 	if (peek_is(p, '0')) {
 		p->pos++;
 		if (is_digit(p))
-			return fail_at(p, p->pos, "leading zero in a number");
+			return fail_at(p, start, "leading zero in a number");
 	} else if (is_digit(p)) {
 		skip_digits(p);
 	} else {

@@ -89,9 +89,9 @@ int page_kind_from_name(const char *name)
  *  - free 12%, most of it at high order: buddyinfo's order-10 column (counted
  *    here as pairs of order-9 blocks) holds two thirds of the free pages, the
  *    rest is spread thinly over orders 0..8;
- *  - page cache 36%: ext4/btrfs/xfs create large folios on readahead, whose
- *    window (128 KiB by default) bounds them near order 5; small and mmap'd
- *    files stay order 0;
+ *  - page cache 36%: xfs (since 5.18) and ext4 (since 6.16) create large
+ *    folios on readahead, whose window (128 KiB by default) bounds them near
+ *    order 5; small and mmap'd files stay order 0;
  *  - anon 40%: order 0 for most, 10% as PMD THP (THP "madvise" on most
  *    distributions, used by browsers' and JITs' heaps);
  *  - slab 4%: SLUB puts the big caches (inodes, dentries' kmalloc neighbours,

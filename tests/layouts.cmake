@@ -24,3 +24,13 @@ target_link_libraries(test_btf PRIVATE mdb_layouts)
 add_test(NAME layout_btf COMMAND test_btf)
 
 set_tests_properties(layout_memlimit layout_btf PROPERTIES SKIP_RETURN_CODE 77)
+
+# mix (layouts/mix.c, layouts/json.c): one test per subcommand of test_mix.
+add_executable(test_mix test_mix.c)
+target_link_libraries(test_mix PRIVATE mdb_core)
+foreach(t kinds builtins validate roundtrip bad_files resolve plan kpageflags
+	  kpageflags_unreadable kpageflags_real)
+	add_test(NAME mix_${t} COMMAND test_mix ${t} ${CMAKE_CURRENT_SOURCE_DIR}/fixtures/mix
+		 ${PROJECT_SOURCE_DIR}/results/mixes)
+	set_tests_properties(mix_${t} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()

@@ -1,0 +1,863 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_mix.c - the mix module: built-ins, JSON files, kpageflags snapshots,
+ * placement.  One binary, one CTest test per subcommand:
+ *
+ *	test_mix <test> <tests/fixtures/mix> <results/mixes>
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mix.h"
+
+#define SKIP		77
+#define NR_ORDERS	(MAX_FOLIO_ORDER + 1)
+
+static const char *fixtures, *mixes;
+static int failures;
+
+static void __attribute__((format(printf, 2, 3))) check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool mix_equal(const struct mix *a, const struct mix *b)
+{
+	if (strcmp(a->name, b->name) || a->nr != b->nr)
+		return false;
+	for (unsigned int i = 0; i < a->nr; i++)
+		if (a->entry[i].kind != b->entry[i].kind || a->entry[i].order != b->entry[i].order ||
+		    a->entry[i].fraction != b->entry[i].fraction)
+			return false;
+	return true;
+}
+
+static char *path_join(char *buf, size_t size, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(buf, size, "%s/%s", dir, name) >= size) {
+		fprintf(stderr, "mdbench: path %s/%s too long\n", dir, name);
+		exit(2);
+	}
+	return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int test_kinds(void)
+{
+	static const char *const names[PK_NR] = {
+		"free", "anon", "file", "slab", "pgtable", "zsmalloc", "netmem", "reserved",
+	};
+
+	for (int k = 0; k < PK_NR; k++) {
+		check(!strcmp(page_kind_name((enum page_kind)k), names[k]), "page_kind_name(%d) = %s",
+		      k, page_kind_name((enum page_kind)k));
+		check(page_kind_from_name(names[k]) == k, "page_kind_from_name(%s)", names[k]);
+	}
+	check(page_kind_from_name("hugetlb") == -1, "hugetlb is no kind");
+	check(page_kind_from_name("") == -1, "empty is no kind");
+	check(page_kind_from_name("FREE") == -1, "kinds are lower case");
+	check(!strcmp(page_kind_name(PK_NR), "?"), "PK_NR has no name");
+	return 0;
+}
+
+static void expect_builtin(const struct mix *m, const char *name)
+{
+	double sum = 0;
+	char err[MIX_ERR_LEN];
+
+	check(!strcmp(m->name, name), "built-in %s is named %s", name, m->name);
+	check(mix_validate(m, err) == 0, "built-in %s validates: %s", name, err);
+	for (unsigned int i = 0; i < m->nr; i++)
+		sum += m->entry[i].fraction;
+	check(fabs(sum - 1) < 1e-9, "built-in %s sums to %.12g", name, sum);
+}
+
+static int test_builtins(void)
+{
+	struct mix m, r;
+	char err[MIX_ERR_LEN];
+	unsigned int n = 0;
+
+	for (const char *const *name = mix_builtin_names; *name; name++, n++) {
+		check(mix_builtin(*name, &m, err) == 0, "mix_builtin(%s): %s", *name, err);
+		expect_builtin(&m, *name);
+		check(mix_resolve(*name, &r, err) == 0 && mix_equal(&m, &r), "mix_resolve(%s)", *name);
+	}
+	check(n == 4, "%u built-ins, expected desktop, server, all-order0, free", n);
+
+	/* The clean cases are what their names say. */
+	mix_builtin("all-order0", &m, err);
+	check(m.nr == 1 && m.entry[0].kind == PK_ANON && m.entry[0].order == 0 &&
+	      m.entry[0].fraction == 1, "all-order0 is one order-0 anon entry");
+	mix_builtin("free", &m, err);
+	check(m.nr == 1 && m.entry[0].kind == PK_FREE && m.entry[0].order == 9 &&
+	      m.entry[0].fraction == 1, "free is one order-9 free entry");
+	/* The realistic ones use every kind the brief asks of them. */
+	mix_builtin("server", &m, err);
+	{
+		bool has[PK_NR] = { false };
+
+		for (unsigned int i = 0; i < m.nr; i++)
+			has[m.entry[i].kind] = true;
+		check(has[PK_NETMEM] && has[PK_ZSMALLOC] && has[PK_FILE] && has[PK_ANON],
+		      "server has file, anon, netmem and zsmalloc");
+	}
+
+	check(mix_builtin("laptop", &m, err) == -1 &&
+	      !strcmp(err, "unknown built-in mix 'laptop' (built-in: desktop, server, all-order0, free)"),
+	      "unknown built-in: %s", err);
+	return 0;
+}
+
+/* mix_validate on structs no JSON file can express. */
+static int test_validate(void)
+{
+	struct mix good, m;
+	char err[MIX_ERR_LEN];
+
+	mix_builtin("desktop", &good, err);
+
+	m = good;
+	m.entry[3].kind = PK_NR;
+	check(mix_validate(&m, err) == -1 && strstr(err, "entries[3]: kind 8 out of range"), "%s", err);
+	m = good;
+	m.entry[0].order = 10;
+	check(mix_validate(&m, err) == -1 && strstr(err, "entries[0]: order 10 out of range 0..9"),
+	      "%s", err);
+	m = good;
+	m.entry[1].fraction = NAN;
+	check(mix_validate(&m, err) == -1 && strstr(err, "entries[1]: fraction nan outside [0, 1]"),
+	      "%s", err);
+	m = good;
+	m.entry[2] = m.entry[1];
+	check(mix_validate(&m, err) == -1 && strstr(err, "entries[2]: duplicate (free, 8), first at entries[1]"),
+	      "%s", err);
+	m = good;
+	m.entry[0].fraction += 0.01;
+	check(mix_validate(&m, err) == -1 && strstr(err, "fractions sum to 1.01, not 1"), "%s", err);
+	m = good;
+	m.entry[0].fraction += 5e-7;
+	check(mix_validate(&m, err) == 0, "within tolerance: %s", err);
+	m = good;
+	m.nr = 0;
+	check(mix_validate(&m, err) == -1 && strstr(err, "has no entries"), "%s", err);
+	m = good;
+	m.nr = MIX_MAX_ENTRIES + 1;
+	check(mix_validate(&m, err) == -1 && strstr(err, "too many entries: 81 (at most 80)"), "%s", err);
+	m = good;
+	strcpy(m.name, "a/b");
+	check(mix_validate(&m, err) == -1 && strstr(err, "mix name \"a/b\" may hold only"), "%s", err);
+	m = good;
+	memset(m.name, 'x', sizeof(m.name));
+	check(mix_validate(&m, err) == -1 && strstr(err, "not NUL-terminated"), "%s", err);
+	check(mix_write_json(&m, stdout) == -1, "an invalid mix is not written");
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                     */
+
+static void roundtrip(const struct mix *m, const char *what)
+{
+	char *text = NULL, err[MIX_ERR_LEN];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct mix back;
+
+	check(f && mix_write_json(m, f) == 0, "%s: mix_write_json", what);
+	fclose(f);
+	check(mix_parse_json(text, &back, err) == 0, "%s: reading back: %s\n%s", what, err, text);
+	check(mix_equal(m, &back), "%s: parse(write(m)) == m\n%s", what, text);
+	free(text);
+}
+
+/* The reference files hold the built-ins' entries, under their own names. */
+static void reference_file(const char *file, const char *name, const char *builtin)
+{
+	char path[4096], err[MIX_ERR_LEN];
+	struct mix f, b;
+
+	path_join(path, sizeof(path), mixes, file);
+	check(mix_load_file(path, &f, err) == 0, "%s", err);
+	check(!strcmp(f.name, name), "%s is named %s", path, f.name);
+	mix_builtin(builtin, &b, err);
+	snprintf(b.name, sizeof(b.name), "%s", name);
+	check(mix_equal(&f, &b), "%s has the entries of built-in %s", path, builtin);
+	roundtrip(&f, path);
+}
+
+static int test_roundtrip(void)
+{
+	char path[4096], err[MIX_ERR_LEN];
+	struct mix m;
+
+	for (const char *const *name = mix_builtin_names; *name; name++) {
+		mix_builtin(*name, &m, err);
+		roundtrip(&m, *name);
+	}
+	reference_file("desktop-16g.json", "desktop-16g", "desktop");
+	reference_file("server-256g.json", "server-256g", "server");
+
+	/* Good fixtures: unusual but legal spelling reads as expected. */
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, err) == 0,
+	      "%s", err);
+	check(!strcmp(m.name, "minimal") && m.nr == 1 && m.entry[0].kind == PK_ANON, "minimal.json");
+	roundtrip(&m, path);
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/spacing.json"), &m, err) == 0,
+	      "%s", err);
+	check(!strcmp(m.name, "a-b") && m.nr == 3 && m.entry[0].kind == PK_FILE &&
+	      m.entry[0].fraction == 0.5 && m.entry[1].kind == PK_FREE && m.entry[1].order == 9 &&
+	      m.entry[1].fraction == 0.5 && m.entry[2].kind == PK_SLAB && m.entry[2].fraction == 0,
+	      "spacing.json: keys in any order, CRLF, \\u escape, exponents, a zero fraction");
+	roundtrip(&m, path);
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/sum-within-tolerance.json"),
+			    &m, err) == 0, "%s", err);
+	roundtrip(&m, path);
+
+	/* Fractions that need all 17 digits survive too. */
+	m.nr = 2;
+	m.entry[0] = (struct mix_entry){ PK_ANON, 0, 1.0 / 3 };
+	m.entry[1] = (struct mix_entry){ PK_FILE, 9, 2.0 / 3 };
+	roundtrip(&m, "thirds");
+	return 0;
+}
+
+static const struct {
+	const char *file;
+	const char *message;	/* after "<path>: " */
+} bad_files[] = {
+	{ "malformed-trailing-comma.json", "malformed JSON at byte 73: unexpected ']', expected a value" },
+	{ "malformed-unterminated-string.json", "malformed JSON at byte 20: unexpected 'e', expected ',' or '}'" },
+	{ "malformed-trailing-garbage.json", "malformed JSON at byte 74: unexpected '}', expected end of input after the value" },
+	{ "malformed-empty.json", "malformed JSON at byte 0: unexpected end of input, expected a value" },
+	{ "malformed-leading-zero.json", "malformed JSON at byte 55: leading zero in a number" },
+	{ "malformed-comment.json", "malformed JSON at byte 0: unexpected '/', expected a value" },
+	{ "malformed-bad-escape.json", "malformed JSON at byte 12: unknown escape '\\x'" },
+	{ "malformed-control-char.json", "malformed JSON at byte 14: control character 0x09 in a string" },
+	{ "malformed-deep.json", "malformed JSON at byte 85: nested deeper than 64 levels" },
+	{ "malformed-duplicate-key.json", "malformed JSON at byte 58: duplicate key \"order\"" },
+	{ "malformed-nul.json", "malformed JSON at byte 12: control character 0x00 in a string" },
+	{ "malformed-missing-colon.json", "malformed JSON at byte 8: unexpected '\"', expected ':'" },
+	{ "malformed-bad-utf8.json", "malformed JSON at byte 11: invalid UTF-8 in a string" },
+	{ "unknown-kind.json", "entries[1]: unknown kind \"hugetlb\" (kinds: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved)" },
+	{ "order-too-big.json", "entries[0]: order 10 out of range 0..9" },
+	{ "order-negative.json", "entries[0]: order -1 out of range 0..9" },
+	{ "order-not-integer.json", "entries[0]: \"order\" must be an integer" },
+	{ "order-string.json", "entries[0]: \"order\" must be a number, not string" },
+	{ "fraction-above-one.json", "entries[0]: fraction 1.5 outside [0, 1]" },
+	{ "fraction-negative.json", "entries[0]: fraction -0.25 outside [0, 1]" },
+	{ "sum-below-one.json", "fractions sum to 0.9, not 1 (tolerance 1e-06)" },
+	{ "sum-above-one.json", "fractions sum to 1.000002, not 1 (tolerance 1e-06)" },
+	{ "duplicate-entry.json", "entries[2]: duplicate (file, 0), first at entries[0]" },
+	{ "missing-kind.json", "entries[1]: missing \"kind\"" },
+	{ "missing-order.json", "entries[0]: missing \"order\"" },
+	{ "missing-fraction.json", "entries[0]: missing \"fraction\"" },
+	{ "missing-entries.json", "missing \"entries\"" },
+	{ "missing-name.json", "missing \"name\"" },
+	{ "too-many-entries.json", "too many entries: 81 (at most 80)" },
+	{ "unknown-key-entry.json", "entries[0]: unknown key \"weight\"" },
+	{ "unknown-key-top.json", "unknown key \"comment\"" },
+	{ "entries-not-array.json", "\"entries\" must be an array, not object" },
+	{ "top-not-object.json", "top level must be an object, not array" },
+	{ "bad-name.json", "mix name \"my mix\" may hold only letters, digits and . _ : + -" },
+	{ "name-too-long.json", "mix name longer than 63 characters" },
+	{ "empty-entries.json", "mix 'test' has no entries" },
+	{ "entry-not-object.json", "entries[0]: must be an object, not number" },
+	{ "name-not-string.json", "\"name\" must be a string, not number" },
+};
+
+#define NR_BAD_FILES	(sizeof(bad_files) / sizeof(bad_files[0]))
+
+static int test_bad_files(void)
+{
+	char dir[4096], path[4096], want[4096 + MIX_ERR_LEN], err[MIX_ERR_LEN];
+	unsigned int listed = 0;
+	struct dirent *d;
+	struct mix m;
+	DIR *dp;
+
+	path_join(dir, sizeof(dir), fixtures, "bad");
+	for (unsigned int i = 0; i < NR_BAD_FILES; i++) {
+		path_join(path, sizeof(path), dir, bad_files[i].file);
+		snprintf(want, sizeof(want), "%s: %s", path, bad_files[i].message);
+		memset(&m, 0x5a, sizeof(m));
+		strcpy(err, "(none)");
+		check(mix_load_file(path, &m, err) == -1, "%s is accepted", path);
+		check(!strcmp(err, want), "%s:\n  got  %s\n  want %s", bad_files[i].file, err, want);
+		check(!strchr(err, '\n'), "%s: the message is one line", bad_files[i].file);
+		check(((unsigned char *)&m)[0] == 0x5a, "%s: no partial mix", bad_files[i].file);
+		/* mix_resolve takes a path the same way, with the same message. */
+		check(mix_resolve(path, &m, err) == -1 && !strcmp(err, want), "mix_resolve(%s)", path);
+	}
+	/* Every fixture is in the table: none is silently left untested. */
+	dp = opendir(dir);
+	check(dp != NULL, "opendir %s: %s", dir, strerror(errno));
+	while (dp && (d = readdir(dp))) {
+		unsigned int i;
+
+		if (d->d_name[0] == '.')
+			continue;
+		listed++;
+		for (i = 0; i < NR_BAD_FILES && strcmp(d->d_name, bad_files[i].file); i++)
+			;
+		check(i < NR_BAD_FILES, "%s/%s has no expected message", dir, d->d_name);
+	}
+	if (dp)
+		closedir(dp);
+	check(listed == NR_BAD_FILES, "%u files in %s, %zu expected", listed, dir, NR_BAD_FILES);
+
+	/* The same rules for a string, where there is no file to name. */
+	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+			     "\"fraction\": 1}]} x", &m, err) == -1 &&
+	      !strcmp(err, "malformed JSON at byte 72: unexpected 'x', expected end of input after the value"),
+	      "%s", err);
+	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+			     "\"fraction\": 1e999}]}", &m, err) == -1 &&
+	      strstr(err, "number 1e999 is out of range of a double"), "%s", err);
+	check(mix_parse_json("{\"name\": \"\\ud800\"}", &m, err) == -1 &&
+	      strstr(err, "high surrogate without its low half"), "%s", err);
+	check(mix_parse_json("{\"name\": \"\\u0000\"}", &m, err) == -1 &&
+	      strstr(err, "\\u0000 is not supported"), "%s", err);
+	check(mix_parse_json("{\"name\": \"\\ud83d\\ude00\", \"entries\": []}", &m, err) == -1 &&
+	      strstr(err, "mix name \"\xf0\x9f\x98\x80\" may hold only"), "surrogate pair: %s", err);
+
+	/* Files that cannot be read at all. */
+	check(mix_load_file("/nonexistent/mix.json", &m, err) == -1 &&
+	      !strcmp(err, "cannot read /nonexistent/mix.json: No such file or directory"), "%s", err);
+	check(mix_load_file(dir, &m, err) == -1 && strstr(err, ": Is a directory"), "%s", err);
+	return 0;
+}
+
+static int test_resolve(void)
+{
+	char path[4096], err[MIX_ERR_LEN];
+	struct mix m;
+
+	check(mix_resolve("server", &m, err) == 0 && !strcmp(m.name, "server"), "server: %s", err);
+	check(mix_resolve("nope", &m, err) == -1 &&
+	      !strcmp(err, "unknown mix 'nope' (built-in: desktop, server, all-order0, free; "
+			   "or kpageflags, or a .json file)"), "%s", err);
+	check(mix_resolve("", &m, err) == -1 && strstr(err, "empty mix name"), "%s", err);
+	/* A path is anything with a '/' or a .json suffix; no built-in is tried for it. */
+	path_join(path, sizeof(path), fixtures, "good/minimal.json");
+	check(mix_resolve(path, &m, err) == 0 && !strcmp(m.name, "minimal"), "%s: %s", path, err);
+	check(mix_resolve("desktop.json", &m, err) == -1 &&
+	      !strcmp(err, "cannot read desktop.json: No such file or directory"), "%s", err);
+	check(mix_resolve("./desktop", &m, err) == -1 &&
+	      !strcmp(err, "cannot read ./desktop: No such file or directory"), "%s", err);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Placement                                                                */
+
+struct plan_result {
+	unsigned long count[PK_NR][NR_ORDERS];
+	uint64_t signature;	/* of the sequence of blocks */
+};
+
+/*
+ * Runs a whole plan and checks the contract: every pfn exactly once, blocks
+ * aligned, inside one pageblock, the partial tail free order 0, and the blocks
+ * yielded are the counts init promised.
+ */
+static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed,
+		     struct plan_result *res)
+{
+	unsigned long main_end = nr_pfns & ~((1UL << PAGEBLOCK_ORDER) - 1), pages = 0;
+	unsigned long promised[PK_NR][NR_ORDERS];
+	unsigned char *seen = calloc((nr_pfns + 7) / 8, 1);
+	unsigned long bad_align = 0, bad_range = 0, overlap = 0, straddle = 0, bad_tail = 0;
+	struct mix_plan plan;
+	struct mix_block b;
+	char err[MIX_ERR_LEN];
+
+	memset(res, 0, sizeof(*res));
+	res->signature = 0xcbf29ce484222325ULL;
+	check(mix_plan_init(&plan, mix, nr_pfns, seed, err) == 0, "mix_plan_init: %s", err);
+	memcpy(promised, plan.remaining, sizeof(promised));
+	while (mix_plan_next(&plan, &b)) {
+		unsigned long n = 1UL << b.order;
+
+		res->signature = (res->signature ^ (b.pfn * 31 + b.order * 7 + b.kind)) *
+				 0x100000001b3ULL;
+		if (b.order > MAX_FOLIO_ORDER || (unsigned int)b.kind >= PK_NR ||
+		    b.pfn >= nr_pfns || b.pfn + n > nr_pfns) {
+			bad_range++;
+			continue;
+		}
+		res->count[b.kind][b.order]++;
+		pages += n;
+		bad_align += (b.pfn & (n - 1)) != 0;
+		straddle += (b.pfn >> PAGEBLOCK_ORDER) != ((b.pfn + n - 1) >> PAGEBLOCK_ORDER);
+		bad_tail += b.pfn >= main_end && (b.order || b.kind != PK_FREE);
+		for (unsigned long p = b.pfn; p < b.pfn + n; p++) {
+			overlap += (seen[p / 8] >> (p % 8)) & 1;
+			seen[p / 8] |= 1 << (p % 8);
+		}
+	}
+	check(!bad_range && !bad_align && !overlap && !straddle && !bad_tail,
+	      "%s/%lu/seed %llu: %lu out of range, %lu misaligned, %lu pfns twice, "
+	      "%lu across pageblocks, %lu wrong in the tail", mix->name, nr_pfns,
+	      (unsigned long long)seed, bad_range, bad_align, overlap, straddle, bad_tail);
+	check(pages == nr_pfns, "%s/%lu: blocks cover %lu pfns", mix->name, nr_pfns, pages);
+	check(!memcmp(promised, res->count, sizeof(promised)),
+	      "%s/%lu: blocks yielded differ from the counts at init", mix->name, nr_pfns);
+	for (int k = 0; k < PK_NR; k++)
+		for (unsigned int o = 0; o < NR_ORDERS; o++)
+			check(!plan.remaining[k][o], "%s/%lu: %lu (%s, %u) left unplaced", mix->name,
+			      nr_pfns, plan.remaining[k][o], page_kind_name((enum page_kind)k), o);
+	check(!mix_plan_next(&plan, &b), "the plan stays finished");
+	mix_plan_release(&plan);
+	check(!mix_plan_next(&plan, &b), "a released plan yields nothing");
+	free(seen);
+}
+
+/*
+ * Each entry gets the floor or the ceiling of its share of the whole
+ * pageblocks; free order 0 takes what is left plus the partial tail.
+ */
+static void check_rounding(const struct mix *mix, unsigned long nr_pfns,
+			   const struct plan_result *res)
+{
+	unsigned long main = nr_pfns & ~((1UL << PAGEBLOCK_ORDER) - 1);
+
+	for (unsigned int i = 0; i < mix->nr; i++) {
+		const struct mix_entry *e = &mix->entry[i];
+		double ideal = e->fraction * (double)main / (double)(1UL << e->order);
+		double got = (double)res->count[e->kind][e->order];
+
+		if (e->kind == PK_FREE && e->order == 0)
+			continue;
+		check(fabs(got - ideal) < 1 + 1e-6, "%s/%lu: (%s, %u) has %.0f blocks for %.3f",
+		      mix->name, nr_pfns, page_kind_name(e->kind), e->order, got, ideal);
+	}
+}
+
+struct expect_count {
+	enum page_kind kind;
+	unsigned int order;
+	unsigned long blocks;
+};
+
+static void expect_counts(const struct plan_result *res, const char *what,
+			  const struct expect_count *want, unsigned int nr)
+{
+	unsigned long total = 0;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned long got = res->count[want[i].kind][want[i].order];
+
+		check(got == want[i].blocks, "%s: (%s, %u) %lu blocks, want %lu", what,
+		      page_kind_name(want[i].kind), want[i].order, got, want[i].blocks);
+		total += got;
+	}
+	for (int k = 0; k < PK_NR; k++)
+		for (unsigned int o = 0; o < NR_ORDERS; o++)
+			total -= res->count[k][o];
+	check(total == 0, "%s: blocks of kinds or orders not in the mix", what);
+}
+
+static int test_plan(void)
+{
+	/*
+	 * Remainders worked out by hand.  65536 pfns: anon9 38.4, file0 19660.8,
+	 * slab3 1638.4, free9 25.6 blocks; floors fill 65020 pfns; by remainder
+	 * file0 (+1) and free9 (+512) fit, anon9 and slab3 no longer do; 3 pfns
+	 * are left, free order 0.  70001 pfns: 136 whole pageblocks (69632), a
+	 * 369-pfn tail; anon9 40.8 and slab3 1740.8 tie (anon is the lower kind:
+	 * +1 fits, slab's then does not), file0 20889.6 (+1), free9 27.2; 6 left.
+	 */
+	static const struct expect_count want_65536[] = {
+		{ PK_ANON, 9, 38 }, { PK_FILE, 0, 19661 }, { PK_SLAB, 3, 1638 },
+		{ PK_FREE, 9, 26 }, { PK_FREE, 0, 3 },
+	}, want_70001[] = {
+		{ PK_ANON, 9, 41 }, { PK_FILE, 0, 20890 }, { PK_SLAB, 3, 1740 },
+		{ PK_FREE, 9, 27 }, { PK_FREE, 0, 6 + 369 },
+	}, want_small[] = {
+		{ PK_FREE, 0, 511 },
+	};
+	struct mix designed = {
+		.name = "designed", .nr = 4,
+		.entry = { { PK_ANON, 9, 0.3 }, { PK_FILE, 0, 0.3 }, { PK_SLAB, 3, 0.2 },
+			   { PK_FREE, 9, 0.2 } },
+	};
+	static const unsigned long sizes[] = { 65536, 70001, 512, 513, 1 };
+	struct plan_result a, b;
+	struct mix_plan plan;
+	char err[MIX_ERR_LEN];
+	struct mix m;
+
+	run_plan(&designed, 65536, 1, &a);
+	expect_counts(&a, "designed/65536", want_65536, 5);
+	run_plan(&designed, 70001, 1, &a);
+	expect_counts(&a, "designed/70001", want_70001, 5);
+	run_plan(&designed, 511, 1, &a);
+	expect_counts(&a, "designed/511", want_small, 1);
+
+	for (const char *const *name = mix_builtin_names; *name; name++) {
+		mix_builtin(*name, &m, err);
+		for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			run_plan(&m, sizes[i], 42, &a);
+			check_rounding(&m, sizes[i], &a);
+			run_plan(&m, sizes[i], 42, &b);
+			check(a.signature == b.signature, "%s/%lu: same seed, same blocks", *name,
+			      sizes[i]);
+		}
+	}
+	/* Another seed moves blocks, never their counts. */
+	for (unsigned long nr = 65536; nr <= 70001; nr += 70001 - 65536) {
+		mix_builtin("desktop", &m, err);
+		run_plan(&m, nr, 1, &a);
+		run_plan(&m, nr, 2, &b);
+		check(a.signature != b.signature, "desktop/%lu: seeds 1 and 2 give the same blocks", nr);
+		check(!memcmp(a.count, b.count, sizeof(a.count)), "desktop/%lu: counts depend on the seed",
+		      nr);
+		run_plan(&designed, nr, 1, &a);
+		run_plan(&designed, nr, 2, &b);
+		check(a.signature != b.signature, "designed/%lu: seeds 1 and 2 give the same blocks", nr);
+	}
+	/* 16 GiB of pfns, the size the desktop profile describes. */
+	mix_builtin("desktop", &m, err);
+	run_plan(&m, 1UL << 22, 7, &a);
+	check_rounding(&m, 1UL << 22, &a);
+
+	check(mix_plan_init(&plan, &m, 0, 1, err) == -1 && strstr(err, "0 pfns"), "%s", err);
+	m.entry[0].fraction = 2;
+	check(mix_plan_init(&plan, &m, 4096, 1, err) == -1 && strstr(err, "outside [0, 1]"), "%s",
+	      err);
+	mix_plan_release(&plan);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* /proc/kpageflags                                                         */
+
+/* The kernel's ABI, include/uapi/linux/kernel-page-flags.h and friends. */
+#define F_LRU		(1ULL << 5)
+#define F_SLAB		(1ULL << 7)
+#define F_BUDDY		(1ULL << 10)
+#define F_MMAP		(1ULL << 11)
+#define F_ANON		(1ULL << 12)
+#define F_HEAD		(1ULL << 15)
+#define F_TAIL		(1ULL << 16)
+#define F_HUGE		(1ULL << 17)
+#define F_NOPAGE	(1ULL << 20)
+#define F_THP		(1ULL << 22)
+#define F_OFFLINE	(1ULL << 23)
+#define F_ZERO_PAGE	(1ULL << 24)
+#define F_PGTABLE	(1ULL << 26)
+#define F_RESERVED	(1ULL << 32)
+#define F_UPTODATE	(1ULL << 3)
+
+struct kpf_file {
+	uint64_t *flags;
+	unsigned long nr;
+	unsigned long long want[PK_NR][NR_ORDERS];	/* pages */
+};
+
+static void kpf_set(struct kpf_file *f, unsigned long pfn, uint64_t flags)
+{
+	f->flags[pfn] = flags;
+}
+
+/* A compound page of len pfns (a power of two, or cut short by what follows). */
+static void kpf_compound(struct kpf_file *f, unsigned long pfn, unsigned long len, uint64_t flags)
+{
+	kpf_set(f, pfn, flags | F_HEAD);
+	for (unsigned long i = 1; i < len; i++)
+		kpf_set(f, pfn + i, flags | F_TAIL);
+}
+
+static void kpf_run(struct kpf_file *f, unsigned long pfn, unsigned long len, uint64_t flags)
+{
+	for (unsigned long i = 0; i < len; i++)
+		kpf_set(f, pfn + i, flags);
+}
+
+static void want(struct kpf_file *f, enum page_kind kind, unsigned int order, unsigned long blocks)
+{
+	f->want[kind][order] += blocks << order;
+}
+
+/*
+ * Every case the classifier knows, each with the blocks it must become.  The
+ * 8192-pfn reads cut through the free run at 4096..16383 and the order-14
+ * compound page at 16384..32767.
+ */
+static void kpf_build(struct kpf_file *f)
+{
+	f->nr = 32776;
+	f->flags = calloc(f->nr, sizeof(*f->flags));
+	memset(f->want, 0, sizeof(f->want));
+	kpf_run(f, 0, f->nr, F_NOPAGE);
+
+	kpf_compound(f, 0, 512, F_ANON | F_MMAP | F_LRU | F_THP);	/* PMD THP */
+	want(f, PK_ANON, 9, 1);
+	kpf_run(f, 512, 512, F_BUDDY);			/* free, every pfn flagged */
+	want(f, PK_FREE, 9, 1);
+	kpf_compound(f, 1024, 1024, F_HUGE | F_MMAP);	/* order-10 hugetlbfs page */
+	want(f, PK_FILE, 9, 2);
+	kpf_run(f, 2048, 8, 0);				/* free, older kernels: head only */
+	kpf_set(f, 2048, F_BUDDY);
+	want(f, PK_FREE, 3, 1);
+	kpf_set(f, 2056, F_LRU | F_UPTODATE);		/* page cache */
+	want(f, PK_FILE, 0, 1);
+	/* 2057: hole */
+	kpf_set(f, 2058, F_ANON | F_MMAP | F_LRU);
+	want(f, PK_ANON, 0, 1);
+	kpf_set(f, 2059, F_ZERO_PAGE);
+	kpf_set(f, 2060, F_OFFLINE);
+	kpf_set(f, 2061, F_RESERVED);
+	kpf_set(f, 2062, 0);				/* unflagged, not after a free head */
+	want(f, PK_RESERVED, 0, 4);
+	kpf_set(f, 2063, F_PGTABLE);
+	want(f, PK_PGTABLE, 0, 1);
+	kpf_compound(f, 2064, 8, F_SLAB);
+	want(f, PK_SLAB, 3, 1);
+	kpf_set(f, 2072, F_MMAP);			/* mapped file page off the LRU */
+	want(f, PK_FILE, 0, 1);
+	kpf_set(f, 2073, F_SLAB);
+	want(f, PK_SLAB, 0, 1);
+	kpf_set(f, 2074, F_TAIL | F_ANON);		/* a tail whose head is not there */
+	want(f, PK_ANON, 0, 1);
+	/* 2075..2079: holes */
+	kpf_run(f, 2080, 3, F_BUDDY);			/* flagged free run: 2 + 1 */
+	want(f, PK_FREE, 1, 1);
+	want(f, PK_FREE, 0, 1);
+	kpf_set(f, 2083, F_LRU);
+	want(f, PK_FILE, 0, 1);
+	kpf_run(f, 2084, 3, 0);				/* head, 2 unflagged, then a file page */
+	kpf_set(f, 2084, F_BUDDY);
+	kpf_set(f, 2087, F_LRU);
+	want(f, PK_FREE, 1, 1);
+	want(f, PK_RESERVED, 0, 1);
+	want(f, PK_FILE, 0, 1);
+	kpf_run(f, 2088, 21, 0);			/* head aligned to 8, then 20 unflagged */
+	kpf_set(f, 2088, F_BUDDY);
+	kpf_set(f, 2109, F_LRU);
+	want(f, PK_FREE, 3, 1);
+	want(f, PK_RESERVED, 0, 13);
+	want(f, PK_FILE, 0, 1);
+	/* 2110, 2111: holes */
+	kpf_compound(f, 2112, 16, F_ANON | F_THP);	/* mTHP */
+	want(f, PK_ANON, 4, 1);
+	kpf_set(f, 2128, F_LRU);
+	kpf_set(f, 2129, F_BUDDY);			/* odd pfn: order 0 whatever follows */
+	kpf_set(f, 2130, 0);
+	want(f, PK_FILE, 0, 1);
+	want(f, PK_FREE, 0, 1);
+	want(f, PK_RESERVED, 0, 1);
+	kpf_compound(f, 2136, 2, F_ANON);		/* two order-1 folios back to back */
+	kpf_compound(f, 2138, 2, F_ANON);
+	want(f, PK_ANON, 1, 2);
+	kpf_compound(f, 2176, 40, F_LRU);		/* order 6 cut short by a hole */
+	want(f, PK_FILE, 5, 1);
+	want(f, PK_FILE, 3, 1);
+	/* 2216..4095: holes */
+	kpf_run(f, 4096, 12288, F_BUDDY);
+	want(f, PK_FREE, 9, 24);
+	kpf_compound(f, 16384, 16384, F_HUGE | F_MMAP);	/* order 14: 32 order-9 blocks */
+	want(f, PK_FILE, 9, 32);
+	kpf_compound(f, 32768, 8, F_LRU);		/* order 4 cut short by the end */
+	want(f, PK_FILE, 3, 1);
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ret = f && fwrite(data, 1, len, f) == len ? 0 : -1;
+
+	if (f && fclose(f))
+		ret = -1;
+	check(ret == 0, "writing %s: %s", path, strerror(errno));
+	return ret;
+}
+
+static char tmpdir[] = "/tmp/test_mix.XXXXXX";
+
+static const char *tmp_path(char *buf, size_t size, const char *name)
+{
+	return path_join(buf, size, tmpdir, name);
+}
+
+static int test_kpageflags(void)
+{
+	unsigned long long total = 0, sum = 0;
+	char path[4096], err[MIX_ERR_LEN], host[256] = "";
+	unsigned int nr_want = 0;
+	struct kpf_file f;
+	struct mix m;
+
+	if (!mkdtemp(tmpdir))
+		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
+	kpf_build(&f);
+	for (unsigned long i = 0; i < f.nr; i++)
+		total += !(f.flags[i] & F_NOPAGE);
+	for (int k = 0; k < PK_NR; k++)
+		for (unsigned int o = 0; o < NR_ORDERS; o++) {
+			sum += f.want[k][o];
+			nr_want += f.want[k][o] != 0;
+		}
+	check(sum == total, "the test's own expectations cover %llu of %llu pfns", sum, total);
+
+	tmp_path(path, sizeof(path), "kpageflags");
+	write_file(path, f.flags, f.nr * sizeof(*f.flags));
+	check(mix_from_kpageflags(path, &m, err) == 0, "%s", err);
+	check(m.nr == nr_want, "%u entries, want %u", m.nr, nr_want);
+	for (unsigned int i = 0; i < m.nr; i++) {
+		const struct mix_entry *e = &m.entry[i];
+		double want = (double)f.want[e->kind][e->order] / (double)total;
+
+		check(e->fraction == want, "(%s, %u): fraction %.17g, want %.17g (%llu of %llu pfns)",
+		      page_kind_name(e->kind), e->order, e->fraction, want,
+		      f.want[e->kind][e->order], total);
+	}
+	gethostname(host, sizeof(host) - 1);
+	check(!strncmp(m.name, "kpageflags:", 11) && !strncmp(m.name + 11, host, strlen(m.name + 11)),
+	      "name %s for host %s", m.name, host);
+	check(mix_validate(&m, err) == 0, "%s", err);
+	roundtrip(&m, "kpageflags");
+
+	/* Bad files. */
+	write_file(path, f.flags, 12);
+	check(mix_from_kpageflags(path, &m, err) == -1 &&
+	      strstr(err, "ends in a partial entry (4 bytes; entries are 8)"), "%s", err);
+	write_file(path, "", 0);
+	check(mix_from_kpageflags(path, &m, err) == -1 && strstr(err, "no memory in it"), "%s", err);
+	for (unsigned long i = 0; i < 100; i++)
+		f.flags[i] = F_NOPAGE;
+	write_file(path, f.flags, 100 * sizeof(*f.flags));
+	check(mix_from_kpageflags(path, &m, err) == -1 && strstr(err, "no memory in it"), "%s", err);
+	unlink(path);
+	check(mix_from_kpageflags(path, &m, err) == -1 && strstr(err, "No such file or directory"),
+	      "%s", err);
+	check(mix_from_kpageflags(tmpdir, &m, err) == -1 && strstr(err, "Is a directory"), "%s", err);
+	rmdir(tmpdir);
+	free(f.flags);
+	return 0;
+}
+
+/* As an unprivileged user, which we may have to become first. */
+static int test_kpageflags_unreadable(void)
+{
+	static const char want[] = "cannot read /proc/kpageflags: Permission denied (needs root)";
+	char err[MIX_ERR_LEN];
+	struct mix m;
+	int status;
+	pid_t pid;
+
+	check(mix_from_kpageflags("/nonexistent/kpageflags", &m, err) == -1 &&
+	      !strcmp(err, "cannot read /nonexistent/kpageflags: No such file or directory"), "%s", err);
+	if (geteuid() != 0) {
+		check(mix_from_kpageflags("/proc/kpageflags", &m, err) == -1 && !strcmp(err, want),
+		      "%s", err);
+		check(mix_resolve("kpageflags", &m, err) == -1 && !strcmp(err, want), "%s", err);
+		return 0;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534)) {
+			fprintf(stderr, "cannot drop root to test the error: %s\n", strerror(errno));
+			_exit(SKIP);
+		}
+		if (mix_resolve("kpageflags", &m, err) == 0 || strcmp(err, want)) {
+			fprintf(stderr, "FAIL: as nobody: got \"%s\", want \"%s\"\n", err, want);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status), "child");
+	if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP && !failures)
+		return SKIP;
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged read");
+	return 0;
+}
+
+/* The running machine: only validity can be checked. */
+static int test_kpageflags_real(void)
+{
+	char err[MIX_ERR_LEN];
+	int fd = open("/proc/kpageflags", O_RDONLY);
+	double sum = 0;
+	struct mix m;
+
+	if (fd < 0) {
+		printf("skip: cannot read /proc/kpageflags: %s\n", strerror(errno));
+		return SKIP;
+	}
+	close(fd);
+	check(mix_resolve("kpageflags", &m, err) == 0, "%s", err);
+	check(mix_validate(&m, err) == 0, "%s", err);
+	check(!strncmp(m.name, "kpageflags:", 11), "name %s", m.name);
+	for (unsigned int i = 0; i < m.nr; i++) {
+		check((unsigned int)m.entry[i].kind < PK_NR && m.entry[i].order <= MAX_FOLIO_ORDER &&
+		      m.entry[i].fraction > 0, "entry %u", i);
+		sum += m.entry[i].fraction;
+	}
+	check(fabs(sum - 1) < 1e-9, "fractions sum to %.12g", sum);
+	roundtrip(&m, "kpageflags");
+	mix_write_json(&m, stdout);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} tests[] = {
+	{ "kinds", test_kinds },
+	{ "builtins", test_builtins },
+	{ "validate", test_validate },
+	{ "roundtrip", test_roundtrip },
+	{ "bad_files", test_bad_files },
+	{ "resolve", test_resolve },
+	{ "plan", test_plan },
+	{ "kpageflags", test_kpageflags },
+	{ "kpageflags_unreadable", test_kpageflags_unreadable },
+	{ "kpageflags_real", test_kpageflags_real },
+};
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_mix <test> <fixtures/mix> <results/mixes>\n");
+		return 2;
+	}
+	fixtures = argv[2];
+	mixes = argv[3];
+	for (unsigned int i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (strcmp(argv[1], tests[i].name))
+			continue;
+		ret = tests[i].fn();
+		if (failures)
+			fprintf(stderr, "%s: %d failures\n", argv[1], failures);
+		return failures ? 1 : ret;
+	}
+	fprintf(stderr, "mdbench: unknown test '%s'\n", argv[1]);
+	return 2;
+}
