@@ -127,6 +127,24 @@ static int test_builtins(void)
 	check(mix_builtin("laptop", &m, err) == -1 &&
 	      !strcmp(err, "unknown built-in mix 'laptop' (built-in: desktop, server, all-order0, free)"),
 	      "unknown built-in: %s", err);
+
+	/* Messages list every built-in and every kind, however many there are. */
+	{
+		char list[200] = "", want[256];
+
+		for (const char *const *name = mix_builtin_names; *name; name++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 name == mix_builtin_names ? "" : ", ", *name);
+		snprintf(want, sizeof(want), "(built-in: %s)", list);
+		check(strstr(err, want) != NULL, "\"%s\" lists %s", err, want);
+		list[0] = '\0';
+		for (int k = 0; k < PK_NR; k++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 k ? ", " : "", page_kind_name((enum page_kind)k));
+		snprintf(want, sizeof(want), "(kinds: %s)", list);
+		check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"x\"}]}", &m,
+				     err) == -1 && strstr(err, want), "\"%s\" lists %s", err, want);
+	}
 	return 0;
 }
 
