@@ -141,8 +141,8 @@ class Stat:
 		return f"{fmt(self.lo)}..{fmt(self.hi)}"
 
 	def cell(self):
-		"""'12.5', or '12.5 (12.1..12.9)' with repetitions."""
-		if self.n <= 1:
+		"""'12.5', or '12.5 (12.1..12.9)' with repetitions that differ."""
+		if self.n <= 1 or self.lo == self.hi:
 			return fmt(self.median)
 		return f"{fmt(self.median)} ({self.range_text()})"
 
