@@ -983,6 +983,10 @@ int mdb_simulate(const struct mdb_run *run, const char *self_exe)
 		if (i == s.nr_job)
 			continue;
 		running--;
+		if (sim_stop) {		/* it got the signal too: not a result */
+			s.job[i].pid = -1;
+			continue;
+		}
 		s.nr_done++;
 		if (finish_job(&s, i, status))
 			s.nr_failed++;
@@ -991,11 +995,14 @@ int mdb_simulate(const struct mdb_run *run, const char *self_exe)
 			s.nr_failed++;
 	}
 	catch_signals(false);
-	if (sim_stop) {
+	if (sim_stop > 0) {
 		kill_running(&s);
-		fprintf(stderr, "mdbench: interrupted: %zu of %zu simulations kept in %s\n", s.nr_done,
+		fprintf(stderr, "mdbench: interrupted, %zu of %zu simulations kept in %s\n", s.nr_done,
 			s.nr_job, s.out);
-		ret = 130;
+		ret = 128 + sim_stop;
+	} else if (sim_stop) {
+		kill_running(&s);
+		ret = 1;
 	} else if (s.nr_failed) {
 		fprintf(stderr, "mdbench: %zu of %zu simulations failed\n", s.nr_failed, s.nr_job);
 		ret = 1;

@@ -20,11 +20,11 @@ add_test(NAME bench_fixed_runs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bench
 	$<TARGET_FILE:mdbench>)
 
 # --simulate under valgrind: simulated misses against the model, sim.json's
-# fields.  Skipped (77) in the Asan build.
-foreach(mode model json)
+# fields, an interrupted run.  Skipped (77) in the Asan build.
+foreach(mode model json sigint)
 	add_test(NAME bench_sim_${mode} COMMAND /usr/bin/python3
 		${CMAKE_CURRENT_SOURCE_DIR}/test_bench_sim.py $<TARGET_FILE:mdbench>
 		"${CMAKE_BUILD_TYPE}" ${mode})
 endforeach()
-set_tests_properties(bench_sim_model bench_sim_json PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+set_tests_properties(bench_sim_model bench_sim_json bench_sim_sigint PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 set_tests_properties(bench_fixed_runs bench_footprint_counters PROPERTIES TIMEOUT 300)

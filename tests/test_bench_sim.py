@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """mdbench --simulate against the analytic model, and the shape of sim.json.
 
-usage: test_bench_sim.py MDBENCH BUILD_TYPE model|json
+usage: test_bench_sim.py MDBENCH BUILD_TYPE model|json|sigint
 
 model: the sequential kernels (convert/*, lookup/seq, scan/compaction,
   init/memmap) of every layout at 256 MiB, where every memmap is 16 times L1
@@ -13,14 +13,18 @@ model: the sequential kernels (convert/*, lookup/seq, scan/compaction,
 json: a small run; every field SCHEMA.md lists is there with its type, a
   kernel that skips is an error entry with its reason, and the bad inputs
   (no valgrind, no --out) exit 2 with one line.
+sigint: SIGINT once the first benchmark is in sim.json: exit 130, the
+  finished ones kept with complete false, no temporary left behind.
 Exit 77 under the Asan build: valgrind cannot run an ASan binary.
 """
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 SEQUENTIAL = ("convert/pfn_to_page", "convert/page_to_pfn", "lookup/seq", "scan/compaction",
 	      "init/memmap")
@@ -134,11 +138,52 @@ def test_json(mdbench):
 	return failures
 
 
+def read_sim(path):
+	try:
+		with open(path) as f:
+			return json.load(f)
+	except (OSError, ValueError):
+		return None
+
+
+def test_sigint(mdbench):
+	failures = []
+	with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as tmp:
+		env = dict(os.environ, MDB_SIM_JOBS="1", TMPDIR=tmp)
+		p = subprocess.Popen([mdbench, "--simulate", f"--out={out}", "--ram=64MiB",
+				      "--layout=memdesc8", "--mix=all-order0",
+				      "--benchmark_filter=^(convert|lookup|scan)/"],
+				     env=env, stderr=subprocess.PIPE, text=True)
+		path = os.path.join(out, "sim.json")
+		deadline = time.time() + 120
+		while time.time() < deadline and p.poll() is None:
+			doc = read_sim(path)
+			if doc and doc["benchmarks"]:
+				break
+			time.sleep(0.05)
+		p.send_signal(signal.SIGINT)
+		err = p.communicate(timeout=120)[1]
+		doc = read_sim(path)
+		if p.returncode != 130 or "interrupted" not in err:
+			failures.append(f"exit {p.returncode} after SIGINT: {err!r}")
+		if not doc:
+			failures.append("no readable sim.json after SIGINT")
+		else:
+			n = len(doc["benchmarks"])
+			if not 1 <= n < 5 or doc["context"]["memdesc_bench"]["complete"] is not False:
+				failures.append(f"{n} benchmarks kept, complete "
+						f"{doc['context']['memdesc_bench']['complete']}")
+		if os.listdir(tmp) or sorted(os.listdir(out)) != ["sim.json"]:
+			failures.append(f"left behind: {os.listdir(tmp)} in TMPDIR, {os.listdir(out)} in --out")
+	return failures
+
+
 def main(mdbench, build_type, mode):
 	if build_type.lower() == "asan":
 		print("skipped: valgrind cannot run a binary built with AddressSanitizer")
 		return 77
-	failures = test_model(mdbench) if mode == "model" else test_json(mdbench)
+	tests = {"model": test_model, "json": test_json, "sigint": test_sigint}
+	failures = tests[mode](mdbench)
 	for f in failures:
 		print("FAIL", f, file=sys.stderr)
 	return 1 if failures else 0
