@@ -5,10 +5,10 @@
  * range to the buddy in pageblocks (ops->memmap_init()).  With deferred
  * struct page init the same work moves into kthreads; it does not go away.
  *
- * An op is one whole boot of the memmap, but items are pfns, so the time per
- * item is per pfn and x 262144 is per GiB of RAM.  The first boot, untimed,
- * drops the mix's descriptors, so every timed one does the same work: write
- * every entry, then the pageblock heads.  No layout writes a descriptor at
+ * An op is one pfn: a batch of nr_pfns ops is one whole boot, so the time per
+ * op (and per item) is per pfn, and x 262144 is per GiB of RAM.  The first
+ * boot, untimed, drops the mix's descriptors, so every timed one does the
+ * same work: write every entry, then the pageblock heads.  No layout writes a descriptor at
  * boot, which is the point of a small struct page here.
  */
 #include "bench.h"
@@ -18,16 +18,16 @@ static void init_memmap(struct mdb_state *st, const struct bench_env *env)
 	struct memmap *mm = env->mm;
 
 	env->ops->memmap_init(mm);
-	while (mdb_keep_running_batch(st, 1)) {
+	while (mdb_keep_running_batch(st, env->nr_pfns)) {
 		env->ops->memmap_init(mm);
 		mdb_clobber_memory();
 	}
-	bench_set_items(st, mdb_iterations(st) * env->nr_pfns);
+	bench_set_items(st, mdb_iterations(st));
 }
 
 const struct mdb_kernel LAYOUT_SYM(k_init_memmap) = {
 	.name = "init/memmap",
 	.run = init_memmap,
 	.flags = MDB_K_MUTATES | MDB_K_SEQUENTIAL,
-	.sim_ops = 1,
+	.sim_ops = 1,		/* rounded up to one boot */
 };
