@@ -69,11 +69,13 @@ class CollectDryRun(CollectCase):
 	def test_lists_steps_and_runs_nothing(self):
 		rc, out, err = self.collect("--dry-run")
 		self.assertEqual((rc, err), (0, ""))
-		total = GROUPS + 4		# + kpageflags, simulate, system info, bundle
+		total = GROUPS + 5	# + footprint over all mixes, kpageflags, simulate, system, bundle
 		self.assertIn(f"[1/{total}] lookup/random page64: mdbench --out=groups/01 (3 benchmarks)\n", out)
 		self.assertIn(f"[{GROUPS}/{total}] baseline/bandwidth: mdbench --out=groups/17 (4 benchmarks)\n", out)
-		self.assertIn(f"[{GROUPS + 1}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
-		self.assertIn(f"[{GROUPS + 2}/{total}] simulate: mdbench --simulate --profile=quick", out)
+		# the built-ins the fake lists, then results/mixes/*.json
+		self.assertIn(f"[{GROUPS + 1}/{total}] footprint, mixes desktop, server", out)
+		self.assertIn(f"[{GROUPS + 2}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
+		self.assertIn(f"[{GROUPS + 3}/{total}] simulate: mdbench --simulate --profile=quick", out)
 		self.assertIn(f"[{total}/{total}] bundle: merge groups, plot, MANIFEST, SHA256SUMS, tar.gz", out)
 		self.assertEqual(os.listdir(self.tmp), [])
 
@@ -83,7 +85,8 @@ class CollectDryRun(CollectCase):
 		self.assertEqual(rc, 0)
 		self.assertNotIn("simulate", out)
 		self.assertNotIn("kpageflags", out)
-		self.assertIn("[1/9] lookup/random memdesc8:", out)	# 4 + footprint + 2 baselines, + 2
+		# 4 kernels + footprint + 2 baselines, + footprint over all mixes, system, bundle
+		self.assertIn("[1/10] lookup/random memdesc8:", out)
 
 
 class CollectBundle(CollectCase):
@@ -91,9 +94,9 @@ class CollectBundle(CollectCase):
 		log = os.path.join(self.tmp, "argv.log")
 		rc, out, err = self.collect("--cpu=1", env={"FAKE_MDBENCH_LOG": log})
 		self.assertEqual(rc, 0, out + err)
-		total = GROUPS + 4
+		total = GROUPS + 5
 		for i, title in ((1, "lookup/random page64"), (8, "folio/tail page32"),
-				 (GROUPS + 3, "system info"), (total, "bundle")):
+				 (GROUPS + 4, "system info"), (total, "bundle")):
 			self.assertIn(f"[{i}/{total}] {title} ...\n", out)
 		self.assertRegex(out, r"collect: complete; bundle .*\.tar\.gz\n$")
 		d = self.bundle()
@@ -102,13 +105,19 @@ class CollectBundle(CollectCase):
 		for rel in ("mdbench.json", "sim.json", "topology.xml", "mix.json", "list.txt",
 			    "system/uname.txt", "system/lscpu.txt", "system/perf_event_paranoid",
 			    "system/thp_enabled", "system/thp_defrag", "report/report.md",
-			    "groups/01/", "kpageflags/mix.json"):
+			    "groups/01/", "footprint/1/", "kpageflags/mix.json"):
 			self.assertIn(rel, files)
 		self.assert_sums(d)
 		doc, mb = self.merged(d)
 		self.assertTrue(mb["complete"])
-		self.assertEqual(len({b["run_name"] for b in doc["benchmarks"]}), BENCHMARKS)
-		self.assertEqual(len(mb["parts"]), GROUPS)
+		names = {b["run_name"] for b in doc["benchmarks"]}
+		# the groups' 53, footprint for mix server (desktop's came with the groups)
+		# and for this machine's kpageflags mix, 3 layouts x 3 sizes each
+		self.assertEqual(len(names), BENCHMARKS + 9 + 9)
+		self.assertIn("footprint/memdesc8/mix:server/ram:4GiB", names)
+		self.assertIn("footprint/page32/mix:kpageflags/ram:1GiB", names)
+		self.assertIn(f"the measured benchmarks ({BENCHMARKS} of {BENCHMARKS})", text)
+		self.assertEqual(len(mb["parts"]), GROUPS + 2)	# + footprint pass, kpageflags
 		with open(os.path.join(d, "system", "uname.txt")) as f:
 			self.assertEqual(f.read(), subprocess.run(["uname", "-a"], capture_output=True,
 								  text=True).stdout)
