@@ -3,6 +3,7 @@
 PNG or SVG, and report.md carrying the fixture's numbers (see
 fixtures/dumps/make_fixtures.py for where they come from)."""
 
+import json
 import os
 import shutil
 
@@ -71,6 +72,20 @@ class PlotOne(PlotCase):
 			self.assertIn(want, text)
 		self.assertNotIn("| cycles | 0", text)
 		self.assertNotIn("baseline/bandwidth (GB/s) |", text.split("folio/tail")[1].split("###")[0])
+
+	def test_failed_benchmark_shows_its_error(self):
+		"""mdb_skip_with_error reaches the dump as GB's error_occurred/error_message."""
+		with open(fixture("one", "mdbench.json")) as f:
+			doc = json.load(f)
+		for b in doc["benchmarks"]:
+			if b["name"] == "lookup/random/memdesc8/mix:desktop/ram:4GiB":
+				b.update(error_occurred=True, error_message="memmap: out of memory")
+		d = os.path.join(self.tmp, "run")
+		os.makedirs(d)
+		with open(os.path.join(d, "mdbench.json"), "w") as f:
+			json.dump(doc, f)
+		text = self.plot(d)
+		self.assertIn("| 4GiB | 80 | 60 | error: memmap: out of memory |\n", text)
 
 	def test_default_out_is_the_dump_dir(self):
 		d = os.path.join(self.tmp, "run")

@@ -433,11 +433,13 @@ def plan(dumps):
 			if kernels:
 				out.append((f"counter-{slug(c)}-{slug(m or 'nomix')}", "counter",
 					    (c, m, kernels)))
-	sim_mixes = _first_seen(b.mix or "" for b in _benches(dumps, "sim") if b.layout)
+	sim_mixes = _first_seen(b.mix or "" for b in _benches(dumps, "sim")
+				if b.layout and b.kind in MEASURED_KINDS)
 	for c in SIM_PLOTTED:
 		for m in sim_mixes:
 			kernels = _first_seen(b.kernel for b in _benches(dumps, "sim")
-					      if (b.mix or "") == m and b.layout and b.ram and b.has(c))
+					      if (b.mix or "") == m and b.layout and b.ram and
+					      b.kind in MEASURED_KINDS and b.has(c))
 			if kernels:
 				out.append((f"{slug(c)}-{slug(m or 'nomix')}", "sim", (c, m, kernels)))
 	if any(b.kind == "footprint" and b.layout and b.has("memmap_bytes")
