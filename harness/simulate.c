@@ -651,7 +651,8 @@ static void write_job(FILE *f, const struct sim_job *j)
 	mdb_json_string(f, in->name);
 	fputs(",\n      \"run_name\": ", f);
 	mdb_json_string(f, in->name);
-	fputs(",\n      \"run_type\": \"simulation\",\n      \"kernel\": ", f);
+	fputs(",\n      \"run_type\": \"simulation\",\n      \"repetitions\": 1,"
+	      "\n      \"repetition_index\": 0,\n      \"threads\": 1,\n      \"kernel\": ", f);
 	mdb_json_string(f, in->kernel->name);
 	fputs(",\n      \"layout\": ", f);
 	mdb_json_string(f, in->ops ? in->ops->name : NULL);
@@ -694,8 +695,7 @@ static void write_ops(FILE *f, const struct sim *s)
 
 	fputs("{", f);
 	for (i = 0; i < s->nr_job; i++) {
-		for (k = 0; k < i && s->job[k].in->kernel != s->job[i].in->kernel &&
-			    strcmp(s->job[k].in->kernel->name, s->job[i].in->kernel->name); k++)
+		for (k = 0; k < i && strcmp(s->job[k].in->kernel->name, s->job[i].in->kernel->name); k++)
 			;
 		if (k < i)
 			continue;
@@ -757,6 +757,7 @@ static int write_context(FILE *f, const struct sim *s, bool complete)
 	obj = mdb_dump_context_json(complete, &ctx);
 	if (!obj)
 		return -1;
+	/* Cut at the closing brace and the white space before it. */
 	len = strlen(obj);
 	while (len && obj[len - 1] != '}')
 		len--;
@@ -764,6 +765,9 @@ static int write_context(FILE *f, const struct sim *s, bool complete)
 		free(obj);
 		return -1;
 	}
+	len--;
+	while (len && (obj[len - 1] == ' ' || obj[len - 1] == '\n'))
+		len--;
 	gethostname(host, sizeof(host) - 1);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	fputs("{\n  \"context\": {\n    \"date\": ", f);
@@ -773,7 +777,7 @@ static int write_context(FILE *f, const struct sim *s, bool complete)
 	fputs(",\n    \"executable\": ", f);
 	mdb_json_string(f, s->exe);
 	fprintf(f, ",\n    \"num_cpus\": %ld,\n    \"memdesc_bench\": %.*s,\n      \"simulation\": ",
-		sysconf(_SC_NPROCESSORS_ONLN), (int)(len - 1), obj);
+		sysconf(_SC_NPROCESSORS_ONLN), (int)len, obj);
 	write_simulation(f, s);
 	fputs("\n    }\n  },\n", f);
 	free(obj);
