@@ -152,18 +152,18 @@ class CollectBundle(CollectCase):
 
 
 class CollectInterrupt(CollectCase):
-	def interrupt(self, sig):
-		"""Runs collect until the fake hangs in group 8, then sends sig."""
+	def interrupt(self, sig, log="08.log", hang=None):
+		"""Runs collect until the fake hangs in group 8 (or as hang says), then sends sig."""
 		cmd = [PY, script("collect"), "--mdbench", FAKE, "--results", self.tmp, "--no-plot"]
-		env = dict(os.environ, FAKE_MDBENCH_HANG="^folio/tail/page32/")
+		env = dict(os.environ, **(hang or {"FAKE_MDBENCH_HANG": "^folio/tail/page32/"}))
 		p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
 				     env=env)
 		deadline = time.time() + 60
 		hung = None
 		while time.time() < deadline and not hung:
 			for root, _, files in os.walk(self.tmp):
-				if root.endswith("groups") and "08.log" in files:
-					with open(os.path.join(root, "08.log")) as f:
+				if log in files:
+					with open(os.path.join(root, log)) as f:
 						if "hanging" in f.read():
 							hung = root
 			time.sleep(0.1)
@@ -197,6 +197,22 @@ class CollectInterrupt(CollectCase):
 
 	def test_sigterm(self):
 		self.check_partial(*self.interrupt(signal.SIGTERM))
+
+	def test_during_simulate(self):
+		"""What --simulate had finished is kept too; the measured runs are whole."""
+		rc, out = self.interrupt(signal.SIGINT, "sim.log", {"FAKE_MDBENCH_HANG_SIMULATE": "1"})
+		self.assertEqual(rc, 130, out)
+		d = self.bundle()
+		text, files = self.manifest(d)
+		self.assertIn("status: partial\n", text)
+		self.assertIn(f"the measured benchmarks ({BENCHMARKS} of {BENCHMARKS})", text)
+		self.assertIn("sim.json", files)
+		with open(os.path.join(d, "sim.json")) as f:
+			sim = json.load(f)
+		self.assertFalse(sim["context"]["memdesc_bench"]["complete"])
+		self.assertEqual(len(sim["benchmarks"]), 9)	# half the fixture's 18
+		self.assertTrue(self.merged(d)[1]["complete"])
+		self.assert_sums(d)
 
 
 if __name__ == "__main__":

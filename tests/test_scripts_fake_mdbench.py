@@ -8,6 +8,7 @@ time.  It answers --list, --out=DIR, --benchmark_filter=, --mix=, --layout=,
 FAKE_MDBENCH_HANG=REGEX: when a selected benchmark matches, write the dump
 so far (complete: false), print "hanging" on stderr and wait for SIGINT or
 SIGTERM, then exit 128+sig as mdbench does.
+FAKE_MDBENCH_HANG_SIMULATE=1: the same, in the --simulate run.
 FAKE_MDBENCH_LOG=FILE: append each argv, one per line, to FILE.
 """
 
@@ -138,6 +139,8 @@ def main(argv):
 		die("fake mdbench wants --out")
 	name = "sim.json" if o["simulate"] else "mdbench.json"
 	hang_rx = os.environ.get("FAKE_MDBENCH_HANG")
+	if o["simulate"]:
+		hang_rx = ".*" if os.environ.get("FAKE_MDBENCH_HANG_SIMULATE") else None
 	if hang_rx and any(re.search(hang_rx, e["name"]) for e in entries):
 		hang(o["out"], name, doc, entries, argv, o)
 	write(o["out"], name, doc, entries, True, argv, o)
