@@ -39,7 +39,8 @@ expect() {
 	fi
 }
 
-# The dump classes, for the two readers.
+# The dump classes, for the two readers; $pre: arguments before the bad one.
+# shellcheck disable=SC2086 # $pre splits into its arguments on purpose
 dump_cases() {
 	pre=$1
 	expect "no such file or directory" $pre "$tmp/nothing-here"
