@@ -22,7 +22,6 @@
 #ifndef MDB_MEMDESC_API_H
 #define MDB_MEMDESC_API_H
 
-#include <assert.h>
 
 /* ------------------------------------------------------------------------ */
 /* Lookups. */
@@ -72,10 +71,8 @@ static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct p
 	return memdesc_type(m) == MEMDESC_PTDESC ? memdesc_ptr(m) : NULL;
 }
 
-static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag)
-{
-	return __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & kpg_mask(flag);
-}
+/* folio_test_flag(), folio_set_flag(), folio_mapping(), ...: plain fields. */
+#include "folio_fields.h"
 
 static inline int folio_ref_count(const struct folio *folio)
 {
@@ -183,33 +180,6 @@ static inline void folio_map(struct folio *folio)
 static inline void folio_unmap(struct folio *folio)
 {
 	__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
-}
-
-static inline void folio_set_flag(struct folio *folio, enum pageflag flag)
-{
-	assert(flag != PG_reserved);
-	__atomic_fetch_or(&folio->flags, kpg_mask(flag), __ATOMIC_RELAXED);
-}
-
-static inline void folio_clear_flag(struct folio *folio, enum pageflag flag)
-{
-	__atomic_fetch_and(&folio->flags, ~kpg_mask(flag), __ATOMIC_RELAXED);
-}
-
-static inline uintptr_t folio_mapping(const struct folio *folio)
-{
-	return folio->mapping;
-}
-
-static inline unsigned long folio_index(const struct folio *folio)
-{
-	return folio->index;
-}
-
-static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, unsigned long index)
-{
-	folio->mapping = mdb_kind_mapping(mapping, folio_kind(folio));
-	folio->index = index;
 }
 
 /* ------------------------------------------------------------------------ */

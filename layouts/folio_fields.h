@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * folio_fields.h - the folio accessors that are the same text in every
+ * layout: flags, mapping and index are plain fields of struct folio in
+ * page64 (page64.h, where the folio overlays its head page) and in page32 and
+ * memdesc8 (memdesc_api.h, where it is a separate descriptor), so reading and
+ * writing them is one piece of code.  Included by page64.h and memdesc_api.h
+ * once struct folio is complete; folio_kind() is declared by layout.h.
+ */
+#ifndef MDB_FOLIO_FIELDS_H
+#define MDB_FOLIO_FIELDS_H
+
+#include <assert.h>
+
+static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag)
+{
+	return __atomic_load_n(&folio->flags, __ATOMIC_RELAXED) & kpg_mask(flag);
+}
+
+static inline void folio_set_flag(struct folio *folio, enum pageflag flag)
+{
+	assert(flag != PG_reserved);
+	__atomic_fetch_or(&folio->flags, kpg_mask(flag), __ATOMIC_RELAXED);
+}
+
+static inline void folio_clear_flag(struct folio *folio, enum pageflag flag)
+{
+	__atomic_fetch_and(&folio->flags, ~kpg_mask(flag), __ATOMIC_RELAXED);
+}
+
+static inline uintptr_t folio_mapping(const struct folio *folio)
+{
+	return folio->mapping;
+}
+
+static inline unsigned long folio_index(const struct folio *folio)
+{
+	return folio->index;
+}
+
+static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, unsigned long index)
+{
+	folio->mapping = mdb_kind_mapping(mapping, folio_kind(folio));
+	folio->index = index;
+}
+
+#endif /* MDB_FOLIO_FIELDS_H */
