@@ -22,7 +22,6 @@
 #ifndef MDB_MEMDESC_API_H
 #define MDB_MEMDESC_API_H
 
-
 /* ------------------------------------------------------------------------ */
 /* Lookups. */
 
