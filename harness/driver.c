@@ -27,6 +27,7 @@
 #include "counters.h"
 #include "driver.h"
 #include "dump.h"
+#include "meminfo.h"
 #include "shim.h"
 #include "topology.h"
 
@@ -221,19 +222,12 @@ static void human(size_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%.1f MiB", (double)bytes / MiB);
 }
 
+/* MemAvailable, or no limit where /proc/meminfo does not say. */
 static size_t mem_available(void)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
-	unsigned long long kib = 0;
-	char line[256];
+	unsigned long long avail = mdb_mem_available();
 
-	if (!f)
-		return SIZE_MAX;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib ? (size_t)kib * KiB : SIZE_MAX;
+	return avail ? (size_t)avail : SIZE_MAX;
 }
 
 /* What an instance holds at most: the memmap and one descriptor per pfn, or its buffer. */

@@ -18,6 +18,7 @@
 
 #include "buddy.h"
 #include "layout.h"
+#include "meminfo.h"
 
 #define HUGE_2M		(2UL << 20)
 
@@ -100,22 +101,6 @@ static void format_ram(char *buf, size_t len, unsigned long nr_pfns)
 		snprintf(buf, len, "%llu KiB", bytes >> 10);
 }
 
-/* MemAvailable in bytes; 0 if /proc/meminfo says nothing. */
-static unsigned long long mem_available(void)
-{
-	unsigned long long kb = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb << 10;
-}
-
 /* The memmap plus the descriptors the mix will allocate, before any of it. */
 static unsigned long long estimate_bytes(unsigned long nr_pfns, const struct mix *mix)
 {
@@ -134,7 +119,7 @@ static unsigned long long estimate_bytes(unsigned long nr_pfns, const struct mix
 static int check_memory(unsigned long nr_pfns, const struct mix *mix, struct mdb_err *err)
 {
 	unsigned long long need = estimate_bytes(nr_pfns, mix);
-	unsigned long long avail = mem_available();
+	unsigned long long avail = mdb_mem_available();
 	char ram[32];
 
 	if (!avail || need <= avail)

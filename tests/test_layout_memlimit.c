@@ -5,22 +5,8 @@
  */
 #include <sys/resource.h>
 
+#include "meminfo.h"
 #include "test_layout_common.h"
-
-static unsigned long long mem_available_kb(void)
-{
-	unsigned long long kb = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
 
 static long max_rss_kb(void)
 {
@@ -61,7 +47,7 @@ static void check_refused(const struct layout_ops *ops, unsigned long long avail
 
 int main(void)
 {
-	unsigned long long avail = mem_available_kb() << 10;
+	unsigned long long avail = mdb_mem_available();
 	const struct layout_ops *const *ops;
 
 	if (!avail) {
