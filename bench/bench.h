@@ -17,6 +17,7 @@
 #ifndef MDB_BENCH_H
 #define MDB_BENCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel.h"
@@ -75,6 +76,27 @@ int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn
 int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
 			 unsigned long max);
 void pfn_list_release(struct pfn_list *list);
+
+/*
+ * The set-up of a kernel that walks a random list: fills list as
+ * pfn_list_random() does, or skips the run ("<kernel>: out of memory for the
+ * pfn list", or "<kernel>: <empty>" when nothing matched) and returns false
+ * with nothing left to release.
+ */
+bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct bench_env *env,
+		       enum pfn_select select, const char *kernel, const char *empty);
+
+/*
+ * The timed loop of a list-walking kernel: batches of BENCH_BATCH ops for as
+ * long as the harness asks, the body's pfn list->pfn[next], cycling.  A
+ * macro so the body stays inlined in the kernel, an op costing its own work
+ * and one sequential load; next and i are the kernel's unsigned longs, next
+ * starting at 0.
+ */
+#define bench_list_for_each_op(st, list, next, i)				\
+	while (mdb_keep_running_batch(st, BENCH_BATCH))				\
+		for (i = 0; i < BENCH_BATCH;					\
+		     i++, next = next + 1 == (list)->nr ? 0 : next + 1)
 
 /*
  * How many items the last kernel that ran in this process processed.

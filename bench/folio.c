@@ -21,24 +21,14 @@ static void folio_tail(struct mdb_state *st, const struct bench_env *env)
 	struct pfn_list list;
 	unsigned long next = 0, i;
 
-	if (pfn_list_random(&list, env, SELECT_FOLIO_TAIL, BENCH_LIST_MAX)) {
-		mdb_skip_with_error(st, "folio/tail: out of memory for the pfn list");
+	if (!bench_random_list(st, &list, env, SELECT_FOLIO_TAIL, "folio/tail",
+			       "the mix has no large folio, so no tail page"))
 		return;
-	}
-	if (!list.nr) {
-		mdb_skip_with_error(st, "folio/tail: the mix has no large folio, so no tail page");
-		pfn_list_release(&list);
-		return;
-	}
-	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
-		for (i = 0; i < BENCH_BATCH; i++) {
-			const struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
-			uintptr_t mapping = folio_mapping(folio);
+	bench_list_for_each_op(st, &list, next, i) {
+		const struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
+		uintptr_t mapping = folio_mapping(folio);
 
-			mdb_do_not_optimize(mapping);
-			if (++next == list.nr)
-				next = 0;
-		}
+		mdb_do_not_optimize(mapping);
 	}
 	bench_set_items(st, mdb_iterations(st));
 	pfn_list_release(&list);
@@ -50,26 +40,16 @@ static void folio_getput(struct mdb_state *st, const struct bench_env *env)
 	struct pfn_list list;
 	unsigned long next = 0, i;
 
-	if (pfn_list_random(&list, env, SELECT_FOLIO_PAGE, BENCH_LIST_MAX)) {
-		mdb_skip_with_error(st, "folio/getput: out of memory for the pfn list");
+	if (!bench_random_list(st, &list, env, SELECT_FOLIO_PAGE, "folio/getput",
+			       "the mix has no folio"))
 		return;
-	}
-	if (!list.nr) {
-		mdb_skip_with_error(st, "folio/getput: the mix has no folio");
-		pfn_list_release(&list);
-		return;
-	}
-	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
-		for (i = 0; i < BENCH_BATCH; i++) {
-			struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
-			bool last;
+	bench_list_for_each_op(st, &list, next, i) {
+		struct folio *folio = page_folio(mm, pfn_to_page(mm, list.pfn[next]));
+		bool last;
 
-			folio_get(folio);
-			last = folio_put(folio);	/* never: the mix holds a reference */
-			mdb_do_not_optimize(last);
-			if (++next == list.nr)
-				next = 0;
-		}
+		folio_get(folio);
+		last = folio_put(folio);	/* never: the mix holds a reference */
+		mdb_do_not_optimize(last);
 	}
 	bench_set_items(st, mdb_iterations(st));
 	pfn_list_release(&list);

@@ -46,17 +46,10 @@ static void lookup_random(struct mdb_state *st, const struct bench_env *env)
 	struct pfn_list list;
 	unsigned long next = 0, i;
 
-	if (pfn_list_random(&list, env, SELECT_ANY, BENCH_LIST_MAX)) {
-		mdb_skip_with_error(st, "lookup/random: out of memory for the pfn list");
+	if (!bench_random_list(st, &list, env, SELECT_ANY, "lookup/random", "the memmap has no pfn"))
 		return;
-	}
-	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
-		for (i = 0; i < BENCH_BATCH; i++) {
-			lookup_one(mm, list.pfn[next]);
-			if (++next == list.nr)
-				next = 0;
-		}
-	}
+	bench_list_for_each_op(st, &list, next, i)
+		lookup_one(mm, list.pfn[next]);
 	bench_set_items(st, mdb_iterations(st));
 	pfn_list_release(&list);
 }

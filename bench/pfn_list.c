@@ -3,6 +3,7 @@
  * pfn_list.c - the shuffled pfn arrays random kernels walk (see bench.h).
  * Layout independent: compiled once, works through layout_ops.page_info().
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench.h"
@@ -71,6 +72,25 @@ int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn
 	list->nr = max;
 	free(all);
 	return 0;
+}
+
+bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct bench_env *env,
+		       enum pfn_select select, const char *kernel, const char *empty)
+{
+	char msg[160];
+
+	if (pfn_list_random(list, env, select, BENCH_LIST_MAX)) {
+		snprintf(msg, sizeof(msg), "%s: out of memory for the pfn list", kernel);
+		mdb_skip_with_error(st, msg);
+		return false;
+	}
+	if (!list->nr) {
+		snprintf(msg, sizeof(msg), "%s: %s", kernel, empty);
+		mdb_skip_with_error(st, msg);
+		pfn_list_release(list);
+		return false;
+	}
+	return true;
 }
 
 int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
