@@ -16,10 +16,9 @@
 #include <stdlib.h>
 
 #include "model.h"
+#include "test_common.h"
 
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)
-
-static int failures;
 
 static int build(struct memmap **mm, const struct layout_ops *ops, const char *mix_name,
 		 unsigned long nr_pfns, uint64_t seed, struct mix *mix)
@@ -73,18 +72,13 @@ static void expect(const struct layout_ops *ops, const char *mix_name)
 				want_count += n << o;
 			}
 		}
-	if (fp.memmap_bytes != NR_PFNS * ops->page_size || fp.desc_bytes != want_bytes ||
-	    fp.desc_count != want_count) {
-		failures++;
-		fprintf(stderr, "%s/%s: memmap %zu, descriptors %zu bytes in %zu; expected %zu, %zu "
-			"in %zu\n", ops->name, mix_name, fp.memmap_bytes, fp.desc_bytes, fp.desc_count,
-			NR_PFNS * ops->page_size, want_bytes, want_count);
-	}
-	if (fp.desc_reserved_bytes < fp.desc_bytes) {
-		failures++;
-		fprintf(stderr, "%s/%s: %zu descriptor bytes live in %zu reserved\n", ops->name,
-			mix_name, fp.desc_bytes, fp.desc_reserved_bytes);
-	}
+	CHECK(fp.memmap_bytes == NR_PFNS * ops->page_size && fp.desc_bytes == want_bytes &&
+	      fp.desc_count == want_count,
+	      "%s/%s: memmap %zu, descriptors %zu bytes in %zu; expected %zu, %zu in %zu", ops->name,
+	      mix_name, fp.memmap_bytes, fp.desc_bytes, fp.desc_count, NR_PFNS * ops->page_size,
+	      want_bytes, want_count);
+	CHECK(fp.desc_reserved_bytes >= fp.desc_bytes, "%s/%s: %zu descriptor bytes live in %zu reserved",
+	      ops->name, mix_name, fp.desc_bytes, fp.desc_reserved_bytes);
 }
 
 static int print_one(char **argv)

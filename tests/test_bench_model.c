@@ -10,18 +10,7 @@
 #include <string.h>
 
 #include "model.h"
-
-static int failures;
-
-#define CHECK(cond, ...)							\
-	do {									\
-		if (!(cond)) {							\
-			failures++;						\
-			fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);		\
-			fprintf(stderr, __VA_ARGS__);				\
-			fputc('\n', stderr);					\
-		}								\
-	} while (0)
+#include "test_common.h"
 
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)	/* 64 MiB */
 

@@ -14,19 +14,9 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "test_common.h"
 
 #define PAGES	256
-
-static int failures;
-
-#define CHECK(cond, ...) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		fprintf(stderr, __VA_ARGS__);					\
-		fputc('\n', stderr);						\
-		failures++;							\
-	}									\
-} while (0)
 
 static bool have_cpu_pmu(void)
 {

@@ -7,17 +7,7 @@
 #include <string.h>
 
 #include "shim.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		fprintf(stderr, __VA_ARGS__);					\
-		fputc('\n', stderr);						\
-		failures++;							\
-	}									\
-} while (0)
+#include "test_common.h"
 
 struct trace {
 	uint64_t batch;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * test_layout_common.h - what the layout tests share: CHECK, the test mix
- * (every kind, folios of every order 0..9), and a census of a memmap through
- * the layout-independent page_info().
+ * test_layout_common.h - what the layout tests share: CHECK (from
+ * test_common.h), the test mix (every kind, folios of every order 0..9), and
+ * a census of a memmap through the layout-independent page_info().
  */
 #ifndef MDB_TEST_LAYOUT_COMMON_H
 #define MDB_TEST_LAYOUT_COMMON_H
@@ -12,20 +12,7 @@
 #include <string.h>
 
 #include "layout.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);	\
-		fprintf(stderr, __VA_ARGS__);					\
-		fputc('\n', stderr);						\
-		if (++failures > 50) {						\
-			fprintf(stderr, "too many failures\n");			\
-			exit(1);						\
-		}								\
-	}									\
-} while (0)
+#include "test_common.h"
 
 #define TEST_NR_PFNS	65536UL		/* 256 MiB of modelled RAM, 128 pageblocks */
 #define TEST_SEED	0x5eed
