@@ -2,11 +2,9 @@
 # Bad input to mdbench: exit status 2, exactly one line on stderr
 # ("mdbench: ..."), nothing on stdout, and nothing run.
 # usage: test_harness_cli.sh MDBENCH FIXTURE_DIR
-set -u
+. "$(dirname "$0")/lib.sh"
 mdbench=$1
 fix=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # expect PATTERN ARGS...: PATTERN is a grep -E regex the one stderr line must match.

@@ -5,20 +5,11 @@
 # (layout, mix, RAM) is shared by its benchmarks, a mutating kernel gets a
 # fresh one; mix.json and topology.xml sit beside it.
 # usage: test_harness_dump.sh MDBENCH_TEST PYTHON
-set -u
+. "$(dirname "$0")/lib.sh"
 mdbench=$1
 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/run" \
-	'--benchmark_filter=^test/(faults|halves|mark|check|fresh)/' >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "FAIL: mdbench exited $rc"
-	cat "$tmp/err"
-	exit 1
-fi
+short_run 0 "$tmp/run" '^test/(faults|halves|mark|check|fresh)/'
 grep -q "^mdbench: 5 benchmarks written to $tmp/run/mdbench.json$" "$tmp/err" ||
 	{ echo "FAIL: no closing line on stderr"; cat "$tmp/err"; exit 1; }
 grep -q '^test/faults/bytes:1MiB ' "$tmp/out" ||

@@ -2,16 +2,11 @@
 # A kernel that fails: the run goes on, the dump records the error as Google
 # Benchmark does, and mdbench exits 1.
 # usage: test_harness_error.sh MDBENCH_TEST PYTHON
-set -u
+. "$(dirname "$0")/lib.sh"
 mdbench=$1
 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp" \
-	'--benchmark_filter=^test/(error|faults)/' >/dev/null 2>"$tmp/err"
-rc=$?
-[ $rc -eq 1 ] || { echo "FAIL: exit status $rc, want 1"; cat "$tmp/err"; exit 1; }
+short_run 1 "$tmp" '^test/(error|faults)/'
 grep -q '^mdbench: 1 benchmark runs failed$' "$tmp/err" || { echo "FAIL: stderr"; cat "$tmp/err"; exit 1; }
 "$py" - "$tmp/mdbench.json" <<'PYEOF'
 import json, sys

@@ -3,10 +3,8 @@
 # order; layouts with their sizes; counters with availability; the filter as
 # Google Benchmark's (regex search, "-" negates, "all").
 # usage: test_harness_list.sh MDBENCH_TEST
-set -u
+. "$(dirname "$0")/lib.sh"
 mdbench=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 names() {	# the benchmark lines of --list, without indentation

@@ -2,16 +2,11 @@
 # A short real run of the suite's own kernels, as a user would start it:
 # names as driver.h spells them, iterations, per-item counters, complete dump.
 # usage: test_harness_real.sh MDBENCH PYTHON
-set -u
+. "$(dirname "$0")/lib.sh"
 mdbench=$1
 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
-"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp" \
-	'--benchmark_filter=^(lookup/(seq|random)|folio/tail|baseline/latency)/' >"$tmp/out" 2>"$tmp/err"
-rc=$?
-[ $rc -eq 0 ] || { echo "FAIL: exit status $rc"; cat "$tmp/err"; exit 1; }
+short_run 0 "$tmp" '^(lookup/(seq|random)|folio/tail|baseline/latency)/'
 "$py" - "$tmp/mdbench.json" <<'PYEOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
