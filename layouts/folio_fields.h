@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * folio_fields.h - the folio accessors that are the same text in every
- * layout: flags, mapping and index are plain fields of struct folio in
- * page64 (page64.h, where the folio overlays its head page) and in page32 and
- * memdesc8 (memdesc_api.h, where it is a separate descriptor), so reading and
- * writing them is one piece of code.  Included by page64.h and memdesc_api.h
- * once struct folio is complete; folio_kind() is declared by layout.h.
+ * folio_fields.h - the folio code that is the same text in every layout:
+ * flags, mapping, index, private, _refcount and _mapcount are plain fields
+ * of struct folio in page64 (page64.h, where the folio overlays its head
+ * page) and in page32 and memdesc8 (memdesc_api.h, where it is a separate
+ * descriptor), so reading, writing and copying them is one piece of code.
+ * Included by page64.h and memdesc_api.h once struct folio is complete;
+ * folio_kind() is declared by layout.h.
  */
 #ifndef MDB_FOLIO_FIELDS_H
 #define MDB_FOLIO_FIELDS_H
@@ -42,6 +43,22 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
 {
 	folio->mapping = mdb_kind_mapping(mapping, folio_kind(folio));
 	folio->index = index;
+}
+
+/*
+ * The part of folio_copy_meta() (what migrate_folio() carries) that is the
+ * same in every layout: the API's flags, mapping, index, private, _refcount
+ * and _mapcount.  The layout adds what it keeps beyond these (page64 its
+ * large-folio counts, memdesc8/page32 their extra fields).
+ */
+static inline void folio_copy_fields(struct folio *dst, const struct folio *src)
+{
+	dst->flags = (dst->flags & ~KPG_API_MASK) | (src->flags & KPG_API_MASK);
+	dst->mapping = src->mapping;
+	dst->index = src->index;
+	dst->private = src->private;
+	dst->_refcount = src->_refcount;
+	dst->_mapcount = src->_mapcount;
 }
 
 #endif /* MDB_FOLIO_FIELDS_H */

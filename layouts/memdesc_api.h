@@ -262,12 +262,7 @@ static inline void folio_destroy(struct memmap *mm, struct folio *folio)
 
 static inline void folio_copy_meta(struct folio *dst, const struct folio *src)
 {
-	dst->flags = (dst->flags & ~KPG_API_MASK) | (src->flags & KPG_API_MASK);
-	dst->mapping = src->mapping;
-	dst->index = src->index;
-	dst->private = src->private;
-	dst->_refcount = src->_refcount;
-	dst->_mapcount = src->_mapcount;
+	folio_copy_fields(dst, src);
 	memdesc_folio_copy_extra(dst, src);
 }
 

@@ -623,12 +623,7 @@ static inline void folio_destroy(struct memmap *mm, struct folio *folio)
 /* What migrate_folio() carries: the API's flags, mapping, index, counts. */
 static inline void folio_copy_meta(struct folio *dst, const struct folio *src)
 {
-	dst->flags = (dst->flags & ~KPG_API_MASK) | (src->flags & KPG_API_MASK);
-	dst->mapping = src->mapping;
-	dst->index = src->index;
-	dst->private = src->private;
-	dst->_refcount = src->_refcount;
-	dst->_mapcount = src->_mapcount;
+	folio_copy_fields(dst, src);
 	if (src->flags & PAGE64_HEAD) {
 		dst->_large_mapcount = src->_large_mapcount;
 		dst->_entire_mapcount = src->_entire_mapcount;
