@@ -352,7 +352,21 @@ void mdb_counters_resume(struct mdb_counters *set)
 	group_ioctl(set, PERF_EVENT_IOC_ENABLE);
 }
 
-/* Multiplexed groups are scaled by enabled/running; one never scheduled gives nothing. */
+/*
+ * A multiplexed group counted for running of its enabled ns: its counts are
+ * scaled to the whole of enabled, as perf stat does.  A group never scheduled
+ * has no value at all, which is not the same as 0.
+ */
+bool mdb_counter_scale(uint64_t value, uint64_t enabled, uint64_t running, double *out)
+{
+	if (!running)
+		return false;
+	*out = (double)value;
+	if (running < enabled)
+		*out *= (double)enabled / (double)running;
+	return true;
+}
+
 static void take_group(struct mdb_counters *set, int g, struct mdb_counter_values *out)
 {
 	struct group_read r;
@@ -368,17 +382,13 @@ static void take_group(struct mdb_counters *set, int g, struct mdb_counter_value
 
 		if (c->fd < 0 || c->group != (enum mdb_counter_group)g)
 			continue;
-		if (!running) {
-			c->unscheduled++;
-			continue;
-		}
 		for (j = 0; j < r.nr && j < MDB_MAX_COUNTERS; j++) {
 			if (r.v[j].id != c->id)
 				continue;
-			out->value[i] = (double)r.v[j].value;
-			if (running < enabled)
-				out->value[i] *= (double)enabled / (double)running;
-			out->valid[i] = true;
+			out->valid[i] = mdb_counter_scale(r.v[j].value, enabled, running,
+							  &out->value[i]);
+			if (!out->valid[i])
+				c->unscheduled++;
 		}
 	}
 }

@@ -77,6 +77,8 @@ void mdb_counters_start(struct mdb_counters *set);
 void mdb_counters_pause(struct mdb_counters *set);
 void mdb_counters_resume(struct mdb_counters *set);
 void mdb_counters_stop(struct mdb_counters *set, struct mdb_counter_values *out);
+/* value counted over running of enabled ns, scaled to enabled; false if never scheduled. */
+bool mdb_counter_scale(uint64_t value, uint64_t enabled, uint64_t running, double *out);
 
 #ifdef __cplusplus
 }

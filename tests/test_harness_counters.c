@@ -106,10 +106,23 @@ static void test_errors(void)
 	mdb_counters_close(&set);
 }
 
+/* Multiplexing cannot happen without a PMU, so the arithmetic is checked on its own. */
+static void test_scale(void)
+{
+	double v = -1;
+
+	CHECK(mdb_counter_scale(1000, 200, 200, &v) && v == 1000, "all the time: %g", v);
+	CHECK(mdb_counter_scale(1000, 300, 100, &v) && v == 3000, "a third of the time: %g", v);
+	CHECK(mdb_counter_scale(0, 300, 100, &v) && v == 0, "counted, and nothing happened: %g", v);
+	v = -1;
+	CHECK(!mdb_counter_scale(1000, 300, 0, &v) && v == -1, "never scheduled gave %g", v);
+}
+
 int main(void)
 {
 	test_defaults();
 	test_errors();
+	test_scale();
 	if (failures)
 		fprintf(stderr, "%d failures\n", failures);
 	return failures ? 1 : 0;
