@@ -424,24 +424,24 @@ def plan(dumps):
 			    if b.layout and b.kind in MEASURED_KINDS and b.ram)
 	for kernel, mix in timed:
 		out.append((f"time-{slug(kernel)}-{slug(mix or 'nomix')}", "time", (kernel, mix)))
+
+	def kernels_with(pool, mix, metric):
+		return _first_seen(b.kernel for b in _benches(dumps, pool)
+				   if (b.mix or "") == mix and b.layout and b.ram and
+				   b.kind in MEASURED_KINDS and b.has(metric))
+
 	mixes = _first_seen(m for _, m in timed)
-	for c in COUNTERS:
-		for m in mixes:
-			kernels = _first_seen(b.kernel for b in _benches(dumps, "native")
-					      if (b.mix or "") == m and b.layout and b.ram and
-					      b.kind in MEASURED_KINDS and b.has(c))
-			if kernels:
-				out.append((f"counter-{slug(c)}-{slug(m or 'nomix')}", "counter",
-					    (c, m, kernels)))
 	sim_mixes = _first_seen(b.mix or "" for b in _benches(dumps, "sim")
 				if b.layout and b.kind in MEASURED_KINDS)
-	for c in SIM_PLOTTED:
-		for m in sim_mixes:
-			kernels = _first_seen(b.kernel for b in _benches(dumps, "sim")
-					      if (b.mix or "") == m and b.layout and b.ram and
-					      b.kind in MEASURED_KINDS and b.has(c))
-			if kernels:
-				out.append((f"{slug(c)}-{slug(m or 'nomix')}", "sim", (c, m, kernels)))
+	for pool, kind, metrics, pool_mixes, prefix in (
+			("native", "counter", COUNTERS, mixes, "counter-"),
+			("sim", "sim", SIM_PLOTTED, sim_mixes, "")):
+		for c in metrics:
+			for m in pool_mixes:
+				kernels = kernels_with(pool, m, c)
+				if kernels:
+					out.append((f"{prefix}{slug(c)}-{slug(m or 'nomix')}", kind,
+						    (c, m, kernels)))
 	if any(b.kind == "footprint" and b.layout and b.has("memmap_bytes")
 	       for b in _benches(dumps, "native")):
 		out.append(("footprint", "footprint", ()))
