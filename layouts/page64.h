@@ -316,6 +316,12 @@ static inline unsigned int page64_type(const struct page *page)
 	return page->page_type >> 24;
 }
 
+/* PAGE_TYPE_OPS' PageSlab() and friends: the top byte is the type or it is not. */
+static inline bool page64_is_type(const struct page *page, enum kpagetype type)
+{
+	return page64_type(page) == type;
+}
+
 static inline enum page_kind page64_typed_kind(const struct page *head)
 {
 	switch (page64_type(head)) {
@@ -375,7 +381,7 @@ static inline struct slab *page_slab(const struct memmap *mm, const struct page 
 	struct page *head = page64_head(page);
 
 	(void)mm;
-	if (!page64_has_type(head) || page64_type(head) != PGTY_slab)
+	if (!page64_is_type(head, PGTY_slab))
 		return NULL;
 	return (struct slab *)head;
 }
@@ -383,7 +389,7 @@ static inline struct slab *page_slab(const struct memmap *mm, const struct page 
 static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct page *page)
 {
 	(void)mm;
-	if (!page64_has_type(page) || page64_type(page) != PGTY_table)
+	if (!page64_is_type(page, PGTY_table))
 		return NULL;
 	return (struct ptdesc *)page;
 }
@@ -407,17 +413,9 @@ static inline int page_ref_count(const struct memmap *mm, const struct page *pag
 static inline int page_buddy_order(const struct memmap *mm, const struct page *page)
 {
 	(void)mm;
-	if (!page64_has_type(page) || page64_type(page) != PGTY_buddy)
+	if (!page64_is_type(page, PGTY_buddy))
 		return -1;
 	return page->private;
-}
-
-/* Order of a compound page from its head: folio_order() for any compound. */
-static inline unsigned int page64_compound_order(const struct page *head)
-{
-	if (!(head->flags & PAGE64_HEAD))
-		return 0;
-	return head[1].flags & 0xff;
 }
 
 static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
@@ -426,7 +424,8 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 	const struct page *head = page64_head(page);
 	int buddy = page_buddy_order(mm, head);
 
-	*order = buddy >= 0 ? (unsigned int)buddy : page64_compound_order(head);
+	/* compound_order(): folio_order() for any compound page. */
+	*order = buddy >= 0 ? (unsigned int)buddy : folio_order((const struct folio *)head);
 	return page_to_pfn(mm, head);
 }
 
