@@ -5,13 +5,33 @@
  * of struct folio in page64 (page64.h, where the folio overlays its head
  * page) and in page32 and memdesc8 (memdesc_api.h, where it is a separate
  * descriptor), so reading, writing and copying them is one piece of code.
- * Included by page64.h and memdesc_api.h once struct folio is complete;
- * folio_kind() is declared by layout.h.
+ * Included by page64.h and memdesc_api.h once struct folio is complete.
+ * What differs (order, page count, mapcount) stays with the layout.
  */
 #ifndef MDB_FOLIO_FIELDS_H
 #define MDB_FOLIO_FIELDS_H
 
 #include <assert.h>
+
+static inline enum page_kind folio_kind(const struct folio *folio)
+{
+	return folio->mapping & FOLIO_MAPPING_ANON ? PK_ANON : PK_FILE;
+}
+
+static inline int folio_ref_count(const struct folio *folio)
+{
+	return __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
+}
+
+static inline void folio_get(struct folio *folio)
+{
+	__atomic_fetch_add(&folio->_refcount, 1, __ATOMIC_RELAXED);
+}
+
+static inline bool folio_put(struct folio *folio)
+{
+	return __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL) == 0;
+}
 
 static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag)
 {

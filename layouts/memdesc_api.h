@@ -70,13 +70,8 @@ static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct p
 	return memdesc_type(m) == MEMDESC_PTDESC ? memdesc_ptr(m) : NULL;
 }
 
-/* folio_test_flag(), folio_set_flag(), folio_mapping(), ...: plain fields. */
+/* folio_kind(), the reference count, flags, mapping and index: plain fields. */
 #include "folio_fields.h"
-
-static inline int folio_ref_count(const struct folio *folio)
-{
-	return __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
-}
 
 /* A folio's flags are the folio's; PG_reserved, like the rest, is the page's. */
 static inline bool page_test_flag(const struct memmap *mm, const struct page *page,
@@ -148,21 +143,6 @@ static inline unsigned long folio_pfn(const struct memmap *mm, const struct foli
 static inline unsigned long folio_nr_pages(const struct folio *folio)
 {
 	return 1UL << folio_order(folio);
-}
-
-static inline enum page_kind folio_kind(const struct folio *folio)
-{
-	return folio->mapping & FOLIO_MAPPING_ANON ? PK_ANON : PK_FILE;
-}
-
-static inline void folio_get(struct folio *folio)
-{
-	__atomic_fetch_add(&folio->_refcount, 1, __ATOMIC_RELAXED);
-}
-
-static inline bool folio_put(struct folio *folio)
-{
-	return __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL) == 0;
 }
 
 /* One mapcount per folio, whatever its size: no per-page or entire count. */

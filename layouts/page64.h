@@ -451,26 +451,6 @@ static inline unsigned long folio_nr_pages(const struct folio *folio)
 	return folio->_nr_pages;
 }
 
-static inline enum page_kind folio_kind(const struct folio *folio)
-{
-	return folio->mapping & FOLIO_MAPPING_ANON ? PK_ANON : PK_FILE;
-}
-
-static inline int folio_ref_count(const struct folio *folio)
-{
-	return __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
-}
-
-static inline void folio_get(struct folio *folio)
-{
-	__atomic_fetch_add(&folio->_refcount, 1, __ATOMIC_RELAXED);
-}
-
-static inline bool folio_put(struct folio *folio)
-{
-	return __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL) == 0;
-}
-
 static inline int folio_mapcount(const struct folio *folio)
 {
 	if (!(folio->flags & PAGE64_HEAD))
@@ -508,7 +488,7 @@ static inline void folio_unmap(struct folio *folio)
 	__atomic_fetch_sub(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 }
 
-/* folio_test_flag(), folio_set_flag(), folio_mapping(), ...: plain fields. */
+/* folio_kind(), the reference count, flags, mapping and index: plain fields. */
 #include "folio_fields.h"
 
 /* ------------------------------------------------------------------------ */
