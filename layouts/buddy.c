@@ -40,7 +40,6 @@ void buddy_destroy(struct buddy *b)
 void buddy_reset(struct buddy *b)
 {
 	memset(b->nr, 0, sizeof(b->nr));
-	b->nr_free_pages = 0;
 }
 
 void buddy_push(struct buddy *b, unsigned long pfn, unsigned int order)
@@ -49,7 +48,6 @@ void buddy_push(struct buddy *b, unsigned long pfn, unsigned int order)
 	assert(b->nr[order] < b->cap[order]);
 	assert((pfn & ((1UL << order) - 1)) == 0);
 	b->stack[order][b->nr[order]++] = pfn;
-	b->nr_free_pages += 1UL << order;
 }
 
 long buddy_pop(struct buddy *b, unsigned int order, unsigned int *got)
@@ -58,7 +56,6 @@ long buddy_pop(struct buddy *b, unsigned int order, unsigned int *got)
 
 	for (o = order; o <= MAX_FOLIO_ORDER; o++) {
 		if (b->nr[o]) {
-			b->nr_free_pages -= 1UL << o;
 			*got = o;
 			return (long)b->stack[o][--b->nr[o]];
 		}

@@ -59,7 +59,6 @@ struct buddy {
 	unsigned long *stack[MAX_FOLIO_ORDER + 1];	/* head pfns of free blocks */
 	unsigned long nr[MAX_FOLIO_ORDER + 1];
 	unsigned long cap[MAX_FOLIO_ORDER + 1];
-	unsigned long nr_free_pages;
 };
 
 /* The descriptor types that may live outside the memmap. */
