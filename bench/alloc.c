@@ -15,7 +15,7 @@
  */
 #include <stdio.h>
 
-#include "bench.h"
+#include "kernel.h"
 
 #define ALLOC_BATCH_MAX	64
 
@@ -61,7 +61,7 @@ static void alloc_cycle(struct mdb_state *st, const struct bench_env *env, unsig
 		for (i = n; i-- > 0;)
 			ops->folio_free(mm, (unsigned long)pfn[i]);
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	mdb_counter(st, "batch", (double)n, MDB_COUNTER_PLAIN);
 }
 

@@ -87,7 +87,7 @@ static void baseline_latency(struct mdb_state *st, const struct bench_env *env)
 			p = *p;
 		mdb_do_not_optimize(p);
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	munmap(buf, env->buf_bytes);
 }
 
@@ -114,7 +114,7 @@ static void baseline_bandwidth(struct mdb_state *st, const struct bench_env *env
 		}
 		mdb_do_not_optimize(sum);
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	mdb_set_bytes_processed(st, mdb_iterations(st) * LINE);
 	munmap(buf, env->buf_bytes);
 }

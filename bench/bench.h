@@ -98,18 +98,4 @@ bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct
 		for (i = 0; i < BENCH_BATCH;					\
 		     i++, next = next + 1 == (list)->nr ? 0 : next + 1)
 
-/*
- * How many items the last kernel that ran in this process processed.
- * --simulate's child runs exactly one instance and normalises by it, since
- * mdb_run_fixed() may round the op count up to a kernel's batch.
- */
-extern uint64_t bench_last_items;
-
-/* mdb_set_items_processed(), remembered for the simulation child. */
-static inline void bench_set_items(struct mdb_state *st, uint64_t items)
-{
-	bench_last_items = items;
-	mdb_set_items_processed(st, items);
-}
-
 #endif /* MDB_BENCH_H */

@@ -8,7 +8,7 @@
  * expects no data line per op.  The walk is sequential so that nothing but
  * the conversion is on the critical path.
  */
-#include "bench.h"
+#include "kernel.h"
 
 #define CONVERT_BATCH	512
 
@@ -26,7 +26,7 @@ static void convert_pfn_to_page(struct mdb_state *st, const struct bench_env *en
 				pfn = 0;
 		}
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
 static void convert_page_to_pfn(struct mdb_state *st, const struct bench_env *env)
@@ -48,7 +48,7 @@ static void convert_page_to_pfn(struct mdb_state *st, const struct bench_env *en
 				page = first;
 		}
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
 const struct mdb_kernel LAYOUT_SYM(k_pfn_to_page) = {

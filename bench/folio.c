@@ -30,7 +30,7 @@ static void folio_tail(struct mdb_state *st, const struct bench_env *env)
 
 		mdb_do_not_optimize(mapping);
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	pfn_list_release(&list);
 }
 
@@ -51,7 +51,7 @@ static void folio_getput(struct mdb_state *st, const struct bench_env *env)
 		last = folio_put(folio);	/* never: the mix holds a reference */
 		mdb_do_not_optimize(last);
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	pfn_list_release(&list);
 }
 

@@ -7,7 +7,7 @@
  * times they trade against.  The kernel's figure is the vmemmap (64 bytes a
  * 4 KiB page, 1.56%) plus, with memdescs, the slab caches of descriptors.
  */
-#include "bench.h"
+#include "kernel.h"
 
 #define GiB	(1024.0 * 1024 * 1024)
 
@@ -21,7 +21,7 @@ static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 	total = (double)fp.memmap_bytes + (double)fp.desc_bytes;
 	while (mdb_keep_running_batch(st, 1))
 		mdb_do_not_optimize(fp.desc_bytes);
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	mdb_counter(st, "memmap_bytes", (double)fp.memmap_bytes, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "desc_bytes", (double)fp.desc_bytes, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "desc_count", (double)fp.desc_count, MDB_COUNTER_PLAIN);

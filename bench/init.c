@@ -11,7 +11,7 @@
  * same work: write every entry, then the pageblock heads.  No layout writes a descriptor at
  * boot, which is the point of a small struct page here.
  */
-#include "bench.h"
+#include "kernel.h"
 
 static void init_memmap(struct mdb_state *st, const struct bench_env *env)
 {
@@ -22,7 +22,7 @@ static void init_memmap(struct mdb_state *st, const struct bench_env *env)
 		env->ops->memmap_init(mm);
 		mdb_clobber_memory();
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
 const struct mdb_kernel LAYOUT_SYM(k_init_memmap) = {

@@ -37,7 +37,7 @@ static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 				pfn = 0;
 		}
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
 static void lookup_random(struct mdb_state *st, const struct bench_env *env)
@@ -50,7 +50,7 @@ static void lookup_random(struct mdb_state *st, const struct bench_env *env)
 		return;
 	bench_list_for_each_op(st, &list, next, i)
 		lookup_one(mm, list.pfn[next]);
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	pfn_list_release(&list);
 }
 

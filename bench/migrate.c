@@ -95,7 +95,7 @@ static void migrate_folios(struct mdb_state *st, const struct bench_env *env, un
 			return;
 		}
 	}
-	bench_set_items(st, mdb_iterations(st));
+	mdb_set_items_processed(st, mdb_iterations(st));
 	pfn_list_release(&list);
 }
 

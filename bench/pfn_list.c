@@ -8,8 +8,6 @@
 
 #include "bench.h"
 
-uint64_t bench_last_items;
-
 static bool pfn_selected(const struct bench_env *env, unsigned long pfn, enum pfn_select select)
 {
 	struct page_info info;

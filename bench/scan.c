@@ -53,7 +53,7 @@ static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 				pfn = 0;
 		}
 	}
-	bench_set_items(st, covered);
+	mdb_set_items_processed(st, covered);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "folios", (double)found.folios, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);

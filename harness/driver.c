@@ -621,7 +621,7 @@ static void bench_fixed(struct mdb_state *st, void *arg)
 
 int mdb_run_fixed(const struct mdb_run *r, const struct mdb_instance *in, uint64_t ops,
 		  void (*on_start)(void *arg), void (*on_stop)(void *arg), void *arg,
-		  struct mdb_err *err)
+		  uint64_t *items, struct mdb_err *err)
 {
 	struct fixed_arg f = { .in = in };
 	int ret;
@@ -632,7 +632,8 @@ int mdb_run_fixed(const struct mdb_run *r, const struct mdb_instance *in, uint64
 		if (!f.env.mm)
 			return -1;
 	}
-	ret = mdb_fixed_run(bench_fixed, &f, ops, on_start, on_stop, arg, err->msg, sizeof(err->msg));
+	ret = mdb_fixed_run(bench_fixed, &f, ops, on_start, on_stop, arg, items, err->msg,
+			    sizeof(err->msg));
 	if (f.env.mm)
 		in->ops->memmap_destroy(f.env.mm);
 	return ret;

@@ -54,11 +54,13 @@ struct mdb_run {
  * Runs one instance outside Google Benchmark for exactly ops operations
  * (rounded up to the kernel's batch), calling on_start right before the first
  * timed op and on_stop right after the last, as callgrind's client requests
- * want.  Builds and frees the memmap the instance needs.  0, or -1 with err.
+ * want.  Builds and frees the memmap the instance needs.  0 with the items
+ * the kernel processed in *items (ops may have been rounded up to its batch),
+ * or -1 with err.
  */
 int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops,
 		  void (*on_start)(void *arg), void (*on_stop)(void *arg), void *arg,
-		  struct mdb_err *err);
+		  uint64_t *items, struct mdb_err *err);
 
 /* Benchmark name -> true if it passes run->filter (Google Benchmark's regex syntax). */
 int mdb_filter_match(const char *filter, const char *name);

@@ -421,7 +421,8 @@ extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 /* The fixed-count run                                                  */
 
 extern "C" int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on_start)(void *),
-			     void (*on_stop)(void *), void *cb_arg, char *err, size_t err_len)
+			     void (*on_stop)(void *), void *cb_arg, uint64_t *items, char *err,
+			     size_t err_len)
 {
 	struct mdb_state st;
 
@@ -435,5 +436,7 @@ extern "C" int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on
 		snprintf(err, err_len, "%s", st.error_msg.c_str());
 		return -1;
 	}
+	if (items)
+		*items = st.items;
 	return 0;
 }

@@ -49,10 +49,12 @@ int mdb_benchmark_run(const struct mdb_report *rep);
 /*
  * Calls fn once with a state that runs exactly ops operations (rounded up to
  * the batch), on_start right before the first and on_stop right after the
- * last.  0, or -1 with the kernel's error in err.
+ * last.  0 with the kernel's mdb_set_items_processed() in *items (0 if it set
+ * none; items may be NULL), or -1 with the kernel's error in err.
  */
 int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on_start)(void *),
-		  void (*on_stop)(void *), void *cb_arg, char *err, size_t err_len);
+		  void (*on_stop)(void *), void *cb_arg, uint64_t *items, char *err,
+		  size_t err_len);
 
 #ifdef __cplusplus
 }

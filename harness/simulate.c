@@ -113,6 +113,7 @@ int mdb_simulate_child(const struct mdb_run *run, const char *name, uint64_t ops
 {
 	const struct mdb_instance *in = NULL;
 	struct mdb_err err = { "" };
+	uint64_t items = 0;
 	size_t i;
 
 	for (i = 0; i < run->nr_inst && !in; i++)
@@ -126,12 +127,11 @@ int mdb_simulate_child(const struct mdb_run *run, const char *name, uint64_t ops
 		fprintf(stderr, "mdbench: --sim-ops=0: at least one op is needed\n");
 		return 2;
 	}
-	bench_last_items = 0;
-	if (mdb_run_fixed(run, in, ops, sim_start, sim_stop_collect, (void *)in->name, &err)) {
+	if (mdb_run_fixed(run, in, ops, sim_start, sim_stop_collect, (void *)in->name, &items, &err)) {
 		fprintf(stderr, "mdbench: %s: %s\n", name, err.msg[0] ? err.msg : "failed");
 		return 3;
 	}
-	printf("mdb-sim items=%llu\n", (unsigned long long)bench_last_items);
+	printf("mdb-sim items=%llu\n", (unsigned long long)items);
 	return fflush(stdout) ? 1 : 0;
 }
 

@@ -59,7 +59,7 @@ static void run(uint64_t batch, uint64_t ops, uint64_t want)
 	int ret;
 
 	cur = &t;
-	ret = mdb_fixed_run(kernel, &t, ops, on_start, on_stop, &t, err, sizeof(err));
+	ret = mdb_fixed_run(kernel, &t, ops, on_start, on_stop, &t, NULL, err, sizeof(err));
 	CHECK(ret == 0, "batch %lu ops %lu: returned %d (%s)", batch, ops, ret, err);
 	CHECK(t.ops == want, "batch %lu ops %lu: ran %lu ops, want %lu", batch, ops, t.ops, want);
 	CHECK(t.iterations == want, "batch %lu ops %lu: mdb_iterations %lu, want %lu", batch, ops,
@@ -80,7 +80,7 @@ int main(void)
 	run(1000, 1, 1000);
 	run(7, 0, 0);
 
-	CHECK(mdb_fixed_run(kernel, &t, 100, on_start, on_stop, &t, err, sizeof(err)) == -1,
+	CHECK(mdb_fixed_run(kernel, &t, 100, on_start, on_stop, &t, NULL, err, sizeof(err)) == -1,
 	      "a failing kernel returns -1");
 	CHECK(!strcmp(err, "broken on purpose"), "error message '%s'", err);
 	CHECK(t.ops == 0, "a failed kernel ran %lu ops", t.ops);
