@@ -25,10 +25,9 @@
 
 #define DESC_CHUNK_ALIGN	4096
 
-void desc_cache_init(struct desc_cache *c, const char *name, size_t obj_size)
+void desc_cache_init(struct desc_cache *c, size_t obj_size)
 {
 	memset(c, 0, sizeof(*c));
-	c->name = name;
 	c->obj_size = (obj_size + DESC_ALIGN - 1) & ~(size_t)(DESC_ALIGN - 1);
 	assert(c->obj_size <= DESC_CHUNK_BYTES);
 }
@@ -95,5 +94,5 @@ void desc_cache_destroy(struct desc_cache *c)
 		free(c->chunks[i]);
 	}
 	free(c->chunks);
-	desc_cache_init(c, c->name, c->obj_size);
+	desc_cache_init(c, c->obj_size);
 }

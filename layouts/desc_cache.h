@@ -18,7 +18,6 @@
 #define DESC_CHUNK_BYTES	(256UL << 10)
 
 struct desc_cache {
-	const char *name;
 	size_t obj_size;	/* rounded up to DESC_ALIGN */
 	void *free;		/* LIFO of free objects, linked through their first word */
 	void **chunks;
@@ -27,7 +26,7 @@ struct desc_cache {
 	size_t nr_live;
 };
 
-void desc_cache_init(struct desc_cache *c, const char *name, size_t obj_size);
+void desc_cache_init(struct desc_cache *c, size_t obj_size);
 /* Zeroed object, or NULL when memory runs out. */
 void *desc_alloc(struct desc_cache *c);
 void desc_free(struct desc_cache *c, void *obj);

@@ -22,14 +22,6 @@
 
 #define HUGE_2M		(2UL << 20)
 
-static const char *const desc_names[DESC_NR] = {
-	[DESC_FOLIO] = "folio",
-	[DESC_SLAB] = "slab",
-	[DESC_PTDESC] = "ptdesc",
-	[DESC_ZPDESC] = "zpdesc",
-	[DESC_NETMEM] = "netmem",
-};
-
 /* ------------------------------------------------------------------------ */
 /* The buddy, as the kernel drives it: set the head, then list the block.   */
 
@@ -162,7 +154,7 @@ static void init_caches(struct memmap *mm)
 	int t;
 
 	for (t = 0; t < DESC_NR; t++)
-		desc_cache_init(&mm->cache[t], desc_names[t], layout_desc_size(t));
+		desc_cache_init(&mm->cache[t], layout_desc_size(t));
 }
 
 static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *err)
