@@ -398,7 +398,7 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 		const struct desc_cache *c = &mm->cache[t];
 
 		out->desc_bytes_by_type[t] = desc_cache_live_bytes(c);
-		out->desc_bytes += desc_cache_live_bytes(c);
+		out->desc_bytes += out->desc_bytes_by_type[t];
 		out->desc_count += c->nr_live;
 		out->desc_reserved_bytes += desc_cache_reserved_bytes(c);
 	}
