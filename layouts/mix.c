@@ -780,9 +780,8 @@ int mix_resolve(const char *arg, struct mix *mix, char *err)
 		return mix_from_kpageflags("/proc/kpageflags", mix, err);
 	if (strchr(arg, '/') || ends_with(arg, ".json"))
 		return mix_load_file(arg, mix, err);
-	for (unsigned int i = 0; i < NR_BUILTINS; i++)
-		if (!strcmp(arg, mix_builtin_names[i]))
-			return mix_builtin(arg, mix, err);
+	if (!mix_builtin(arg, mix, err))
+		return 0;
 	return mix_err(err, "unknown mix '%s' (built-in: %s; or kpageflags, or a .json file)", arg,
 		       BUILTIN_LIST);
 }

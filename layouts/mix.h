@@ -74,7 +74,8 @@ extern const char *const mix_builtin_names[];
  *
  *	struct mix_plan plan;
  *	struct mix_block b;
- *	mix_plan_init(&plan, mix, nr_pfns, seed);
+ *	if (mix_plan_init(&plan, mix, nr_pfns, seed, err))
+ *		return -1;
  *	while (mix_plan_next(&plan, &b))
  *		place(b.pfn, b.order, b.kind);
  *	mix_plan_release(&plan);
