@@ -9,6 +9,7 @@ one line saying what is wrong, for the commands to print as `<prog>: <line>`
 and exit 2.
 """
 
+import copy
 import json
 import math
 import os
@@ -31,8 +32,6 @@ COUNTERS = ("cycles", "instructions", "L1D_load_misses", "LLC_load_misses",
 	    "dTLB_load_misses", "page_faults")
 FOOTPRINT_FIELDS = ("memmap_bytes", "desc_bytes", "desc_count", "desc_reserved_bytes",
 		    "total_bytes", "bytes_per_GiB", "overhead_pct")
-SIM_FIELDS = ("sim_instructions", "sim_D1_misses", "sim_LL_misses",
-	      "model_D1_misses")
 
 # Parts Google Benchmark itself appends to a registered name.
 _GB_FLAG_PARTS = {"real_time", "manual_time", "process_time"}
@@ -288,8 +287,7 @@ class Dump:
 		self.path = path
 		self.context, self.mb = {}, {}
 		self.native, self.sim = {}, {}
-		self.sim_context, self.sim_mb = None, None
-		self.files = []
+		self.sim_mb = None
 		if os.path.isdir(path):
 			self.dir = path
 			main = os.path.join(path, "mdbench.json")
@@ -312,18 +310,17 @@ class Dump:
 		doc = _read_json(path)
 		mb = _check_gb(doc, path)
 		if "simulation" in mb:		# sim.json named directly
-			return self._load_sim(path, doc)
+			return self._load_sim(path, doc, mb)
 		self.mb, self.context = mb, doc["context"]
-		self.files.append(path)
 		self.native = _group(doc["benchmarks"], self.layout_names)
 
-	def _load_sim(self, path, doc=None):
-		doc = doc or _read_json(path)
-		mb = _check_gb(doc, path)
+	def _load_sim(self, path, doc=None, mb=None):
+		if doc is None:
+			doc = _read_json(path)
+			mb = _check_gb(doc, path)
 		if not self.mb:
 			self.mb, self.context = mb, doc["context"]
-		self.sim_context, self.sim_mb = doc["context"], mb
-		self.files.append(path)
+		self.sim_mb = mb
 		layouts = mb.get("layouts") or self.mb.get("layouts", [])
 		self.sim = _group(doc["benchmarks"], [l["name"] for l in layouts])
 
@@ -476,7 +473,6 @@ def merge_docs(docs):
 	footprint pass): the first part's context, every benchmark once (a
 	run_name already present is not added again), complete only if every
 	part is, and context.memdesc_bench.parts saying what each part was."""
-	import copy
 	out = copy.deepcopy(docs[0])
 	mb = out["context"]["memdesc_bench"]
 	mbs = [d["context"]["memdesc_bench"] for d in docs]
