@@ -101,15 +101,7 @@ static void compare_all(void)
 	      fp[2].desc_count);
 }
 
-/* The folio's range in layout 0; all layouts must agree on it (compare_pfn). */
-static unsigned int folio_order_of(unsigned long pfn)
-{
-	struct page_info pi;
-
-	layouts[0]->page_info(mms[0], pfn, &pi);
-	return pi.order;
-}
-
+/* What layout 0 says of pfn; all layouts must agree on it (compare_pfn). */
 static struct page_info info0(unsigned long pfn)
 {
 	struct page_info pi;
@@ -152,7 +144,7 @@ static void do_alloc(void)
 static void do_free(unsigned long i)
 {
 	unsigned long pfn = live[i];
-	unsigned int order = folio_order_of(pfn);
+	unsigned int order = info0(pfn).order;
 	unsigned long any = pfn + rand_below(1UL << order);	/* any page of it */
 	int l;
 
@@ -167,7 +159,7 @@ static void do_free(unsigned long i)
 static void do_migrate(unsigned long i)
 {
 	unsigned long pfn = live[i];
-	unsigned int order = folio_order_of(pfn);
+	unsigned int order = info0(pfn).order;
 	unsigned long any = pfn + rand_below(1UL << order);	/* any page of it */
 	long v[NR_LAYOUTS];
 	int l;
@@ -188,7 +180,7 @@ static void do_migrate(unsigned long i)
 static void do_put(unsigned long i)
 {
 	unsigned long pfn = live[i];
-	unsigned int order = folio_order_of(pfn);
+	unsigned int order = info0(pfn).order;
 	long v[NR_LAYOUTS];
 	int l;
 
@@ -210,7 +202,7 @@ static void do_simple(unsigned long i, unsigned int what)
 		PG_locked, PG_referenced, PG_uptodate, PG_dirty, PG_lru, PG_active, PG_swapbacked,
 	};
 	unsigned long pfn = live[i];
-	unsigned int order = folio_order_of(pfn);
+	unsigned int order = info0(pfn).order;
 	unsigned long any = pfn + rand_below(1UL << order);
 	enum pageflag flag = flags[rand_below(sizeof(flags) / sizeof(flags[0]))];
 	int l;
