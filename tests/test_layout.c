@@ -77,9 +77,9 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	ops->page_info(mm, pfn, &pi);
 	page_info_str(&pi, s, sizeof(s));
 	CHECK(page_to_pfn(mm, page) == pfn, "pfn %lu round trip", pfn);
-	CHECK(page_kind(mm, page) == b->kind, "pfn %lu: %s, placed %s", pfn, s, kind_str(b->kind));
+	CHECK(page_kind(mm, page) == b->kind, "pfn %lu: %s, placed %s", pfn, s, page_kind_name(b->kind));
 	CHECK(pi.kind == b->kind && pi.head_pfn == head && pi.order == order,
-	      "pfn %lu: %s, placed %s head %lu order %u", pfn, s, kind_str(b->kind), head, order);
+	      "pfn %lu: %s, placed %s head %lu order %u", pfn, s, page_kind_name(b->kind), head, order);
 	CHECK(pi.flags == expected_flags(b->kind), "pfn %lu: %s", pfn, s);
 	CHECK(pi.refcount == (b->kind == PK_FREE ? 0 : 1), "pfn %lu: %s", pfn, s);
 	CHECK(pi.mapcount == 0, "pfn %lu: %s", pfn, s);
@@ -88,7 +88,7 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	CHECK(page_buddy_order(mm, page) ==
 	      (b->kind == PK_FREE && pfn == b->pfn ? (int)b->order : -1), "pfn %lu: buddy order", pfn);
 	if (b->kind != PK_ANON && b->kind != PK_FILE) {
-		CHECK(!folio, "pfn %lu: page_folio of a %s page", pfn, kind_str(b->kind));
+		CHECK(!folio, "pfn %lu: page_folio of a %s page", pfn, page_kind_name(b->kind));
 		return;
 	}
 	CHECK(folio && folio == page_folio(mm, pfn_to_page(mm, b->pfn)),
@@ -126,7 +126,7 @@ static void check_placement(const struct memmap *mm, const struct mix *mix, unsi
 	mix_plan_release(&plan);
 	CHECK(covered == nr_pfns, "plan covers %lu of %lu pfns", covered, nr_pfns);
 	for (k = 0; k < PK_NR; k++)
-		CHECK(ex->pages[k], "no %s pages in the test mix", kind_str(k));
+		CHECK(ex->pages[k], "no %s pages in the test mix", page_kind_name(k));
 	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
 		CHECK(ex->folios[0][order] && ex->folios[1][order],
 		      "order %u: %lu file, %lu anon folios", order, ex->folios[0][order],
@@ -247,7 +247,7 @@ static void check_rest(const struct memmap *mm, const struct page_info *before, 
 			      pfn < pi.head_pfn + (1UL << pi.order) &&
 			      !in_range(pi.head_pfn, a, order) && !in_range(pi.head_pfn, b, order),
 			      "%s: free pfn %lu now %s head %lu order %u", what, pfn,
-			      kind_str(pi.kind), pi.head_pfn, pi.order);
+			      page_kind_name(pi.kind), pi.head_pfn, pi.order);
 			continue;
 		}
 		page_info_str(&before[pfn], s0, sizeof(s0));
@@ -267,7 +267,7 @@ static void check_range_free(const struct memmap *mm, long start, unsigned int o
 		ops->page_info(mm, pfn, &pi);
 		CHECK(pi.kind == PK_FREE && pi.head_pfn <= pfn && pfn < pi.head_pfn + (1UL << pi.order) &&
 		      pi.refcount == 0 && pi.flags == 0 && pi.mapcount == 0,
-		      "%s: pfn %lu is %s head %lu order %u", what, pfn, kind_str(pi.kind),
+		      "%s: pfn %lu is %s head %lu order %u", what, pfn, page_kind_name(pi.kind),
 		      pi.head_pfn, pi.order);
 	}
 }
@@ -414,7 +414,7 @@ static void check_memmap_init(struct memmap *mm)
 		ops->page_info(mm, pfn, &pi);
 		CHECK(pi.kind == PK_FREE && pi.head_pfn == (pfn & ~511UL) && pi.order == 9 &&
 		      pi.refcount == 0 && pi.flags == 0, "after init: pfn %lu is %s head %lu order %u",
-		      pfn, kind_str(pi.kind), pi.head_pfn, pi.order);
+		      pfn, page_kind_name(pi.kind), pi.head_pfn, pi.order);
 	}
 	ops->footprint(mm, &fp);
 	CHECK(fp.desc_bytes == 0 && fp.desc_count == 0, "init drops every descriptor");
@@ -479,7 +479,7 @@ static void check_odd_size_and_opts(const struct mix *mix)
 	for (pfn = TEST_NR_PFNS; pfn < nr; pfn++) {
 		ops->page_info(mm, pfn, &pi);
 		CHECK(pi.kind == PK_FREE && pi.head_pfn == pfn && pi.order == 0,
-		      "tail pfn %lu: %s order %u", pfn, kind_str(pi.kind), pi.order);
+		      "tail pfn %lu: %s order %u", pfn, page_kind_name(pi.kind), pi.order);
 	}
 	ops->memmap_destroy(mm);
 

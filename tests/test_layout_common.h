@@ -40,13 +40,6 @@ static inline void test_mix(struct mix *mix)
 	}
 }
 
-static inline const char *kind_str(enum page_kind kind)
-{
-	const char *name = (unsigned int)kind < PK_NR ? page_kind_name(kind) : NULL;
-
-	return name ? name : "?";
-}
-
 static inline int page_info_equal(const struct page_info *a, const struct page_info *b)
 {
 	return a->kind == b->kind && a->head_pfn == b->head_pfn && a->order == b->order &&
@@ -57,7 +50,7 @@ static inline int page_info_equal(const struct page_info *a, const struct page_i
 static inline void page_info_str(const struct page_info *pi, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s head %lu order %u ref %d map %d flags %#x mapping %#lx index %lu",
-		 kind_str(pi->kind), pi->head_pfn, pi->order, pi->refcount, pi->mapcount,
+		 page_kind_name(pi->kind), pi->head_pfn, pi->order, pi->refcount, pi->mapcount,
 		 pi->flags, (unsigned long)pi->mapping, pi->index);
 }
 
@@ -69,8 +62,9 @@ static inline int kind_is_compound(enum page_kind kind)
 	       kind == PK_FREE;
 }
 
-static inline int create_or_die(const struct layout_ops *ops, struct memmap **mm, unsigned long nr_pfns,
-			 const struct mix *mix, const struct memmap_opts *opts)
+static inline void create_or_die(const struct layout_ops *ops, struct memmap **mm,
+				 unsigned long nr_pfns, const struct mix *mix,
+				 const struct memmap_opts *opts)
 {
 	struct mdb_err err = { { 0 } };
 
@@ -78,7 +72,6 @@ static inline int create_or_die(const struct layout_ops *ops, struct memmap **mm
 		fprintf(stderr, "%s: memmap_create(%lu): %s\n", ops->name, nr_pfns, err.msg);
 		exit(1);
 	}
-	return 0;
 }
 
 #endif /* MDB_TEST_LAYOUT_COMMON_H */
