@@ -376,15 +376,15 @@ static int parse_array(struct parser *p, struct json_value *v)
 static int parse_member(struct parser *p, struct json_value *obj)
 {
 	struct json_member *m = &obj->object.member[obj->object.nr];
-	size_t key_len;
+	size_t key_offset, key_len;
 
 	skip_space(p);
-	m->key_offset = p->pos;
+	key_offset = p->pos;
 	if (parse_string(p, &m->key, &key_len))
 		return -1;
 	for (size_t i = 0; i < obj->object.nr; i++) {
 		if (!strcmp(obj->object.member[i].key, m->key)) {
-			fail_at(p, m->key_offset, "duplicate key \"%s\"", m->key);
+			fail_at(p, key_offset, "duplicate key \"%s\"", m->key);
 			free(m->key);
 			return -1;
 		}
@@ -446,7 +446,6 @@ static int parse_value(struct parser *p, struct json_value *v)
 {
 	skip_space(p);
 	v->type = JSON_NULL;
-	v->offset = p->pos;
 	if (p->pos >= p->len)
 		return fail_here(p, "a value");
 	switch (p->text[p->pos]) {

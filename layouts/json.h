@@ -31,7 +31,6 @@ struct json_member;
 
 struct json_value {
 	enum json_type type;
-	size_t offset;			/* of its first byte in the text */
 	union {
 		bool boolean;
 		struct {
@@ -55,7 +54,6 @@ struct json_value {
 
 struct json_member {
 	char *key;			/* decoded, NUL-terminated */
-	size_t key_offset;
 	struct json_value value;
 };
 
