@@ -9,6 +9,7 @@ one line saying what is wrong, for the commands to print as `<prog>: <line>`
 and exit 2.
 """
 
+import argparse
 import copy
 import json
 import math
@@ -519,16 +520,31 @@ def die(prog, msg):
 	sys.exit(2)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+	"""argparse whose usage errors are one '<prog>: <message>' line, exit 2."""
+
+	def error(self, message):
+		die(self.prog, message)
+
+
+def error_line(e):
+	"""The one line a command prints for an exception it has no handler of
+	its own for: bad input, an OS error with its file, or an internal error."""
+	if isinstance(e, DumpError):
+		return str(e)
+	if isinstance(e, OSError):
+		return f"{e.filename or ''}: {e.strerror or e}"
+	return f"internal error: {type(e).__name__}: {e}"
+
+
 def _main(argv):
 	"""python3 mdb_dump.py merge OUT.json IN.json...: for scripts/run."""
 	if len(argv) < 3 or argv[0] != "merge":
 		die("mdb_dump", "usage: mdb_dump.py merge OUT.json IN.json...")
 	try:
 		write_doc(merge_docs([read_doc(p) for p in argv[2:]]), argv[1])
-	except DumpError as e:
-		die("merge", str(e))
-	except OSError as e:
-		die("merge", f"{e.filename}: {e.strerror}")
+	except (DumpError, OSError) as e:
+		die("merge", error_line(e))
 
 
 if __name__ == "__main__":
