@@ -356,8 +356,10 @@ class Dump:
 		return f"{self.host} ({self.cpu_model})"
 
 	def counters_available(self):
+		"""{name: perf event}"""
 		c = self.mb.get("counters") or {}
-		return [str(x.get("name")) for x in c.get("available", []) if isinstance(x, dict)]
+		return {str(x.get("name")): x.get("event")
+			for x in c.get("available", []) if isinstance(x, dict)}
 
 	def counters_unavailable(self):
 		"""{name: reason}"""
