@@ -796,7 +796,7 @@ int main(int argc, char **argv)
 	if (o.sim_child)
 		return mdb_simulate_child(&run, o.sim_child, parse_uint("--sim-ops", o.sim_ops, ULLONG_MAX));
 	if (o.simulate)
-		return mdb_simulate(&run, argv[0]);
+		return mdb_simulate(&dump);
 
 	if (run.out_dir) {
 		make_out_dir(run.out_dir);

@@ -65,11 +65,14 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
 /* Benchmark name -> true if it passes run->filter (Google Benchmark's regex syntax). */
 int mdb_filter_match(const char *filter, const char *name);
 
+struct mdb_dump_ctx;
+
 /*
  * --simulate: re-runs this binary under valgrind callgrind, one instance at a
- * time, and writes <out_dir>/sim.json.  Exit status for main().
+ * time, and writes <out_dir>/sim.json with ctx (the run, argv, the topology)
+ * as its context.  Exit status for main().
  */
-int mdb_simulate(const struct mdb_run *run, const char *self_exe);
+int mdb_simulate(const struct mdb_dump_ctx *ctx);
 /* The child side, under valgrind: --sim-child=<instance name> --sim-ops=N. */
 int mdb_simulate_child(const struct mdb_run *run, const char *name, uint64_t ops);
 

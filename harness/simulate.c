@@ -64,20 +64,17 @@ struct sim_job {
 };
 
 struct sim {
+	const struct mdb_dump_ctx *ctx;	/* the driver's: argv, topology, baseline sizes */
 	const struct mdb_run *run;
 	const char *valgrind;
 	char exe[PATH_MAX];
 	char tmp[PATH_MAX];
 	char out[PATH_MAX];
-	char **argv;			/* ours, from /proc/self/cmdline */
-	int argc;
 	char *mix_arg;			/* --mix=TMP/mix.0.json,...: the parent's mixes */
 	const char *cache_source;	/* "fixed" or "host" */
 	char i1[48], d1[48], ll[48];	/* valgrind's option values */
 	char desc_i1[96], desc_d1[96], desc_ll[96];	/* as callgrind reports them */
 	char tool[64];
-	struct mdb_topology topo;
-	bool topo_loaded;
 	struct sim_job *job;
 	size_t nr_job, nr_done, nr_failed;
 };
@@ -153,45 +150,6 @@ static const char *find_in_path(const char *prog, char *buf, size_t len)
 	return NULL;
 }
 
-/* Our own argv as the kernel has it: the child gets the same options. */
-static int read_cmdline(struct sim *s)
-{
-	FILE *f = fopen("/proc/self/cmdline", "r");
-	char *text = NULL, *p;
-	size_t cap = 0, len = 0, n;
-	int i;
-
-	if (!f)
-		return -1;
-	for (;;) {
-		if (len + 4096 > cap) {
-			cap = cap ? 2 * cap : 8192;
-			p = realloc(text, cap);
-			if (!p)
-				break;
-			text = p;
-		}
-		n = fread(text + len, 1, cap - len - 1, f);
-		len += n;
-		if (!n)
-			break;
-	}
-	fclose(f);
-	if (!text)
-		return -1;
-	text[len] = '\0';
-	for (s->argc = 0, p = text; p < text + len; p += strlen(p) + 1)
-		s->argc++;
-	s->argv = calloc((size_t)s->argc + 1, sizeof(*s->argv));
-	if (!s->argv) {
-		free(text);
-		return -1;
-	}
-	for (i = 0, p = text; i < s->argc; i++, p += strlen(p) + 1)
-		s->argv[i] = p;
-	return 0;
-}
-
 static bool is_option(const char *arg, const char *name)
 {
 	size_t n = strlen(name);
@@ -222,15 +180,16 @@ static int cache_arg(char *buf, size_t len, const struct mdb_cache_info *c, cons
 
 static int host_caches(struct sim *s, char *err)
 {
+	const struct mdb_topology *t = s->ctx->topo;
 	const struct mdb_cache_info *d1 = NULL, *i1 = NULL, *ll = NULL;
 	unsigned int i;
 
-	if (!s->topo_loaded) {
+	if (!t) {
 		snprintf(err, 256, "--sim-cache=host: hwloc could not load the topology");
 		return -1;
 	}
-	for (i = 0; i < s->topo.nr_caches; i++) {
-		const struct mdb_cache_info *c = &s->topo.cache[i];
+	for (i = 0; i < t->nr_caches; i++) {
+		const struct mdb_cache_info *c = &t->cache[i];
 
 		if (c->level == 1 && strcmp(c->type, "instruction"))
 			d1 = c;
@@ -259,9 +218,9 @@ static int choose_caches(struct sim *s, char *err)
 	const char *v = NULL;
 	int i;
 
-	for (i = 1; i < s->argc; i++)
-		if (!strncmp(s->argv[i], "--sim-cache=", 12))
-			v = s->argv[i] + 12;
+	for (i = 1; i < s->ctx->argc; i++)
+		if (!strncmp(s->ctx->argv[i], "--sim-cache=", 12))
+			v = s->ctx->argv[i] + 12;
 	if (!v || !strcmp(v, "fixed")) {
 		s->cache_source = "fixed";
 		snprintf(s->d1, sizeof(s->d1), SIM_FIXED_L1);
@@ -384,7 +343,7 @@ static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
 	const struct sim_job *j = &s->job[n];
 	char out[PATH_MAX + 64], log[PATH_MAX + 64], name[MDB_NAME_LEN + 32], ops[64];
 	char d1[64], ll[64], i1[64];
-	const char **argv = calloc((size_t)s->argc + 16, sizeof(*argv));
+	const char **argv = calloc((size_t)s->ctx->argc + 16, sizeof(*argv));
 	int a = 0, i, fd;
 
 	if (!argv)
@@ -405,9 +364,9 @@ static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
 	argv[a++] = "--collect-atstart=no";
 	argv[a++] = out;
 	argv[a++] = s->exe;
-	for (i = 1; i < s->argc; i++)
-		if (!child_drops(s->argv[i]))
-			argv[a++] = s->argv[i];
+	for (i = 1; i < s->ctx->argc; i++)
+		if (!child_drops(s->ctx->argv[i]))
+			argv[a++] = s->ctx->argv[i];
 	if (s->run->nr_mixes)
 		argv[a++] = s->mix_arg;
 	argv[a++] = name;
@@ -731,30 +690,12 @@ static void write_simulation(FILE *f, const struct sim *s)
 /* The harness's memdesc_bench object, with "simulation" added as its last member. */
 static int write_context(FILE *f, const struct sim *s, bool complete)
 {
-	struct mdb_dump_ctx ctx = {
-		.run = s->run,
-		.argc = s->argc,
-		.argv = s->argv,
-		.topo = s->topo_loaded ? &s->topo : NULL,
-		.nr_selected = s->nr_job,
-	};
 	char host[256] = "", date[64] = "";
-	size_t i, k, len;
-	char *obj;
 	time_t now = time(NULL);
+	size_t len;
+	char *obj;
 
-	for (i = 0; i < s->run->nr_inst; i++) {
-		size_t b = s->run->inst[i].buf_bytes;
-
-		if (s->run->inst[i].ops || !b)
-			continue;
-		for (k = 0; k < ctx.nr_baseline_sizes && ctx.baseline_sizes[k] != b; k++)
-			;
-		if (k == ctx.nr_baseline_sizes &&
-		    k < sizeof(ctx.baseline_sizes) / sizeof(ctx.baseline_sizes[0]))
-			ctx.baseline_sizes[ctx.nr_baseline_sizes++] = b;
-	}
-	obj = mdb_dump_context_json(complete, &ctx);
+	obj = mdb_dump_context_json(complete, (void *)s->ctx);
 	if (!obj)
 		return -1;
 	/* Cut at the closing brace and the white space before it. */
@@ -839,14 +780,16 @@ static void progress(const struct sim *s, const struct sim_job *j)
 
 /* ------------------------------------------------------------------ */
 
-static int sim_setup(struct sim *s, const struct mdb_run *run, const char *self_exe)
+static int sim_setup(struct sim *s, const struct mdb_dump_ctx *ctx)
 {
+	const struct mdb_run *run = ctx->run;
 	char err[256], vg[PATH_MAX], cmd[PATH_MAX + 32];
 	const char *tmpdir = getenv("TMPDIR");
 	ssize_t n;
 	size_t i;
 	FILE *p;
 
+	s->ctx = ctx;
 	s->run = run;
 	if (!run->out_dir) {
 		fprintf(stderr, "mdbench: --simulate needs --out=DIR for its sim.json\n");
@@ -863,12 +806,11 @@ static int sim_setup(struct sim *s, const struct mdb_run *run, const char *self_
 	if (n > 0)
 		s->exe[n] = '\0';
 	else
-		snprintf(s->exe, sizeof(s->exe), "%s", self_exe);
-	if (!s->valgrind || read_cmdline(s)) {
-		fprintf(stderr, "mdbench: --simulate: cannot read this process's command line\n");
+		snprintf(s->exe, sizeof(s->exe), "%s", ctx->argv[0]);
+	if (!s->valgrind) {
+		fprintf(stderr, "mdbench: out of memory\n");
 		return 2;
 	}
-	s->topo_loaded = !mdb_topology_load(&s->topo, err);
 	if (choose_caches(s, err) || make_dirs(run->out_dir, err)) {
 		fprintf(stderr, "mdbench: %s\n", err);
 		return 2;
@@ -914,11 +856,6 @@ static int sim_setup(struct sim *s, const struct mdb_run *run, const char *self_
 static void sim_release(struct sim *s)
 {
 	remove_tmp(s);
-	if (s->topo_loaded)
-		mdb_topology_release(&s->topo);
-	if (s->argv)
-		free(s->argv[0]);
-	free(s->argv);
 	free(s->job);
 	free(s->mix_arg);
 	free((void *)s->valgrind);
@@ -947,7 +884,7 @@ static void kill_running(struct sim *s)
 		}
 }
 
-int mdb_simulate(const struct mdb_run *run, const char *self_exe)
+int mdb_simulate(const struct mdb_dump_ctx *ctx)
 {
 	struct sim s = { 0 };
 	size_t next = 0, running = 0, i;
@@ -955,7 +892,7 @@ int mdb_simulate(const struct mdb_run *run, const char *self_exe)
 	int ret, status;
 	pid_t pid;
 
-	ret = sim_setup(&s, run, self_exe);
+	ret = sim_setup(&s, ctx);
 	if (ret) {
 		sim_release(&s);
 		return ret;
