@@ -376,6 +376,10 @@ class Dump:
 			return "n/a (not recorded for this benchmark)"
 		return "n/a (not requested)"
 
+	def missing_cell(self, bench, metric):
+		"""A table cell for a metric bench has no value of: its error, or why."""
+		return f"error: {bench.error}" if bench.error else self.why_missing(metric)
+
 	def pool(self, metric):
 		"""The benchmarks a metric lives in: sim.json for sim_* / model_*."""
 		return self.sim if metric.startswith(("sim_", "model_")) else self.native
