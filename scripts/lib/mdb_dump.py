@@ -464,15 +464,20 @@ def read_doc(path):
 	return doc
 
 
-def _union(lists, key=None):
+def _union(lists, key):
+	"""The items of lists, the first of each key, in first-seen order."""
 	out, seen = [], set()
 	for lst in lists:
 		for x in lst or []:
-			k = key(x) if key else json.dumps(x, sort_keys=True)
+			k = key(x)
 			if k not in seen:
 				seen.add(k)
 				out.append(x)
 	return out
+
+
+def _sorted_union(lists):
+	return sorted({x for lst in lists for x in lst or []})
 
 
 def merge_docs(docs):
@@ -499,12 +504,12 @@ def merge_docs(docs):
 	mb["complete"] = all(p["complete"] for p in parts)
 	mb["layouts"] = _union([m.get("layouts") for m in mbs], key=lambda l: l.get("name"))
 	mb["mixes"] = _union([m.get("mixes") for m in mbs], key=lambda x: x.get("name"))
-	sizes = sorted(set(_union([m.get("ram_sizes") for m in mbs])))
+	sizes = _sorted_union([m.get("ram_sizes") for m in mbs])
 	mb["ram_sizes"] = sizes
 	if "ram_names" in mb:
 		mb["ram_names"] = [format_size(r) for r in sizes]
 	if "baseline_sizes" in mb:
-		mb["baseline_sizes"] = sorted(set(_union([m.get("baseline_sizes") for m in mbs])))
+		mb["baseline_sizes"] = _sorted_union([m.get("baseline_sizes") for m in mbs])
 	if "nr_selected" in mb:
 		mb["nr_selected"] = len(names) if mb["complete"] else sum(
 			p["nr_selected"] or 0 for p in parts)
