@@ -194,7 +194,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 			    const struct memmap_opts *opts, struct mdb_err *err)
 {
 	static const struct memmap_opts defaults;
-	char mix_err[MIX_ERR_LEN];
+	char mix_err[MIX_ERR_LEN] = "";
 	struct mix_plan plan;
 	struct memmap *mm;
 	unsigned long pfn;
@@ -206,10 +206,12 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 		snprintf(err->msg, sizeof(err->msg), "a memmap needs at least one pfn");
 		return -1;
 	}
-	if (check_memory(nr_pfns, mix, err))
-		return -1;
-	if (mix_plan_init(&plan, mix, nr_pfns, opts->seed, mix_err)) {
-		snprintf(err->msg, sizeof(err->msg), "mix %.40s: %.200s", mix->name, mix_err);
+	/* The memory estimate reads the mix's orders and fractions: check them first. */
+	if (mix_validate(mix, mix_err) ||
+	    check_memory(nr_pfns, mix, err) ||
+	    mix_plan_init(&plan, mix, nr_pfns, opts->seed, mix_err)) {
+		if (mix_err[0])
+			snprintf(err->msg, sizeof(err->msg), "mix %.40s: %.200s", mix->name, mix_err);
 		return -1;
 	}
 	mm = calloc(1, sizeof(*mm));
