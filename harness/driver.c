@@ -679,24 +679,35 @@ static void list(void)
 
 /* ------------------------------------------------------------------ */
 
-static void make_out_dir(const char *dir)
+int mdb_make_out_dir(const char *dir, char *err, size_t len)
 {
-	char path[PATH_MAX], *p;
+	char path[PATH_MAX], *p, c;
 
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path))
-		die("--out: path too long");
-	for (p = path + 1; ; p++) {
+	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path)) {
+		snprintf(err, len, "--out: path too long");
+		return -1;
+	}
+	for (p = path + 1;; p++) {
 		if (*p && *p != '/')
 			continue;
-		char c = *p;
-
+		c = *p;
 		*p = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST)
-			die("--out=%s: cannot create %s: %s", dir, path, strerror(errno));
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			snprintf(err, len, "--out=%s: cannot create %s: %s", dir, path, strerror(errno));
+			return -1;
+		}
 		*p = c;
 		if (!c)
-			break;
+			return 0;
 	}
+}
+
+static void make_out_dir(const char *dir)
+{
+	char err[2 * PATH_MAX + 64];
+
+	if (mdb_make_out_dir(dir, err, sizeof(err)))
+		die("%s", err);
 }
 
 static void write_side_files(const char *dir)

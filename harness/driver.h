@@ -62,6 +62,9 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
 		  void (*on_start)(void *arg), void (*on_stop)(void *arg), void *arg,
 		  uint64_t *items, struct mdb_err *err);
 
+/* mkdir -p dir for --out.  0, or -1 with a one-line reason in err. */
+int mdb_make_out_dir(const char *dir, char *err, size_t len);
+
 /* Benchmark name -> true if it passes run->filter (Google Benchmark's regex syntax). */
 int mdb_filter_match(const char *filter, const char *name);
 

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -234,30 +233,6 @@ static int choose_caches(struct sim *s, char *err)
 	}
 	s->cache_source = "host";
 	return host_caches(s, err);
-}
-
-static int make_dirs(const char *dir, char *err)
-{
-	char path[PATH_MAX], *p, c;
-
-	if (snprintf(path, sizeof(path), "%s", dir) >= (int)sizeof(path)) {
-		snprintf(err, 256, "--out: path too long");
-		return -1;
-	}
-	for (p = path + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		c = *p;
-		*p = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST) {
-			snprintf(err, 256, "--out=%.80s: cannot create %.80s: %s", dir, path,
-				 strerror(errno));
-			return -1;
-		}
-		*p = c;
-		if (!c)
-			return 0;
-	}
 }
 
 static void remove_tmp(const struct sim *s)
@@ -811,7 +786,7 @@ static int sim_setup(struct sim *s, const struct mdb_dump_ctx *ctx)
 		fprintf(stderr, "mdbench: out of memory\n");
 		return 2;
 	}
-	if (choose_caches(s, err) || make_dirs(run->out_dir, err)) {
+	if (choose_caches(s, err) || mdb_make_out_dir(run->out_dir, err, sizeof(err))) {
 		fprintf(stderr, "mdbench: %s\n", err);
 		return 2;
 	}
