@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jsonio.c - strict JSON reading and atomic writing (see jsonio.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jsonio.h"
+
+json_t *mdb_json_load_text(const char *text, size_t len, const char *what, struct mdb_err *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+
+	if (!doc)
+		mdb_errf(err, "%s: line %d column %d: %s", what, je.line, je.column, je.text);
+	return doc;
+}
+
+json_t *mdb_json_load_file(const char *path, size_t max_bytes, struct mdb_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	struct stat st;
+	json_t *doc = NULL;
+	char *buf;
+
+	if (fd < 0) {
+		mdb_errf(err, "cannot read %s: %s%s", path, strerror(errno),
+			 errno == EACCES || errno == EPERM ? " (needs root?)" : "");
+		return NULL;
+	}
+	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		mdb_errf(err, "cannot read %s: %s", path, strerror(EISDIR));
+		return NULL;
+	}
+	buf = malloc(max_bytes + 1);
+	if (!buf) {
+		close(fd);
+		mdb_errf(err, "%s: out of memory", path);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + n, max_bytes + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			mdb_errf(err, "cannot read %s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+		if (n > max_bytes) {
+			mdb_errf(err, "%s: larger than %zu bytes", path, max_bytes);
+			goto out;
+		}
+	}
+	doc = mdb_json_load_text(buf, n, path, err);
+out:
+	close(fd);
+	free(buf);
+	return doc;
+}
+
+/* Bare NaN/Infinity outside strings -> null, padded with spaces (same length). */
+json_t *mdb_json_load_gb(const char *text, size_t len, const char *what, struct mdb_err *err)
+{
+	static const char *const bad[] = { "-Infinity", "Infinity", "-NaN", "NaN" };
+	char *copy = malloc(len + 1);
+	bool in_string = false;
+	json_t *doc;
+	size_t i;
+
+	if (!copy) {
+		mdb_errf(err, "%s: out of memory", what);
+		return NULL;
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	for (i = 0; i < len; i++) {
+		unsigned int b;
+
+		if (in_string) {
+			if (copy[i] == '\\')
+				i++;
+			else if (copy[i] == '"')
+				in_string = false;
+			continue;
+		}
+		if (copy[i] == '"') {
+			in_string = true;
+			continue;
+		}
+		for (b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			size_t n = strlen(bad[b]);
+
+			if (i + n <= len && !memcmp(copy + i, bad[b], n)) {
+				memset(copy + i, ' ', n);
+				memcpy(copy + i, "null", 4);
+				i += n - 1;
+				break;
+			}
+		}
+	}
+	doc = mdb_json_load_text(copy, len, what, err);
+	free(copy);
+	return doc;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* fsync() of the directory holding path, so the rename itself is durable. */
+static void sync_dir(const char *path)
+{
+	char copy[PATH_MAX];
+	int fd;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int mdb_write_atomic(const char *path, const void *data, size_t len, unsigned int mode,
+		     struct mdb_err *err)
+{
+	char tmp[PATH_MAX];
+	int fd, saved;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return mdb_errf(err, "cannot write %s: path too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return mdb_errf(err, "cannot write %s: %s", path, strerror(errno));
+	if (write_all(fd, data, len) || fsync(fd)) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		return mdb_errf(err, "cannot write %s: %s", path, strerror(saved));
+	}
+	if (close(fd) || rename(tmp, path)) {
+		saved = errno;
+		unlink(tmp);
+		return mdb_errf(err, "cannot write %s: %s", path, strerror(saved));
+	}
+	sync_dir(path);
+	return 0;
+}
+
+int mdb_json_write(const char *path, const json_t *doc, struct mdb_err *err)
+{
+	char *text = json_dumps(doc, MDB_JSON_DUMP_FLAGS);
+	size_t len;
+	int ret;
+
+	if (!text)
+		return mdb_errf(err, "cannot write %s: out of memory", path);
+	len = strlen(text);
+	text = realloc(text, len + 2);
+	if (!text)
+		return mdb_errf(err, "cannot write %s: out of memory", path);
+	text[len++] = '\n';
+	ret = mdb_write_atomic(path, text, len, 0644, err);
+	free(text);
+	return ret;
+}
+
+json_t *mdb_json_object_member(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v) {
+		v = json_object();
+		json_object_set_new(obj, key, v);
+	}
+	return v;
+}
