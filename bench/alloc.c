@@ -75,16 +75,12 @@ static void alloc_order9(struct mdb_state *st, const struct bench_env *env)
 	alloc_cycle(st, env, 9);
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_alloc_order0) = {
-	.name = "alloc/order0",
-	.run = alloc_order0,
-	.flags = MDB_K_MUTATES,
-	.sim_ops = 1 << 14,
-};
+MDB_KERNEL(alloc_order0,
+	   .name = "alloc/order0", .class = MDB_MUTATING, .unit = "alloc+free pair",
+	   .run = alloc_order0,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14);
 
-const struct mdb_kernel LAYOUT_SYM(k_alloc_order9) = {
-	.name = "alloc/order9",
-	.run = alloc_order9,
-	.flags = MDB_K_MUTATES,
-	.sim_ops = 1 << 10,
-};
+MDB_KERNEL(alloc_order9,
+	   .name = "alloc/order9", .class = MDB_MUTATING, .unit = "alloc+free pair",
+	   .run = alloc_order9,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10);

@@ -57,7 +57,7 @@ static void **chase_build(void *buf, size_t bytes, uint64_t seed)
 	for (i = nr - 1; i > 0; i--) {
 		uint32_t t;
 
-		j = bench_rng_below(&rng, i);	/* j < i: one cycle through all */
+		j = mdb_rng_below(&rng, i);	/* j < i: one cycle through all */
 		t = order[i];
 		order[i] = order[j];
 		order[j] = t;
@@ -119,18 +119,12 @@ static void baseline_bandwidth(struct mdb_state *st, const struct bench_env *env
 	munmap(buf, env->buf_bytes);
 }
 
-static const struct mdb_kernel k_latency = {
-	.name = "baseline/latency",
-	.run = baseline_latency,
-	.flags = MDB_K_BASELINE,
-	.sim_ops = 1 << 16,
-};
+MDB_KERNEL(latency,
+	   .name = "baseline/latency", .class = MDB_BASELINE, .unit = "dependent load",
+	   .run = baseline_latency,
+	   .sim_ops = 1 << 16);
 
-static const struct mdb_kernel k_bandwidth = {
-	.name = "baseline/bandwidth",
-	.run = baseline_bandwidth,
-	.flags = MDB_K_BASELINE,
-	.sim_ops = 1 << 16,
-};
-
-const struct mdb_kernel *const baseline_kernels[] = { &k_latency, &k_bandwidth, NULL };
+MDB_KERNEL(bandwidth,
+	   .name = "baseline/bandwidth", .class = MDB_BASELINE, .unit = "64-byte line read",
+	   .run = baseline_bandwidth,
+	   .sim_ops = 1 << 16);

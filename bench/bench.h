@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
+#include "rng.h"
 
 #define BENCH_LIST_MAX		(1UL << 20)
 
@@ -32,22 +33,6 @@
  * simulated misses per op.  The call costs a few ns, under 0.1 ns an op.
  */
 #define BENCH_BATCH		64
-
-/* splitmix64: seeds the placement-independent streams of the benchmarks. */
-static inline uint64_t bench_rng_next(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), by multiply-shift (Lemire): no division. */
-static inline uint64_t bench_rng_below(uint64_t *state, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)bench_rng_next(state) * n) >> 64);
-}
 
 /* pfns fit 32 bits up to 16 TiB of modelled RAM; half the bytes of a long. */
 struct pfn_list {

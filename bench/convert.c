@@ -9,6 +9,7 @@
  * the conversion is on the critical path.
  */
 #include "kernel.h"
+#include "model.h"
 
 #define CONVERT_BATCH	512
 
@@ -51,16 +52,12 @@ static void convert_page_to_pfn(struct mdb_state *st, const struct bench_env *en
 	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_pfn_to_page) = {
-	.name = "convert/pfn_to_page",
-	.run = convert_pfn_to_page,
-	.flags = MDB_K_SEQUENTIAL,
-	.sim_ops = 1 << 16,
-};
+MDB_KERNEL(pfn_to_page,
+	   .name = "convert/pfn_to_page", .class = MDB_SEQUENTIAL, .unit = "conversion",
+	   .run = convert_pfn_to_page,
+	   .sim_ops = 1 << 16, .model = model_none);
 
-const struct mdb_kernel LAYOUT_SYM(k_page_to_pfn) = {
-	.name = "convert/page_to_pfn",
-	.run = convert_page_to_pfn,
-	.flags = MDB_K_SEQUENTIAL,
-	.sim_ops = 1 << 16,
-};
+MDB_KERNEL(page_to_pfn,
+	   .name = "convert/page_to_pfn", .class = MDB_SEQUENTIAL, .unit = "conversion",
+	   .run = convert_page_to_pfn,
+	   .sim_ops = 1 << 16, .model = model_none);

@@ -55,14 +55,12 @@ static void folio_getput(struct mdb_state *st, const struct bench_env *env)
 	pfn_list_release(&list);
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_folio_tail) = {
-	.name = "folio/tail",
-	.run = folio_tail,
-	.sim_ops = 1 << 16,
-};
+MDB_KERNEL(folio_tail,
+	   .name = "folio/tail", .class = MDB_DEPENDENT, .unit = "tail page",
+	   .run = folio_tail,
+	   .sim_ops = 1 << 16);
 
-const struct mdb_kernel LAYOUT_SYM(k_folio_getput) = {
-	.name = "folio/getput",
-	.run = folio_getput,
-	.sim_ops = 1 << 16,
-};
+MDB_KERNEL(folio_getput,
+	   .name = "folio/getput", .class = MDB_DEPENDENT, .unit = "get+put pair",
+	   .run = folio_getput,
+	   .sim_ops = 1 << 16);

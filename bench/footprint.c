@@ -31,8 +31,7 @@ static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 	mdb_counter(st, "overhead_pct", total / ram * 100, MDB_COUNTER_PLAIN);
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_footprint) = {
-	.name = "footprint",
-	.run = footprint_report,
-	.sim_ops = 1,
-};
+MDB_KERNEL(footprint,
+	   .name = "footprint", .class = MDB_REPORT, .unit = "report",
+	   .run = footprint_report,
+	   .sim_ops = 1);

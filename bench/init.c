@@ -12,6 +12,7 @@
  * boot, which is the point of a small struct page here.
  */
 #include "kernel.h"
+#include "model.h"
 
 static void init_memmap(struct mdb_state *st, const struct bench_env *env)
 {
@@ -25,9 +26,7 @@ static void init_memmap(struct mdb_state *st, const struct bench_env *env)
 	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_init_memmap) = {
-	.name = "init/memmap",
-	.run = init_memmap,
-	.flags = MDB_K_MUTATES | MDB_K_SEQUENTIAL,
-	.sim_ops = 1,		/* rounded up to one boot */
-};
+MDB_KERNEL(init_memmap,
+	   .name = "init/memmap", .class = MDB_SEQUENTIAL, .unit = "pfn initialised",
+	   .run = init_memmap,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1, .model = model_init_memmap);

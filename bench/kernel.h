@@ -2,18 +2,29 @@
 /*
  * kernel.h - what a benchmark kernel is, and what it is handed.
  *
- * Each bench/<kernel>.c is compiled once per layout (see layouts/layout.h) and
- * defines its kernels as LAYOUT_SYM(k_<name>); bench/kernels.c lists them in
- * LAYOUT_SYM(kernels)[].  The driver crosses that list with the RAM sizes
- * (and, for baselines, the buffer sizes) and registers one benchmark each.
+ * A kernel is one MDB_KERNEL() registration in the file that defines it,
+ * carrying everything the program, the dump and the scripts need to know
+ * of it: name, class, the unit of one op, flags, the ops to run under
+ * --simulate and its analytic-model hook.  Registrations land in one linker
+ * section ("mdb_kernels"), as the kernel's initcalls do, so nothing else
+ * lists kernels: adding one is its registration (and, for a new file, one
+ * line in bench/CMakeLists.txt).
+ *
+ * A file compiled once per layout (layouts/layout.h) registers one copy per
+ * layout, each bound to that layout's ops and with the layout API inlined;
+ * a file compiled once registers a kernel that works through struct
+ * layout_ops and so runs on every layout, or a baseline (no layout).
  */
 #ifndef MDB_KERNEL_H
 #define MDB_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "layout.h"
 #include "mdb.h"
+
+struct model_blocks;
 
 struct bench_env {
 	const struct layout_ops *ops;	/* NULL for baselines */
@@ -25,25 +36,71 @@ struct bench_env {
 	size_t buf_bytes;		/* baselines: working-set size */
 };
 
+/* What bounds a kernel, for plots and the choice of baseline. */
+enum mdb_kernel_class {
+	MDB_SEQUENTIAL,		/* streams the memmap: bandwidth bounds it */
+	MDB_DEPENDENT,		/* one dependent chain of loads per op: latency bounds it */
+	MDB_MUTATING,		/* allocates, frees, migrates */
+	MDB_BASELINE,		/* the machine's own limits, layout independent */
+	MDB_REPORT,		/* no timing: its result is in its counters (footprint) */
+	MDB_NR_CLASSES
+};
+
 enum mdb_kernel_flags {
 	MDB_K_MUTATES = 1 << 0,		/* leaves the memmap changed: gets its own copy */
-	MDB_K_BASELINE = 1 << 1,	/* layout independent, sweeps buf_bytes */
-	MDB_K_NO_MEMMAP = 1 << 2,	/* builds what it needs itself (memmap init) */
-	MDB_K_SEQUENTIAL = 1 << 3,	/* has an analytic miss model to check */
+	MDB_K_NO_MEMMAP = 1 << 1,	/* builds what it needs itself */
 };
 
 struct mdb_kernel {
 	const char *name;		/* "lookup/random": the benchmark name's first part */
+	enum mdb_kernel_class class;
+	const char *unit;		/* what one op is: "lookup", "pfn", "alloc+free pair" */
 	void (*run)(struct mdb_state *st, const struct bench_env *env);
 	unsigned int flags;
 	uint64_t sim_ops;		/* ops to run under --simulate */
+	/* Data lines per op the analytic model predicts (bench/model.c); NULL: none. */
+	bool (*model)(const struct layout_ops *ops, const struct model_blocks *b, double *lines);
+	/* The layout this copy inlines; NULL: any layout (through ops), or a baseline. */
+	const struct layout_ops *layout;
 };
 
-/* NULL-terminated, one list per layout (bench/kernels.c), and the baselines. */
-extern const struct mdb_kernel *const page64_kernels[];
-extern const struct mdb_kernel *const page32_kernels[];
-extern const struct mdb_kernel *const memdesc8_kernels[];
-extern const struct mdb_kernel *const baseline_kernels[];
-const struct mdb_kernel *const *layout_kernels(const struct layout_ops *ops);
+#ifdef MDB_LAYOUT
+#define MDB_KERNEL_LAYOUT	(&LAYOUT_SYM(ops))
+#else
+#define MDB_KERNEL_LAYOUT	NULL
+#endif
+
+/*
+ *	MDB_KERNEL(lookup_seq, .name = "lookup/seq", .class = MDB_SEQUENTIAL,
+ *		   .unit = "pfn", .run = lookup_seq, .sim_ops = 1 << 18);
+ */
+#define MDB_KERNEL(id, ...)							\
+	static const struct mdb_kernel id##_kernel = {				\
+		.layout = MDB_KERNEL_LAYOUT, __VA_ARGS__			\
+	};									\
+	static const struct mdb_kernel *const id##_kernel_entry			\
+	__attribute__((used, section("mdb_kernels"), aligned(sizeof(void *)))) = &id##_kernel
+
+/* Every registered kernel, in link order (the linker makes these). */
+extern const struct mdb_kernel *const __start_mdb_kernels[] __attribute__((weak));
+extern const struct mdb_kernel *const __stop_mdb_kernels[] __attribute__((weak));
+
+/* "sequential", "dependent", "mutating", "baseline", "report". */
+const char *mdb_kernel_class_name(enum mdb_kernel_class class);
+
+/* Whether k runs on layout ops (bound to it, or through ops); baselines never. */
+static inline bool mdb_kernel_runs_on(const struct mdb_kernel *k, const struct layout_ops *ops)
+{
+	return k->class != MDB_BASELINE && (!k->layout || k->layout == ops);
+}
+
+/*
+ * The registered kernels, checked and sorted by name: every layout must have
+ * the same set (a layout missing one is a build error, caught here at run
+ * time before anything runs).  0, or -1 with err.  The array is static.
+ */
+int mdb_kernels(const struct mdb_kernel *const **list, unsigned int *nr, struct mdb_err *err);
+/* The kernel named name that runs on ops (NULL ops: a baseline); NULL if none. */
+const struct mdb_kernel *mdb_kernel_find(const char *name, const struct layout_ops *ops);
 
 #endif /* MDB_KERNEL_H */

@@ -12,6 +12,7 @@
  * sequential model counts and what the random walk exposes as latency.
  */
 #include "bench.h"
+#include "model.h"
 
 static inline void lookup_one(const struct memmap *mm, unsigned long pfn)
 {
@@ -54,15 +55,12 @@ static void lookup_random(struct mdb_state *st, const struct bench_env *env)
 	pfn_list_release(&list);
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_lookup_seq) = {
-	.name = "lookup/seq",
-	.run = lookup_seq,
-	.flags = MDB_K_SEQUENTIAL,
-	.sim_ops = 1 << 18,
-};
+MDB_KERNEL(lookup_seq,
+	   .name = "lookup/seq", .class = MDB_SEQUENTIAL, .unit = "lookup",
+	   .run = lookup_seq,
+	   .sim_ops = 1 << 18, .model = model_lookup_seq);
 
-const struct mdb_kernel LAYOUT_SYM(k_lookup_random) = {
-	.name = "lookup/random",
-	.run = lookup_random,
-	.sim_ops = 1 << 16,
-};
+MDB_KERNEL(lookup_random,
+	   .name = "lookup/random", .class = MDB_DEPENDENT, .unit = "lookup",
+	   .run = lookup_random,
+	   .sim_ops = 1 << 16);

@@ -109,16 +109,12 @@ static void migrate_order9(struct mdb_state *st, const struct bench_env *env)
 	migrate_folios(st, env, 9);
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_migrate_order0) = {
-	.name = "migrate/order0",
-	.run = migrate_order0,
-	.flags = MDB_K_MUTATES,
-	.sim_ops = 1 << 14,
-};
+MDB_KERNEL(migrate_order0,
+	   .name = "migrate/order0", .class = MDB_MUTATING, .unit = "migration",
+	   .run = migrate_order0,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14);
 
-const struct mdb_kernel LAYOUT_SYM(k_migrate_order9) = {
-	.name = "migrate/order9",
-	.run = migrate_order9,
-	.flags = MDB_K_MUTATES,
-	.sim_ops = 1 << 10,
-};
+MDB_KERNEL(migrate_order9,
+	   .name = "migrate/order9", .class = MDB_MUTATING, .unit = "migration",
+	   .run = migrate_order9,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10);

@@ -44,69 +44,46 @@
 #define LINE		64
 #define MODEL_RUN	4096	/* descriptors in the run lines_per_desc() measures */
 
-struct desc_fields {
-	unsigned int size;		/* bytes apart in the cache; 0: no descriptor read */
-	unsigned int nr;
-	struct {
-		unsigned int off, len;
-	} f[4];
-};
-
-/* What each layout reads beyond the memmap; offsets from the layout headers. */
-struct layout_model {
-	const char *name;
-	struct desc_fields lookup;	/* per folio: page_test_flag() + page_ref_count() */
-	struct desc_fields scan;	/* per folio: folio_nr_pages() */
-	unsigned int scan_large_tail;	/* lines per large folio outside desc and head */
-};
-
-static const struct layout_model layout_models[] = {
-	{
-		/* struct folio overlays the head page: flags @0, _refcount @52. */
-		.name = "page64",
-		.scan_large_tail = 1,	/* folio->_nr_pages @120, in page[1] */
-	},
-	{
-		/* struct folio of 80: flags @0, _refcount @48, order @60. */
-		.name = "page32",
-		.lookup = { 80, 2, { { 0, 8 }, { 48, 4 } } },
-		.scan = { 80, 1, { { 60, 1 } } },
-	},
-	{
-		/* struct folio of 64: flags @0 (order in its top bits), _refcount @48. */
-		.name = "memdesc8",
-		.lookup = { 64, 2, { { 0, 8 }, { 48, 4 } } },
-		.scan = { 64, 1, { { 0, 8 } } },
-	},
-};
-
-static const struct layout_model *find_model(const struct layout_ops *ops)
+/* Distinct lines of fields read at base, with line 0 excluded when skip0. */
+static unsigned int lines_at(const struct model_reads *r, unsigned long base, bool skip0)
 {
-	unsigned int i;
+	unsigned long seen[MODEL_MAX_FIELDS * 2], line;
+	unsigned int n = 0, i, k;
 
-	for (i = 0; i < sizeof(layout_models) / sizeof(layout_models[0]); i++)
-		if (!strcmp(layout_models[i].name, ops->name))
-			return &layout_models[i];
-	return NULL;
+	for (i = 0; i < r->nr; i++)
+		for (line = (base + r->f[i].off) / LINE;
+		     line <= (base + r->f[i].off + r->f[i].len - 1) / LINE; line++) {
+			if (skip0 && line == base / LINE)
+				continue;
+			for (k = 0; k < n && seen[k] != line; k++)
+				;
+			if (k == n && n < sizeof(seen) / sizeof(seen[0]))
+				seen[n++] = line;
+		}
+	return n;
 }
 
 /*
- * Distinct lines per descriptor when a walk reads these fields of
- * descriptors laid size bytes apart from a line boundary (the cache's
- * chunks are page aligned), over a long run.
+ * Lines per folio a walk reads beyond the memmap entries it reads anyway:
+ * for a folio overlaying its head entry, the fields off the entry's line;
+ * for separate descriptors laid desc_stride bytes apart from a line boundary
+ * (the cache's chunks are page aligned), distinct lines over a long run, a
+ * line shared with the previous descriptor counted once.
  */
-static double lines_per_desc(const struct desc_fields *d)
+static double lines_per_folio(const struct layout_model *m, const struct model_reads *r)
 {
 	unsigned long last = ~0UL, lines = 0, k, line;
 	unsigned int i;
 
-	if (!d->size)
+	if (!r->nr)
 		return 0;
+	if (!m->desc_stride)
+		return lines_at(r, 0, true);
 	/* Addresses only grow along the run, so a new line is one above the last. */
 	for (k = 0; k < MODEL_RUN; k++)
-		for (i = 0; i < d->nr; i++)
-			for (line = (k * d->size + d->f[i].off) / LINE;
-			     line <= (k * d->size + d->f[i].off + d->f[i].len - 1) / LINE; line++)
+		for (i = 0; i < r->nr; i++)
+			for (line = (k * m->desc_stride + r->f[i].off) / LINE;
+			     line <= (k * m->desc_stride + r->f[i].off + r->f[i].len - 1) / LINE; line++)
 				if (last == ~0UL || line > last) {
 					lines++;
 					last = line;
@@ -115,7 +92,7 @@ static double lines_per_desc(const struct desc_fields *d)
 }
 
 int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned long nr_pfns,
-		       uint64_t seed, char *err)
+		       uint64_t seed, struct mdb_err *err)
 {
 	struct mix_plan plan;
 	unsigned long covered = 0;
@@ -151,63 +128,77 @@ static unsigned long nr_folios(const struct model_blocks *b, unsigned int min_or
 	return n;
 }
 
-static double lookup_seq_lines(const struct layout_model *lm, double per_line,
-			       const struct model_blocks *b)
+/* Memmap entries per line; false when the geometry is outside the model. */
+static bool entries_per_line(const struct layout_ops *ops, const struct model_blocks *b,
+			     unsigned int *per_line)
 {
-	return (double)b->nr_pfns / per_line + nr_folios(b, 0) * lines_per_desc(&lm->lookup);
+	if (!ops->page_size || LINE % ops->page_size || !b->nr_pfns)
+		return false;
+	*per_line = LINE / ops->page_size;
+	return true;
 }
 
-static double scan_lines(const struct layout_model *lm, unsigned int per_line,
-			 const struct model_blocks *b)
+bool model_none(const struct layout_ops *ops, const struct model_blocks *b, double *lines)
 {
-	double lines = 0;
-	unsigned int k, o;
+	(void)ops;
+	(void)b;
+	*lines = 0;
+	return true;
+}
 
+bool model_lookup_seq(const struct layout_ops *ops, const struct model_blocks *b, double *lines)
+{
+	unsigned int per_line;
+
+	if (!entries_per_line(ops, b, &per_line))
+		return false;
+	*lines = ((double)b->nr_pfns / per_line +
+		  nr_folios(b, 0) * lines_per_folio(&ops->model, &ops->model.lookup)) / b->nr_pfns;
+	return true;
+}
+
+bool model_scan_compaction(const struct layout_ops *ops, const struct model_blocks *b,
+			   double *lines)
+{
+	const struct layout_model *m = &ops->model;
+	unsigned int per_line, k, o;
+	double n = 0;
+
+	if (!entries_per_line(ops, b, &per_line))
+		return false;
 	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
 			bool skipped = k == PK_FREE || is_folio(k);
 
 			if (skipped && (1UL << o) >= per_line)
-				lines += b->nr[k][o];
+				n += b->nr[k][o];
 			else
-				lines += (double)b->nr[k][o] * (1UL << o) / per_line;
+				n += (double)b->nr[k][o] * (1UL << o) / per_line;
 		}
-	lines += nr_folios(b, 0) * lines_per_desc(&lm->scan);
-	lines += (double)nr_folios(b, 1) * lm->scan_large_tail;
-	return lines;
-}
-
-bool model_d1_lines(const char *kernel, const struct layout_ops *ops, const struct model_blocks *b,
-		    double *lines)
-{
-	const struct layout_model *lm = find_model(ops);
-	unsigned int per_line;
-	double n = (double)b->nr_pfns;
-
-	if (!lm || !ops->page_size || LINE % ops->page_size || !b->nr_pfns)
-		return false;
-	per_line = LINE / ops->page_size;
-	if (!strcmp(kernel, "convert/pfn_to_page") || !strcmp(kernel, "convert/page_to_pfn"))
-		*lines = 0;
-	else if (!strcmp(kernel, "lookup/seq"))
-		*lines = lookup_seq_lines(lm, per_line, b) / n;
-	else if (!strcmp(kernel, "scan/compaction"))
-		*lines = scan_lines(lm, per_line, b) / n;
-	else if (!strcmp(kernel, "init/memmap"))
-		*lines = 1.0 / per_line + 1.0 / (1UL << PAGEBLOCK_ORDER) +
-			 1.0 / (1UL << PAGEBLOCK_ORDER) * sizeof(unsigned long) / LINE;
-	else
-		return false;
+	n += nr_folios(b, 0) * lines_per_folio(m, &m->scan);
+	n += nr_folios(b, 1) * lines_per_folio(m, &m->scan_large);
+	*lines = n / b->nr_pfns;
 	return true;
 }
 
-bool model_d1_misses(const char *kernel, const struct layout_ops *ops, const struct mix *mix,
-		     unsigned long nr_pfns, uint64_t seed, double *misses)
+bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *b, double *lines)
+{
+	unsigned int per_line;
+
+	if (!entries_per_line(ops, b, &per_line))
+		return false;
+	*lines = 1.0 / per_line + 1.0 / (1UL << PAGEBLOCK_ORDER) +
+		 1.0 / (1UL << PAGEBLOCK_ORDER) * sizeof(unsigned long) / LINE;
+	return true;
+}
+
+bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix *mix,
+		   unsigned long nr_pfns, uint64_t seed, double *lines)
 {
 	struct model_blocks b;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 
-	if (model_count_blocks(&b, mix, nr_pfns, seed, err))
+	if (!fn || model_count_blocks(&b, mix, nr_pfns, seed, &err))
 		return false;
-	return model_d1_lines(kernel, ops, &b, misses);
+	return fn(ops, &b, lines);
 }

@@ -12,9 +12,11 @@
  * No prefetching, no reuse across blocks: that is what callgrind simulates,
  * so the simulated D1 misses per op must match (tests/bench.cmake).
  *
- * Layout independent: compiled once; what it knows about each layout is in
- * one table in model.c, written from the layout headers and checked against
- * them by the simulation test.
+ * Layout independent: compiled once; what it knows about each layout is the
+ * layout's own LAYOUT_MODEL (struct layout_model, offsets taken with
+ * offsetof from its header), and the simulation test checks the predictions
+ * against callgrind.  Each kernel with a model names its hook in its
+ * registration (kernel.h).
  */
 #ifndef MDB_MODEL_H
 #define MDB_MODEL_H
@@ -30,19 +32,23 @@ struct model_blocks {
 	unsigned long nr[PK_NR][MAX_FOLIO_ORDER + 1];	/* the leftover free pfns are order 0 */
 };
 
-/* 0, or -1 with err (MIX_ERR_LEN) when the mix cannot be placed. */
+/* 0, or -1 with err when the mix cannot be placed. */
 int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned long nr_pfns,
-		       uint64_t seed, char *err);
+		       uint64_t seed, struct mdb_err *err);
 
 /*
- * Data lines per op the kernel (by its benchmark name, "lookup/seq") must
- * touch for this layout; false when no model covers that kernel or layout.
+ * The hooks kernels register: data lines per op the kernel must bring into
+ * L1 for this layout on these blocks; false when the layout's geometry is
+ * outside what the model covers.
  */
-bool model_d1_lines(const char *kernel, const struct layout_ops *ops, const struct model_blocks *b,
-		    double *lines);
+typedef bool model_fn(const struct layout_ops *ops, const struct model_blocks *b, double *lines);
+model_fn model_none;			/* convert/...: arithmetic, no data line */
+model_fn model_lookup_seq;
+model_fn model_scan_compaction;
+model_fn model_init_memmap;
 
-/* As above, counting the blocks first. */
-bool model_d1_misses(const char *kernel, const struct layout_ops *ops, const struct mix *mix,
-		     unsigned long nr_pfns, uint64_t seed, double *misses);
+/* A kernel's hook on a mix placed over nr_pfns, counting the blocks first. */
+bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix *mix,
+		   unsigned long nr_pfns, uint64_t seed, double *lines);
 
 #endif /* MDB_MODEL_H */

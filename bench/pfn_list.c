@@ -28,7 +28,7 @@ static void shuffle(uint32_t *a, unsigned long n, uint64_t *rng)
 	uint32_t t;
 
 	for (i = n; i > 1; i--) {
-		j = bench_rng_below(rng, i);
+		j = mdb_rng_below(rng, i);
 		t = a[i - 1];
 		a[i - 1] = a[j];
 		a[j] = t;
@@ -66,7 +66,7 @@ int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn
 		return -1;
 	}
 	for (i = 0; i < max; i++)
-		list->pfn[i] = all[bench_rng_below(&rng, nr)];
+		list->pfn[i] = all[mdb_rng_below(&rng, nr)];
 	list->nr = max;
 	free(all);
 	return 0;

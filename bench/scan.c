@@ -11,6 +11,7 @@
  * to skip.  Items are pfns covered, so the figure is per pfn of RAM scanned.
  */
 #include "bench.h"
+#include "model.h"
 
 struct scan_found {
 	unsigned long free_blocks, folios, others;
@@ -59,9 +60,7 @@ static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);
 }
 
-const struct mdb_kernel LAYOUT_SYM(k_scan_compaction) = {
-	.name = "scan/compaction",
-	.run = scan_compaction,
-	.flags = MDB_K_SEQUENTIAL,
-	.sim_ops = 1 << 18,
-};
+MDB_KERNEL(scan_compaction,
+	   .name = "scan/compaction", .class = MDB_SEQUENTIAL, .unit = "pfn scanned",
+	   .run = scan_compaction,
+	   .sim_ops = 1 << 18, .model = model_scan_compaction);

@@ -65,15 +65,14 @@ const char *mdb_counter_short_event(const char *name)
 	return NULL;
 }
 
-static int pfm_ready(char *err)
+static int pfm_ready(struct mdb_err *err)
 {
 	static int ret = 1;
 
 	if (ret == 1)
 		ret = pfm_initialize();
 	if (ret != PFM_SUCCESS) {
-		snprintf(err, MDB_COUNTER_ERR_LEN, "cannot initialise libpfm: %s", pfm_strerror(ret));
-		return -1;
+		return mdb_errf(err, "cannot initialise libpfm: %s", pfm_strerror(ret));
 	}
 	return 0;
 }
@@ -146,7 +145,7 @@ static void explain(char *reason, int err)
 	snprintf(reason, MDB_COUNTER_REASON_LEN, "%s: %s", strerror(err), hint);
 }
 
-static int add_counter(struct mdb_counters *set, const char *name, char *err)
+static int add_counter(struct mdb_counters *set, const char *name, struct mdb_err *err)
 {
 	const char *event = mdb_counter_short_event(name);
 	struct perf_event_attr attr;
@@ -157,26 +156,26 @@ static int add_counter(struct mdb_counters *set, const char *name, char *err)
 	if (!event)
 		event = name;
 	if (!*name) {
-		snprintf(err, MDB_COUNTER_ERR_LEN, "empty counter name in --counters");
+		mdb_errf(err, "empty counter name in --counters");
 		return -1;
 	}
 	if (strlen(name) >= MDB_COUNTER_NAME_LEN || strlen(event) >= MDB_COUNTER_EVENT_LEN) {
-		snprintf(err, MDB_COUNTER_ERR_LEN, "counter name too long: '%.64s...'", name);
+		mdb_errf(err, "counter name too long: '%.64s...'", name);
 		return -1;
 	}
 	for (i = 0; i < set->nr; i++) {
 		if (!strcmp(set->c[i].name, name)) {
-			snprintf(err, MDB_COUNTER_ERR_LEN, "counter '%s' given twice", name);
+			mdb_errf(err, "counter '%s' given twice", name);
 			return -1;
 		}
 	}
 	if (set->nr == MDB_MAX_COUNTERS) {
-		snprintf(err, MDB_COUNTER_ERR_LEN, "more than %d counters", MDB_MAX_COUNTERS);
+		mdb_errf(err, "more than %d counters", MDB_MAX_COUNTERS);
 		return -1;
 	}
 	ret = encode(event, &attr);
 	if (ret != PFM_SUCCESS) {
-		snprintf(err, MDB_COUNTER_ERR_LEN, "unknown counter '%s': %s", name, pfm_strerror(ret));
+		mdb_errf(err, "unknown counter '%s': %s", name, pfm_strerror(ret));
 		return -1;
 	}
 
@@ -238,7 +237,7 @@ static void open_group(struct mdb_counters *set, enum mdb_counter_group g)
 	}
 }
 
-int mdb_counters_setup(struct mdb_counters *set, const char *spec, char *err)
+int mdb_counters_setup(struct mdb_counters *set, const char *spec, struct mdb_err *err)
 {
 	char *list, *name, *save = NULL;
 	unsigned int i;
@@ -258,16 +257,16 @@ int mdb_counters_setup(struct mdb_counters *set, const char *spec, char *err)
 	} else {
 		list = strdup(spec);
 		if (!list) {
-			snprintf(err, MDB_COUNTER_ERR_LEN, "out of memory");
+			mdb_errf(err, "out of memory");
 			return -1;
 		}
 		if (spec[strlen(spec) - 1] == ',' || spec[0] == ',' || strstr(spec, ",,")) {
-			snprintf(err, MDB_COUNTER_ERR_LEN, "empty counter name in --counters=%s", spec);
+			mdb_errf(err, "empty counter name in --counters=%s", spec);
 			ret = -1;
 		}
 		for (name = strtok_r(list, ",", &save); name && !ret; name = strtok_r(NULL, ",", &save)) {
 			if (!strcmp(name, "none")) {
-				snprintf(err, MDB_COUNTER_ERR_LEN, "--counters=none cannot be combined "
+				mdb_errf(err, "--counters=none cannot be combined "
 					 "with other counters");
 				ret = -1;
 				break;

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -66,9 +68,9 @@ const char *mdb_counter_short_event(const char *name);
  * spec: NULL or "" for the defaults, "none" for no counters, else a comma
  * separated list of short names or libpfm event strings.  Returns 0 (counters
  * that cannot count here are marked unavailable) or -1 with a one-line reason
- * in err (MDB_COUNTER_ERR_LEN) for a name libpfm does not know.
+ * in err for a name libpfm does not know.
  */
-int mdb_counters_setup(struct mdb_counters *set, const char *spec, char *err);
+int mdb_counters_setup(struct mdb_counters *set, const char *spec, struct mdb_err *err);
 void mdb_counters_close(struct mdb_counters *set);
 unsigned int mdb_counters_nr_available(const struct mdb_counters *set);
 

@@ -1,28 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shim.cc - mdb.h over Google Benchmark 1.7, and the dump.
+ * shim.cc - mdb.h over Google Benchmark (1.7 to 1.9), and the dump.
  *
  * A struct mdb_state is either a benchmark::State (the normal run) or a
- * fixed-count run (mdb_run_fixed, under valgrind).  Hardware counters are
+ * fixed-count run (mdb_fixed_run, under valgrind).  Hardware counters are
  * started on the first mdb_keep_running_batch(), right before Google
  * Benchmark starts its clock, and read when the loop ends, so they cover what
  * the clock covers, pauses included.
  *
- * The dump is Google Benchmark's own JSON, produced by its JSONReporter into
- * a string, with our memdesc_bench object added to "context": its
- * tools/compare.py reads it as it reads any of its dumps.  The whole file is
- * rewritten (temporary name, then rename) after every benchmark, so a run
- * that is interrupted leaves a valid file with what finished.
+ * The dump is Google Benchmark's own JSON: its JSONReporter writes the
+ * context and each benchmark's runs, which we parse (jansson), keep as one
+ * document with our memdesc_bench object added to "context", and write
+ * whole (temporary file, fsync, rename) after every benchmark, so an
+ * interrupted run leaves a valid file of what finished.  Its
+ * tools/compare.py reads the file as it reads any of its dumps.
+ *
+ * Google Benchmark 1.8 replaced Run::error_occurred by Run::skipped and
+ * gave --benchmark_min_time a unit suffix; MDB_GB_SKIPPED (set by CMake
+ * from a compile test) picks the API.
  */
 #include <benchmark/benchmark.h>
 
 #include <cerrno>
-#include <csignal>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <memory>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,7 +37,24 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "interrupt.h"
+#include "jsonio.h"
 #include "shim.h"
+#include "units.h"
+
+#ifdef MDB_GB_SKIPPED
+extern "C" const char mdb_gb_api[] = "1.8+";
+static bool run_failed(const benchmark::BenchmarkReporter::Run &r)
+{
+	return r.skipped == benchmark::internal::SkippedWithError;
+}
+#else
+extern "C" const char mdb_gb_api[] = "1.7";
+static bool run_failed(const benchmark::BenchmarkReporter::Run &r)
+{
+	return r.error_occurred;
+}
+#endif
 
 namespace {
 
@@ -177,6 +201,203 @@ extern "C" void mdb_counter(struct mdb_state *st, const char *name, double value
 }
 
 /* ------------------------------------------------------------------ */
+/* Flags                                                               */
+
+namespace {
+
+enum flag_kind { F_REGEX, F_COUNT, F_MIN_TIME, F_SECONDS, F_FORMAT, F_OUT, F_UNIT, F_BOOL,
+		 F_COLOR, F_CONTEXT, F_REFUSED };
+
+struct gb_flag {
+	const char *name;	/* without "--" */
+	enum flag_kind kind;
+};
+
+/* Every flag Google Benchmark 1.7 to 1.9 takes; anything else is refused. */
+const gb_flag gb_flags[] = {
+	{ "benchmark_filter", F_REGEX },
+	{ "benchmark_repetitions", F_COUNT },
+	{ "benchmark_min_time", F_MIN_TIME },
+	{ "benchmark_min_warmup_time", F_SECONDS },
+	{ "benchmark_format", F_FORMAT },
+	{ "benchmark_out_format", F_FORMAT },
+	{ "benchmark_out", F_OUT },
+	{ "benchmark_time_unit", F_UNIT },
+	{ "benchmark_enable_random_interleaving", F_BOOL },
+	{ "benchmark_report_aggregates_only", F_BOOL },
+	{ "benchmark_display_aggregates_only", F_BOOL },
+	{ "benchmark_counters_tabular", F_BOOL },
+	{ "benchmark_list_tests", F_BOOL },
+	{ "benchmark_dry_run", F_BOOL },
+	{ "benchmark_color", F_COLOR },
+	{ "benchmark_context", F_CONTEXT },
+	{ "benchmark_perf_counters", F_REFUSED },
+	{ "v", F_COUNT },
+};
+
+bool one_of(const char *v, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(v, *set))
+			return true;
+	return false;
+}
+
+/* A finite decimal number >= 0 making up the whole of [s, end). */
+bool seconds_value(const std::string &s, double *out)
+{
+	char *end;
+
+	if (s.empty() || !strchr("0123456789.", s[0]))
+		return false;
+	errno = 0;
+	*out = strtod(s.c_str(), &end);
+	return !errno && *end == '\0' && std::isfinite(*out) && *out >= 0;
+}
+
+int check_min_time(const std::string &name, const std::string &v, char **fixed, struct mdb_err *err)
+{
+	std::string num = v;
+	bool iters = false;
+	double d;
+
+	if (!num.empty() && (num.back() == 's' || num.back() == 'x')) {
+		iters = num.back() == 'x';
+		num.pop_back();
+	}
+	if (iters) {
+		uint64_t n;
+
+		if (mdb_parse_u64(num.c_str(), UINT64_MAX, &n, ("--" + name).c_str(), err) || !n)
+			return mdb_errf(err, "--%s=%s: want seconds (0.5, 0.5s) or a count of "
+					"iterations (100x)", name.c_str(), v.c_str());
+#ifndef MDB_GB_SKIPPED
+		return mdb_errf(err, "--%s=%s: this Google Benchmark (%s) takes seconds only",
+				name.c_str(), v.c_str(), mdb_gb_api);
+#else
+		return 0;
+#endif
+	}
+	if (!seconds_value(num, &d) || d <= 0)
+		return mdb_errf(err, "--%s=%s: want seconds above 0 (0.5, 0.5s) or iterations (100x)",
+				name.c_str(), v.c_str());
+#ifdef MDB_GB_SKIPPED
+	if (v.back() != 's')
+		*fixed = strdup(("--" + name + "=" + num + "s").c_str());
+#else
+	if (v.back() == 's')
+		*fixed = strdup(("--" + name + "=" + num).c_str());
+#endif
+	return 0;
+}
+
+int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb_err *err)
+{
+	static const char *const formats[] = { "console", "json", "csv", nullptr };
+	static const char *const units[] = { "ns", "us", "ms", "s", nullptr };
+	static const char *const bools[] = { "true", "false", "yes", "no", "on", "off", "1", "0",
+					     nullptr };
+	static const char *const colors[] = { "auto", "true", "false", "yes", "no", "on", "off",
+					      "1", "0", nullptr };
+	std::string opt = std::string("--") + f.name;
+	uint64_t n;
+	double d;
+	int fd;
+
+	switch (f.kind) {
+	case F_REGEX:
+		try {
+			std::regex re(v.size() && v[0] == '-' ? v.substr(1) : v, std::regex::extended);
+		} catch (const std::regex_error &e) {
+			return mdb_errf(err, "%s=%s: not a regular expression (%s)", opt.c_str(), v.c_str(),
+					e.what());
+		}
+		return 0;
+	case F_COUNT:
+		if (mdb_parse_u64(v.c_str(), 1000000, &n, opt.c_str(), err))
+			return -1;
+		if (!n && strcmp(f.name, "v"))
+			return mdb_errf(err, "%s=%s: at least 1", opt.c_str(), v.c_str());
+		return 0;
+	case F_MIN_TIME:
+		return check_min_time(f.name, v, fixed, err);
+	case F_SECONDS:
+		if (!seconds_value(v, &d))
+			return mdb_errf(err, "%s=%s: want seconds, 0 or more", opt.c_str(), v.c_str());
+		return 0;
+	case F_FORMAT:
+		if (!one_of(v.c_str(), formats))
+			return mdb_errf(err, "%s=%s: console, json or csv", opt.c_str(), v.c_str());
+		return 0;
+	case F_OUT:
+		if (v.empty())
+			return mdb_errf(err, "%s= needs a file name", opt.c_str());
+		/* Google Benchmark would only say so at the end, exiting 1. */
+		fd = open(v.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
+					strerror(errno));
+		close(fd);
+		return 0;
+	case F_UNIT:
+		if (!one_of(v.c_str(), units))
+			return mdb_errf(err, "%s=%s: ns, us, ms or s", opt.c_str(), v.c_str());
+		return 0;
+	case F_BOOL:
+		if (!one_of(v.c_str(), bools))
+			return mdb_errf(err, "%s=%s: true or false", opt.c_str(), v.c_str());
+		return 0;
+	case F_COLOR:
+		if (!one_of(v.c_str(), colors))
+			return mdb_errf(err, "%s=%s: auto, true or false", opt.c_str(), v.c_str());
+		return 0;
+	case F_CONTEXT:
+		if (v.find('=') == std::string::npos || v[0] == '=')
+			return mdb_errf(err, "%s=%s: want key=value[,key=value...]", opt.c_str(),
+					v.c_str());
+		return 0;
+	case F_REFUSED:
+		return mdb_errf(err, "%s: mdbench counts with its own --counters=", opt.c_str());
+	}
+	return 0;
+}
+
+}	// namespace
+
+extern "C" int mdb_gb_check_flag(const char *arg, char **fixed, struct mdb_err *err)
+{
+	std::string a = arg, name, value;
+	size_t eq = a.find('=');
+	bool has_value = eq != std::string::npos;
+
+	*fixed = nullptr;
+	if (a.compare(0, 2, "--"))
+		return mdb_errf(err, "unknown option '%s'", arg);
+	name = a.substr(2, has_value ? eq - 2 : std::string::npos);
+	value = has_value ? a.substr(eq + 1) : "";
+	for (const gb_flag &f : gb_flags) {
+		if (name != f.name)
+			continue;
+		if (!has_value && f.kind == F_BOOL)
+			return 0;
+		if (!has_value)
+			return mdb_errf(err, "--%s needs a value: --%s=...", f.name, f.name);
+		return check_value(f, value, fixed, err);
+	}
+	return mdb_errf(err, "unknown option '%s' (mdbench --help lists them)", arg);
+}
+
+extern "C" char *mdb_gb_min_time(const char *seconds)
+{
+	std::string s = std::string("--benchmark_min_time=") + seconds;
+
+#ifdef MDB_GB_SKIPPED
+	s += "s";
+#endif
+	return strdup(s.c_str());
+}
+
+/* ------------------------------------------------------------------ */
 /* Registration and the Google Benchmark run                            */
 
 /*
@@ -229,10 +450,14 @@ static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg)
 	report_counters(&st);
 }
 
-extern "C" int mdb_benchmark_init(int *argc, char **argv)
+extern "C" int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err)
 {
+	int i;
+
 	benchmark::Initialize(argc, argv);
-	return benchmark::ReportUnrecognizedArguments(*argc, argv) ? -1 : 0;
+	for (i = 1; i < *argc; i++)
+		return mdb_errf(err, "unknown option '%s'", argv[i]);
+	return 0;
 }
 
 extern "C" void mdb_register(const char *name, mdb_bench_fn fn, void *arg)
@@ -246,31 +471,9 @@ extern "C" void mdb_use_counters(struct mdb_counters *set)
 	g_counters = set;
 }
 
-/* ------------------------------------------------------------------ */
-/* Interruption: the last rename is the dump; say so and leave.         */
-
-static char sig_tmp_path[4096];
-static char sig_msg_head[64] = "mdbench: interrupted, ";
-static char sig_msg_tail[4200];
-static volatile sig_atomic_t sig_nr_done;
-
-static void on_signal(int sig)
+extern "C" void mdb_add_custom_context(const char *key, const char *value)
 {
-	char digits[24];
-	int n = sig_nr_done, i = sizeof(digits);
-	ssize_t ignored;
-
-	if (sig_tmp_path[0])
-		unlink(sig_tmp_path);	/* a rewrite it cut short */
-	do {
-		digits[--i] = (char)('0' + n % 10);
-		n /= 10;
-	} while (n && i);
-	ignored = write(STDERR_FILENO, sig_msg_head, strlen(sig_msg_head));
-	ignored = write(STDERR_FILENO, digits + i, sizeof(digits) - (size_t)i);
-	ignored = write(STDERR_FILENO, sig_msg_tail, strlen(sig_msg_tail));
-	(void)ignored;
-	_exit(128 + sig);
+	benchmark::AddCustomContext(key, value);
 }
 
 /* ------------------------------------------------------------------ */
@@ -278,151 +481,217 @@ static void on_signal(int sig)
 
 namespace {
 
-class TeeReporter : public benchmark::BenchmarkReporter {
+double now_seconds()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/*
+ * What a JSONReporter writes for a context or for one benchmark's runs, as
+ * jansson values.  The reporter streams pieces of one document (the context
+ * opens the benchmarks array, runs are its elements), so each piece is
+ * framed to stand alone before it is parsed; nothing of the text is kept.
+ */
+json_t *gb_context_json(const benchmark::BenchmarkReporter::Context &ctx, struct mdb_err *err)
+{
+	benchmark::JSONReporter rep;
+	std::ostringstream os;
+	std::string text;
+
+	rep.SetOutputStream(&os);
+	rep.SetErrorStream(&std::cerr);
+	rep.ReportContext(ctx);
+	text = os.str() + "]}";
+	return mdb_json_load_gb(text.data(), text.size(), "Google Benchmark's context", err);
+}
+
+json_t *gb_runs_json(const std::vector<benchmark::BenchmarkReporter::Run> &runs,
+		     struct mdb_err *err)
+{
+	benchmark::JSONReporter rep;
+	std::ostringstream os;
+	std::string text;
+
+	rep.SetOutputStream(&os);
+	rep.SetErrorStream(&std::cerr);
+	rep.ReportRuns(runs);
+	text = "[" + os.str() + "]";
+	return mdb_json_load_gb(text.data(), text.size(), "Google Benchmark's runs", err);
+}
+
+class DumpReporter : public benchmark::BenchmarkReporter {
 public:
-	explicit TeeReporter(const struct mdb_report *rep)
-		: rep_(rep), display_(benchmark::CreateDefaultDisplayReporter())
+	explicit DumpReporter(const struct mdb_report *rep)
+		: rep_(rep), display_(benchmark::CreateDefaultDisplayReporter()),
+		  doc_(json_object()), benchmarks_(json_array())
 	{
-		json_.SetOutputStream(&text_);
-		json_.SetErrorStream(&std::cerr);
-		if (rep->out_dir) {
-			path_ = std::string(rep->out_dir) + "/mdbench.json";
-			tmp_ = std::string(rep->out_dir) + "/.mdbench.json.tmp";
-		}
+		json_object_set_new(doc_, "context", json_object());
+		json_object_set(doc_, "benchmarks", benchmarks_);
+		start_ = now_seconds();
+	}
+
+	~DumpReporter() override
+	{
+		json_decref(benchmarks_);
+		json_decref(doc_);
 	}
 
 	bool ReportContext(const Context &context) override
 	{
-		bool ok = display_->ReportContext(context);
+		struct mdb_err err;
+		json_t *ctx = gb_context_json(context, &err);
 
-		json_.ReportContext(context);
+		if (!ctx || !json_is_object(json_object_get(ctx, "context"))) {
+			fail(ctx ? "Google Benchmark wrote no context" : err.msg);
+		} else {
+			json_object_set(doc_, "context", json_object_get(ctx, "context"));
+		}
+		json_decref(ctx);
 		write(false);
-		return ok;
+		return display_->ReportContext(context);
 	}
 
 	void ReportRuns(const std::vector<Run> &runs) override
 	{
+		struct mdb_err err;
+		json_t *entries = gb_runs_json(runs, &err);
+
 		display_->ReportRuns(runs);
-		json_.ReportRuns(runs);
+		if (entries)
+			json_array_extend(benchmarks_, entries);
+		else
+			fail(err.msg);
+		json_decref(entries);
 		for (const Run &r : runs)
-			failed_ += r.error_occurred;
-		sig_nr_done = ++done_;
+			failed_ += run_failed(r);
+		done_++;
+		progress(runs.empty() ? "" : runs[0].benchmark_name());
 		write(false);
 	}
 
 	void Finalize() override
 	{
 		display_->Finalize();
-		json_.Finalize();
 		finalized_ = true;
 		write(true);
 	}
 
-	unsigned long done() const { return done_; }
-	unsigned long failed() const { return failed_; }
-	bool write_failed() const { return write_failed_; }
-	const std::string &path() const { return path_; }
-	const std::string &tmp_path() const { return tmp_; }
-
-private:
-	/* GB's text so far, our object spliced in at the end of its context, closed if need be. */
-	std::string render(bool complete)
-	{
-		static const char context_end[] = "\n  },\n  \"benchmarks\": [";
-		std::string gb = text_.str(), out;
-		size_t at = gb.find(context_end);
-		char *ours = rep_->context_json(complete, rep_->arg);
-
-		if (at == std::string::npos || !ours) {
-			free(ours);
-			return std::string();
-		}
-		out.reserve(gb.size() + strlen(ours) + 64);
-		out.append(gb, 0, at);
-		out += ",\n    \"memdesc_bench\": ";
-		out += ours;
-		out.append(gb, at, std::string::npos);
-		if (!finalized_)
-			out += "\n  ]\n}\n";
-		free(ours);
-		return out;
-	}
-
+	/* Writes the document as it stands; a failure is kept for the next try. */
 	void write(bool complete)
 	{
-		std::string text;
-		FILE *f;
-		bool ok;
+		struct mdb_err err;
+		json_t *ours;
 
-		if (path_.empty() || write_failed_)
+		if (!rep_->path)
 			return;
-		text = render(complete);
-		if (text.empty()) {
-			fprintf(stderr, "mdbench: cannot place memdesc_bench in Google Benchmark's JSON\n");
-			write_failed_ = true;
+		ours = rep_->context(complete && !broken_, rep_->arg);
+		if (!ours) {
+			fail("out of memory for the dump's context");
 			return;
 		}
-		f = fopen(tmp_.c_str(), "w");
-		ok = f && fwrite(text.data(), 1, text.size(), f) == text.size();
-		ok = f && !fclose(f) && ok;
-		if (!ok || rename(tmp_.c_str(), path_.c_str())) {
-			fprintf(stderr, "mdbench: cannot write %s: %s\n", path_.c_str(), strerror(errno));
-			unlink(tmp_.c_str());
+		json_object_set_new(json_object_get(doc_, "context"), "memdesc_bench", ours);
+		if (mdb_json_write(rep_->path, doc_, &err)) {
+			if (!write_failed_)
+				fprintf(stderr, "mdbench: %s (trying again after the next benchmark)\n",
+					err.msg);
 			write_failed_ = true;
+			snprintf(write_error_, sizeof(write_error_), "%s", err.msg);
+			return;
 		}
+		if (write_failed_)
+			fprintf(stderr, "mdbench: %s written again\n", rep_->path);
+		write_failed_ = false;
+		on_disk_ = json_array_size(benchmarks_);
+		mdb_interrupt_kept(rep_->path, (long)on_disk_, "benchmark results");
+	}
+
+	unsigned long failed() const { return failed_; }
+	bool finalized() const { return finalized_; }
+	bool write_failed() const { return write_failed_ || broken_; }
+	size_t on_disk() const { return on_disk_; }
+	size_t results() const { return json_array_size(benchmarks_); }
+	const char *write_error() const { return broken_ ? broken_msg_ : write_error_; }
+
+private:
+	void fail(const char *msg)
+	{
+		if (!broken_)
+			fprintf(stderr, "mdbench: %s\n", msg);
+		broken_ = true;
+		snprintf(broken_msg_, sizeof(broken_msg_), "%s", msg);
+	}
+
+	void progress(const std::string &name)
+	{
+		double elapsed = now_seconds() - start_;
+		unsigned long n = rep_->nr_expected;
+		char eta[48] = "";
+
+		if (n > done_ && done_)
+			snprintf(eta, sizeof(eta), ", ETA %.0f s", elapsed / done_ * (n - done_));
+		fprintf(stderr, "[%lu/%lu] %s: elapsed %.1f s%s\n", done_, n > done_ ? n : done_,
+			name.c_str(), elapsed, eta);
 	}
 
 	const struct mdb_report *rep_;
 	std::unique_ptr<benchmark::BenchmarkReporter> display_;
-	benchmark::JSONReporter json_;
-	std::ostringstream text_;
-	std::string path_, tmp_;
+	json_t *doc_, *benchmarks_;
+	double start_;
 	unsigned long done_ = 0, failed_ = 0;
-	bool finalized_ = false, write_failed_ = false;
+	size_t on_disk_ = 0;
+	bool finalized_ = false, write_failed_ = false, broken_ = false;
+	char write_error_[MDB_ERR_LEN] = "", broken_msg_[MDB_ERR_LEN] = "";
 };
 
 }	// namespace
 
-static void catch_signals(const TeeReporter &tee, bool on)
+extern "C" int mdb_report_start(const struct mdb_report *rep, struct mdb_err *err)
 {
-	struct sigaction sa;
+	json_t *doc, *ours;
+	int ret;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on ? on_signal : SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	if (on) {
-		snprintf(sig_tmp_path, sizeof(sig_tmp_path), "%s", tee.tmp_path().c_str());
-		if (tee.path().empty())
-			snprintf(sig_msg_tail, sizeof(sig_msg_tail), " benchmarks finished, no --out\n");
-		else
-			snprintf(sig_msg_tail, sizeof(sig_msg_tail), " benchmarks kept in %s\n",
-				 tee.path().c_str());
-		sig_nr_done = 0;
-	}
-	sigaction(SIGINT, &sa, nullptr);
-	sigaction(SIGTERM, &sa, nullptr);
+	if (!rep->path)
+		return 0;
+	ours = rep->context(false, rep->arg);
+	doc = json_pack("{s:{s:o}, s:[]}", "context", "memdesc_bench", ours, "benchmarks");
+	if (!doc)
+		return mdb_errf(err, "out of memory for the dump");
+	ret = mdb_json_write(rep->path, doc, err);
+	json_decref(doc);
+	if (!ret)
+		mdb_interrupt_kept(rep->path, 0, "benchmark results");
+	return ret;
 }
 
 extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 {
-	TeeReporter tee(rep);
+	DumpReporter dump(rep);
 
-	catch_signals(tee, true);
-	benchmark::RunSpecifiedBenchmarks(&tee);
-	catch_signals(tee, false);
-	if (!tee.path().empty() && !tee.write_failed())
-		fprintf(stderr, "mdbench: %lu benchmarks written to %s\n", tee.done(), tee.path().c_str());
-	if (tee.failed())
-		fprintf(stderr, "mdbench: %lu benchmark runs failed\n", tee.failed());
-	return tee.failed() || tee.write_failed() ? 1 : 0;
+	mdb_interrupt_catch(true);
+	benchmark::RunSpecifiedBenchmarks(&dump);
+	mdb_interrupt_release();
+	if (rep->path && dump.write_failed()) {
+		fprintf(stderr, "mdbench: %zu of %zu benchmark results could not be written to %s (%s); "
+			"%zu are on disk\n", dump.results() - dump.on_disk(), dump.results(), rep->path,
+			dump.write_error(), dump.on_disk());
+	} else if (rep->path) {
+		fprintf(stderr, "mdbench: %zu benchmark results written to %s\n", dump.on_disk(),
+			rep->path);
+	}
+	if (dump.failed())
+		fprintf(stderr, "mdbench: %lu benchmark runs failed\n", dump.failed());
+	return dump.failed() || (rep->path && dump.write_failed()) ? 1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* The fixed-count run                                                  */
 
 extern "C" int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on_start)(void *),
-			     void (*on_stop)(void *), void *cb_arg, uint64_t *items, char *err,
-			     size_t err_len)
+			     void (*on_stop)(void *), void *cb_arg, uint64_t *items,
+			     struct mdb_err *err)
 {
 	struct mdb_state st;
 
@@ -432,10 +701,8 @@ extern "C" int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on
 	st.cb_arg = cb_arg;
 	fn(&st, arg);
 	fixed_stop(&st);
-	if (st.error) {
-		snprintf(err, err_len, "%s", st.error_msg.c_str());
-		return -1;
-	}
+	if (st.error)
+		return mdb_errf(err, "%s", st.error_msg.c_str());
 	if (items)
 		*items = st.items;
 	return 0;

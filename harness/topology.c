@@ -11,6 +11,7 @@
 
 #include <hwloc.h>
 
+#include "jsonio.h"
 #include "topology.h"
 
 static const hwloc_obj_type_t cache_types[] = {
@@ -88,19 +89,19 @@ static unsigned int count(hwloc_topology_t topo, hwloc_obj_type_t type)
 	return n > 0 ? (unsigned int)n : 0;
 }
 
-int mdb_topology_load(struct mdb_topology *t, char *err)
+int mdb_topology_load(struct mdb_topology *t, struct mdb_err *err)
 {
 	hwloc_topology_t topo;
 
 	memset(t, 0, sizeof(*t));
 	t->cpu = t->node = -1;
 	if (hwloc_topology_init(&topo)) {
-		snprintf(err, MDB_TOPO_ERR_LEN, "hwloc_topology_init: %s", strerror(errno));
+		mdb_errf(err, "hwloc_topology_init: %s", strerror(errno));
 		return -1;
 	}
 	hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
 	if (hwloc_topology_load(topo)) {
-		snprintf(err, MDB_TOPO_ERR_LEN, "hwloc_topology_load: %s", strerror(errno));
+		mdb_errf(err, "hwloc_topology_load: %s", strerror(errno));
 		hwloc_topology_destroy(topo);
 		return -1;
 	}
@@ -131,25 +132,25 @@ static void list_set(hwloc_const_bitmap_t set, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-int mdb_topology_pin(struct mdb_topology *t, int cpu, char *err)
+int mdb_topology_pin(struct mdb_topology *t, int cpu, struct mdb_err *err)
 {
 	hwloc_obj_t pu = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(t->topo, (unsigned int)cpu) : NULL;
 	char have[128];
 
 	if (!pu) {
 		list_set(hwloc_topology_get_topology_cpuset(t->topo), have, sizeof(have));
-		snprintf(err, MDB_TOPO_ERR_LEN, "no CPU %d (this machine has CPUs %s)", cpu, have);
+		mdb_errf(err, "no CPU %d (this machine has CPUs %s)", cpu, have);
 		return -1;
 	}
 	if (hwloc_set_cpubind(t->topo, pu->cpuset, HWLOC_CPUBIND_THREAD)) {
-		snprintf(err, MDB_TOPO_ERR_LEN, "cannot pin to CPU %d: %s", cpu, strerror(errno));
+		mdb_errf(err, "cannot pin to CPU %d: %s", cpu, strerror(errno));
 		return -1;
 	}
 	t->cpu = cpu;
 	return 0;
 }
 
-int mdb_topology_set_node(struct mdb_topology *t, int node, char *err)
+int mdb_topology_set_node(struct mdb_topology *t, int node, struct mdb_err *err)
 {
 	hwloc_obj_t obj = node >= 0 ?
 		hwloc_get_numanode_obj_by_os_index(t->topo, (unsigned int)node) : NULL;
@@ -160,12 +161,12 @@ int mdb_topology_set_node(struct mdb_topology *t, int node, char *err)
 
 	if (!obj) {
 		list_set(hwloc_topology_get_topology_nodeset(t->topo), have, sizeof(have));
-		snprintf(err, MDB_TOPO_ERR_LEN, "no NUMA node %d (this machine has nodes %s)", node, have);
+		mdb_errf(err, "no NUMA node %d (this machine has nodes %s)", node, have);
 		return -1;
 	}
 	t->node_set = hwloc_bitmap_dup(obj->nodeset);
 	if (!t->node_set) {
-		snprintf(err, MDB_TOPO_ERR_LEN, "out of memory");
+		mdb_errf(err, "out of memory");
 		return -1;
 	}
 	t->node = node;
@@ -173,12 +174,12 @@ int mdb_topology_set_node(struct mdb_topology *t, int node, char *err)
 	/* Find out now, not in the middle of the run, whether binding works here. */
 	probe = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (probe == MAP_FAILED) {
-		snprintf(err, MDB_TOPO_ERR_LEN, "mmap: %s", strerror(errno));
+		mdb_errf(err, "mmap: %s", strerror(errno));
 		return -1;
 	}
 	ret = mdb_topology_bind(probe, (size_t)page, t);
 	if (ret)
-		snprintf(err, MDB_TOPO_ERR_LEN, "cannot bind memory to NUMA node %d: %s", node,
+		mdb_errf(err, "cannot bind memory to NUMA node %d: %s", node,
 			 strerror(errno));
 	munmap(probe, (size_t)page);
 	return ret;
@@ -194,11 +195,16 @@ int mdb_topology_bind(void *addr, size_t len, void *arg)
 				      HWLOC_MEMBIND_BYNODESET) ? -1 : 0;
 }
 
-int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, char *err)
+/* Through a buffer, so the file is written as every other: atomically. */
+int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, struct mdb_err *err)
 {
-	if (hwloc_topology_export_xml(t->topo, path, 0)) {
-		snprintf(err, MDB_TOPO_ERR_LEN, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	char *xml;
+	int len, ret;
+
+	if (hwloc_topology_export_xmlbuffer(t->topo, &xml, &len, 0))
+		return mdb_errf(err, "cannot write %s: hwloc: %s", path, strerror(errno));
+	/* len counts the terminating NUL. */
+	ret = mdb_write_atomic(path, xml, len > 0 ? (size_t)len - 1 : 0, 0644, err);
+	hwloc_free_xmlbuffer(t->topo, xml);
+	return ret;
 }

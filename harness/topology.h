@@ -9,11 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "err.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MDB_TOPO_ERR_LEN	256
 #define MDB_MAX_CACHES		8
 
 struct mdb_cache_info {
@@ -35,19 +36,19 @@ struct mdb_topology {
 	struct mdb_cache_info cache[MDB_MAX_CACHES];	/* L1d, L1i, L2, L3 ..., no duplicates */
 };
 
-/* 0, or -1 with err (MDB_TOPO_ERR_LEN). */
-int mdb_topology_load(struct mdb_topology *t, char *err);
+/* 0, or -1 with err. */
+int mdb_topology_load(struct mdb_topology *t, struct mdb_err *err);
 void mdb_topology_release(struct mdb_topology *t);
 /*
  * Pins the calling thread to the PU with OS index cpu.  -1 with err for a
  * CPU that does not exist ("no CPU 7 (this machine has CPUs 0-1)").
  */
-int mdb_topology_pin(struct mdb_topology *t, int cpu, char *err);
+int mdb_topology_pin(struct mdb_topology *t, int cpu, struct mdb_err *err);
 /* Checks node exists and memory can be bound to it; later binds go there. */
-int mdb_topology_set_node(struct mdb_topology *t, int node, char *err);
+int mdb_topology_set_node(struct mdb_topology *t, int node, struct mdb_err *err);
 /* As memmap_opts.bind, with arg the struct mdb_topology: binds [addr, addr+len) to the node. */
 int mdb_topology_bind(void *addr, size_t len, void *arg);
-int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, char *err);
+int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, struct mdb_err *err);
 
 #ifdef __cplusplus
 }

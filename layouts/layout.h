@@ -2,14 +2,17 @@
 /*
  * layout.h - the one API every memmap layout implements.
  *
- * A layout is one header (page64.h, page32.h, memdesc8.h) that defines
- * struct page, struct folio, struct slab, struct ptdesc and the static inline
- * functions declared below.  A translation unit is compiled once per layout
- * with -DMDB_LAYOUT=<name>; this header then pulls in "<name>.h", so a kernel
- * written once against this API becomes one copy of machine code per layout,
- * with every lookup inlined exactly as the kernel would inline it.
+ * A layout is one header, layouts/<name>.h, named in layouts/layouts.list,
+ * that defines struct page, struct folio, struct slab, struct ptdesc, the
+ * static inline functions declared below and three constants: LAYOUT_DESC_SIZES
+ * (the descriptors it allocates), LAYOUT_MODEL (what the analytic model reads,
+ * struct layout_model) and nothing else.  A translation unit is compiled once
+ * per layout with -DMDB_LAYOUT=<name>; this header then pulls in "<name>.h",
+ * so a kernel written once against this API becomes one copy of machine code
+ * per layout, with every lookup inlined exactly as the kernel would inline it.
  * Symbols that leave such a unit carry the layout's prefix: LAYOUT_SYM(ops)
- * is page64_ops, page32_ops or memdesc8_ops.
+ * is <name>_ops.  CMake generates the table of every layout (mdb_layouts[])
+ * from layouts.list.
  *
  * The declarations below are the contract.  Because they precede the layout's
  * definitions, the compiler rejects a layout whose signatures drift from it.
@@ -28,8 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mix.h"
 #include "desc_cache.h"
+#include "err.h"
+#include "mix.h"
 
 #define MDB_PAGE_SHIFT		12
 #define MDB_PAGE_SIZE		(1UL << MDB_PAGE_SHIFT)
@@ -174,13 +178,11 @@ static inline void folio_copy_meta(struct folio *dst, const struct folio *src);
 static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 			      enum page_kind kind);
 /*
- * Bytes of one descriptor of this type in the layout's caches (0: it has
- * none), and the descriptor bytes one placed block of the mix costs (what
+ * The descriptor bytes one placed block of the mix costs (what
  * memmap_create() checks against MemAvailable before allocating anything).
- * A layout also defines LAYOUT_FOLIO_SIZE, the constant behind
- * layout_ops.folio_size.
+ * The bytes of one descriptor of each type are the layout's
+ * LAYOUT_DESC_SIZES, an initializer of size_t[DESC_NR] (0: it has none).
  */
-static inline size_t layout_desc_size(enum desc_type type);
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order);
 #endif /* MDB_LAYOUT */
 
@@ -214,8 +216,36 @@ struct footprint {
 	size_t desc_bytes_by_type[DESC_NR];
 };
 
-struct mdb_err {
-	char msg[256];
+/*
+ * What the analytic cache model (bench/model.c) must know of a layout beyond
+ * sizeof(struct page): which fields of a folio a pfn walk reads, at the
+ * offsets of the layout's own structs (MODEL_FIELD takes offsetof, so they
+ * cannot drift from the header), and how far apart neighbouring folio
+ * descriptors lie.  Each layout header defines LAYOUT_MODEL as one of these.
+ */
+struct model_field {
+	unsigned short off, len;
+};
+
+#define MODEL_MAX_FIELDS	4
+
+struct model_reads {
+	unsigned int nr;
+	struct model_field f[MODEL_MAX_FIELDS];
+};
+
+#define MODEL_FIELD(type, member)						\
+	{ offsetof(struct type, member), sizeof(((struct type *)0)->member) }
+#define MODEL_READS(...)							\
+	{ sizeof((struct model_field[]){ __VA_ARGS__ }) / sizeof(struct model_field),	\
+	  { __VA_ARGS__ } }
+
+struct layout_model {
+	/* Bytes between neighbouring folio descriptors; 0: the folio overlays the memmap. */
+	unsigned int desc_stride;
+	struct model_reads lookup;	/* page_test_flag() and page_ref_count() of a folio page */
+	struct model_reads scan;	/* folio_nr_pages() of any folio */
+	struct model_reads scan_large;	/* what folio_nr_pages() reads beyond that of a large one */
 };
 
 /*
@@ -226,7 +256,10 @@ struct mdb_err {
 struct layout_ops {
 	const char *name;
 	size_t page_size;		/* sizeof(struct page) */
-	size_t folio_size;		/* sizeof a separately allocated struct folio; 0: overlay */
+	size_t desc_size[DESC_NR];	/* bytes of one descriptor of each type; 0: none */
+	struct layout_model model;
+	/* Bytes the memmap and the mix's descriptors take: the one memory estimate. */
+	unsigned long long (*memory_need)(unsigned long nr_pfns, const struct mix *mix);
 	int (*memmap_create)(struct memmap **mm, unsigned long nr_pfns, const struct mix *mix,
 			     const struct memmap_opts *opts, struct mdb_err *err);
 	void (*memmap_destroy)(struct memmap *mm);
@@ -243,9 +276,31 @@ struct layout_ops {
 	void (*footprint)(const struct memmap *mm, struct footprint *out);
 };
 
-extern const struct layout_ops page64_ops, page32_ops, memdesc8_ops;
-extern const struct layout_ops *const mdb_layouts[];	/* NULL-terminated */
+#ifdef MDB_LAYOUT
+/* This unit's layout (memmap.c defines it). */
+extern const struct layout_ops LAYOUT_SYM(ops);
+#endif
+
+/* Every layout of layouts/layouts.list, in its order; NULL-terminated (generated). */
+extern const struct layout_ops *const mdb_layouts[];
 const struct layout_ops *layout_by_name(const char *name);
+/* The reference the others are compared against: the first of the list. */
+static inline const struct layout_ops *layout_reference(void)
+{
+	return mdb_layouts[0];
+}
+
+/* Whether the layout allocates any descriptor outside the memmap. */
+static inline bool layout_has_descriptors(const struct layout_ops *ops)
+{
+	for (int t = 0; t < DESC_NR; t++)
+		if (ops->desc_size[t])
+			return true;
+	return false;
+}
+
+/* Names of enum desc_type, for reports: "folio", "slab", ... */
+extern const char *const desc_type_name[DESC_NR];
 
 #ifdef MDB_LAYOUT
 #include MDB_STR(MDB_LAYOUT.h)

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * layouts.c - the layouts one binary holds, by name.  Compiled once.
+ * layouts.c - the layouts by name (the table itself, mdb_layouts[], is
+ * generated from layouts.list).  Compiled once.
  */
 #include <string.h>
 
 #include "layout.h"
 
-const struct layout_ops *const mdb_layouts[] = {
-	&page64_ops,
-	&page32_ops,
-	&memdesc8_ops,
-	NULL,
+const char *const desc_type_name[DESC_NR] = {
+	[DESC_FOLIO] = "folio",
+	[DESC_SLAB] = "slab",
+	[DESC_PTDESC] = "ptdesc",
+	[DESC_ZPDESC] = "zpdesc",
+	[DESC_NETMEM] = "netmem",
 };
 
 const struct layout_ops *layout_by_name(const char *name)

@@ -74,7 +74,15 @@ _Static_assert(offsetof(struct folio, _mapcount) == 52, "folio._mapcount");
 _Static_assert(offsetof(struct folio, pfn) == 56, "folio.pfn");
 _Static_assert(sizeof(struct folio) == 64, "the folio descriptor is 64 bytes");
 
-#define LAYOUT_FOLIO_SIZE	sizeof(struct folio)
+/*
+ * For the analytic model: a lookup reads the folio's flags and _refcount, the
+ * scan its flags (the order is in them); 64-byte folios, one line each.
+ */
+#define LAYOUT_MODEL {								\
+	.desc_stride = sizeof(struct folio),					\
+	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
+	.scan = MODEL_READS(MODEL_FIELD(folio, flags)),				\
+}
 
 static inline unsigned int folio_order(const struct folio *folio)
 {

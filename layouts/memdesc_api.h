@@ -164,16 +164,12 @@ static inline void folio_unmap(struct folio *folio)
 /* ------------------------------------------------------------------------ */
 /* Life cycle. */
 
-static inline size_t layout_desc_size(enum desc_type type)
-{
-	switch (type) {
-	case DESC_FOLIO:	return sizeof(struct folio);
-	case DESC_SLAB:		return sizeof(struct slab);
-	case DESC_PTDESC:	return sizeof(struct ptdesc);
-	case DESC_ZPDESC:	return sizeof(struct zpdesc);
-	case DESC_NETMEM:	return sizeof(struct netmem_desc);
-	default:		return 0;
-	}
+#define LAYOUT_DESC_SIZES {							\
+	[DESC_FOLIO] = sizeof(struct folio),					\
+	[DESC_SLAB] = sizeof(struct slab),					\
+	[DESC_PTDESC] = sizeof(struct ptdesc),					\
+	[DESC_ZPDESC] = sizeof(struct zpdesc),					\
+	[DESC_NETMEM] = sizeof(struct netmem_desc),				\
 }
 
 /* Descriptor bytes one block of the mix costs. */

@@ -19,6 +19,9 @@
 #include "buddy.h"
 #include "layout.h"
 #include "meminfo.h"
+#include "units.h"
+
+static const size_t desc_size[DESC_NR] = LAYOUT_DESC_SIZES;
 
 #define HUGE_2M		(2UL << 20)
 
@@ -81,20 +84,12 @@ static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned
 /* ------------------------------------------------------------------------ */
 /* Creation.                                                                */
 
-static void format_ram(char *buf, size_t len, unsigned long nr_pfns)
-{
-	unsigned long long bytes = (unsigned long long)nr_pfns << MDB_PAGE_SHIFT;
-
-	if (bytes >= (1ULL << 30) && !(bytes & ((1ULL << 30) - 1)))
-		snprintf(buf, len, "%llu GiB", bytes >> 30);
-	else if (!(bytes & ((1ULL << 20) - 1)))
-		snprintf(buf, len, "%llu MiB", bytes >> 20);
-	else
-		snprintf(buf, len, "%llu KiB", bytes >> 10);
-}
-
-/* The memmap plus the descriptors the mix will allocate, before any of it. */
-static unsigned long long estimate_bytes(unsigned long nr_pfns, const struct mix *mix)
+/*
+ * The memmap plus the descriptors the mix will allocate, before any of it:
+ * the suite's one memory estimate (memmap_create(), mdbench's up-front check
+ * and its full profile all ask this).
+ */
+static unsigned long long op_memory_need(unsigned long nr_pfns, const struct mix *mix)
 {
 	unsigned long long bytes = (unsigned long long)nr_pfns * sizeof(struct page);
 	unsigned int i;
@@ -110,16 +105,15 @@ static unsigned long long estimate_bytes(unsigned long nr_pfns, const struct mix
 
 static int check_memory(unsigned long nr_pfns, const struct mix *mix, struct mdb_err *err)
 {
-	unsigned long long need = estimate_bytes(nr_pfns, mix);
+	unsigned long long need = op_memory_need(nr_pfns, mix);
 	unsigned long long avail = mdb_mem_available();
 	char ram[32];
 
 	if (!avail || need <= avail)
 		return 0;
-	format_ram(ram, sizeof(ram), nr_pfns);
-	snprintf(err->msg, sizeof(err->msg), "memmap for %s needs %llu MiB, only %llu MiB available",
-		 ram, (need + (1ULL << 20) - 1) >> 20, avail >> 20);
-	return -1;
+	mdb_format_size((uint64_t)nr_pfns << MDB_PAGE_SHIFT, ram, sizeof(ram));
+	return mdb_errf(err, "memmap for %s needs %llu MiB, only %llu MiB available", ram,
+			(need + (1ULL << 20) - 1) >> 20, avail >> 20);
 }
 
 static void *map_memmap(struct memmap *mm, const struct memmap_opts *opts, struct mdb_err *err)
@@ -131,18 +125,16 @@ static void *map_memmap(struct memmap *mm, const struct memmap_opts *opts, struc
 	mm->map_bytes = (bytes + align - 1) & ~(align - 1);
 	map = mmap(NULL, mm->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
-		snprintf(err->msg, sizeof(err->msg), "mmap of a %zu-byte memmap: %s",
-			 mm->map_bytes, strerror(errno));
+		mdb_errf(err, "mmap of a %zu-byte memmap: %s", mm->map_bytes, strerror(errno));
 		return NULL;
 	}
 	if (opts->hugepage && madvise(map, mm->map_bytes, MADV_HUGEPAGE)) {
-		snprintf(err->msg, sizeof(err->msg), "MADV_HUGEPAGE on the memmap: %s",
-			 strerror(errno));
+		mdb_errf(err, "MADV_HUGEPAGE on the memmap: %s", strerror(errno));
 		munmap(map, mm->map_bytes);
 		return NULL;
 	}
 	if (opts->bind && opts->bind(map, mm->map_bytes, opts->bind_arg)) {
-		snprintf(err->msg, sizeof(err->msg), "binding the memmap's memory failed");
+		mdb_errf(err, "binding the memmap's memory failed");
 		munmap(map, mm->map_bytes);
 		return NULL;
 	}
@@ -154,7 +146,7 @@ static void init_caches(struct memmap *mm)
 	int t;
 
 	for (t = 0; t < DESC_NR; t++)
-		desc_cache_init(&mm->cache[t], layout_desc_size(t));
+		desc_cache_init(&mm->cache[t], desc_size[t]);
 }
 
 static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *err)
@@ -173,9 +165,8 @@ static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *e
 			return 0;
 		break;
 	}
-	snprintf(err->msg, sizeof(err->msg), "out of memory for %s descriptors at pfn %lu",
-		 page_kind_name(b->kind), b->pfn);
-	return -1;
+	return mdb_errf(err, "out of memory for %s descriptors at pfn %lu", page_kind_name(b->kind),
+			b->pfn);
 }
 
 static int place_mix(struct memmap *mm, struct mix_plan *plan, struct mdb_err *err)
@@ -194,7 +185,6 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 			    const struct memmap_opts *opts, struct mdb_err *err)
 {
 	static const struct memmap_opts defaults;
-	char mix_err[MIX_ERR_LEN] = "";
 	struct mix_plan plan;
 	struct memmap *mm;
 	unsigned long pfn;
@@ -202,16 +192,13 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	if (!nr_pfns) {
-		snprintf(err->msg, sizeof(err->msg), "a memmap needs at least one pfn");
-		return -1;
-	}
+	if (!nr_pfns)
+		return mdb_errf(err, "a memmap needs at least one pfn");
 	/* The memory estimate reads the mix's orders and fractions: check them first. */
-	if (mix_validate(mix, mix_err) ||
-	    check_memory(nr_pfns, mix, err) ||
-	    mix_plan_init(&plan, mix, nr_pfns, opts->seed, mix_err)) {
-		if (mix_err[0])
-			snprintf(err->msg, sizeof(err->msg), "mix %.40s: %.200s", mix->name, mix_err);
+	if (mix_validate(mix, err) || mix_plan_init(&plan, mix, nr_pfns, opts->seed, err))
+		return mdb_err_prefix(err, "mix %s", mix->name);
+	if (check_memory(nr_pfns, mix, err)) {
+		mix_plan_release(&plan);
 		return -1;
 	}
 	mm = calloc(1, sizeof(*mm));
@@ -235,7 +222,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	return 0;
 
 nomem:
-	snprintf(err->msg, sizeof(err->msg), "out of memory for a memmap of %lu pfns", nr_pfns);
+	mdb_errf(err, "out of memory for a memmap of %lu pfns", nr_pfns);
 fail:
 	mix_plan_release(&plan);
 	op_memmap_destroy(mm);
@@ -409,7 +396,9 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 const struct layout_ops LAYOUT_SYM(ops) = {
 	.name = MDB_STR(MDB_LAYOUT),
 	.page_size = sizeof(struct page),
-	.folio_size = LAYOUT_FOLIO_SIZE,
+	.desc_size = LAYOUT_DESC_SIZES,
+	.model = LAYOUT_MODEL,
+	.memory_need = op_memory_need,
 	.memmap_create = op_memmap_create,
 	.memmap_destroy = op_memmap_destroy,
 	.memmap_init = op_memmap_init,

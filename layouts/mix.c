@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "json.h"
 #include "mix.h"
 
@@ -41,15 +42,7 @@
 #define MIX_SUM_TOLERANCE	1e-6
 #define MIX_FILE_MAX		(1UL << 20)	/* a mix file is a few KiB */
 
-static int __attribute__((format(printf, 2, 3))) mix_err(char *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, MIX_ERR_LEN, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define mix_err mdb_errf
 
 /* ------------------------------------------------------------------------ */
 /* Kinds                                                                    */
@@ -173,7 +166,7 @@ _Static_assert(sizeof(mix_builtin_names) / sizeof(mix_builtin_names[0]) == NR_BU
 /* For messages; test_mix checks it against mix_builtin_names[]. */
 #define BUILTIN_LIST	"desktop, server, all-order0, free"
 
-int mix_builtin(const char *name, struct mix *mix, char *err)
+int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err)
 {
 	for (unsigned int i = 0; i < NR_BUILTINS; i++) {
 		const struct builtin *b = &builtins[i];
@@ -198,7 +191,7 @@ static bool name_char_ok(char c)
 	       strchr("._:+-", c);
 }
 
-static int name_validate(const char *name, size_t len, char *err)
+static int name_validate(const char *name, size_t len, struct mdb_err *err)
 {
 	if (!len)
 		return mix_err(err, "empty mix name");
@@ -211,7 +204,7 @@ static int name_validate(const char *name, size_t len, char *err)
 	return 0;
 }
 
-int mix_validate(const struct mix *mix, char *err)
+int mix_validate(const struct mix *mix, struct mdb_err *err)
 {
 	unsigned int seen[PK_NR][NR_ORDERS] = { { 0 } };	/* index + 1 */
 	const char *end = memchr(mix->name, '\0', sizeof(mix->name));
@@ -255,7 +248,7 @@ int mix_validate(const struct mix *mix, char *err)
 
 /* Refuses keys outside allowed[] (NULL-terminated); what names where we are. */
 static int only_keys(const struct json_value *obj, const char *const allowed[], const char *what,
-		     char *err)
+		     struct mdb_err *err)
 {
 	for (size_t i = 0; i < obj->object.nr; i++) {
 		const char *key = obj->object.member[i].key;
@@ -270,7 +263,7 @@ static int only_keys(const struct json_value *obj, const char *const allowed[], 
 }
 
 static const struct json_value *need(const struct json_value *obj, const char *key,
-				     enum json_type type, const char *what, char *err)
+				     enum json_type type, const char *what, struct mdb_err *err)
 {
 	const struct json_value *v = json_get(obj, key);
 
@@ -288,7 +281,7 @@ static const struct json_value *need(const struct json_value *obj, const char *k
 }
 
 static int entry_from_json(const struct json_value *v, unsigned int i, struct mix_entry *e,
-			   char *err)
+			   struct mdb_err *err)
 {
 	static const char *const keys[] = { "kind", "order", "fraction", NULL };
 	const struct json_value *kind, *order, *fraction;
@@ -326,7 +319,7 @@ static int entry_from_json(const struct json_value *v, unsigned int i, struct mi
 	return 0;
 }
 
-static int mix_from_json(const struct json_value *root, struct mix *mix, char *err)
+static int mix_from_tree(const struct json_value *root, struct mix *mix, struct mdb_err *err)
 {
 	static const char *const keys[] = { "name", "entries", NULL };
 	const struct json_value *name, *entries;
@@ -353,34 +346,36 @@ static int mix_from_json(const struct json_value *root, struct mix *mix, char *e
 	return mix_validate(mix, err);
 }
 
-static int parse_json(const char *text, size_t len, struct mix *mix, char *err)
+static int parse_json(const char *text, size_t len, struct mix *mix, struct mdb_err *err)
 {
 	struct json_value root;
 	struct mix m;
 	int ret;
 
-	if (json_parse(text, len, &root, err))
-		return -1;
-	ret = mix_from_json(&root, &m, err);
+	char jerr[JSON_ERR_LEN];
+
+	if (json_parse(text, len, &root, jerr))
+		return mix_err(err, "%s", jerr);
+	ret = mix_from_tree(&root, &m, err);
 	json_free(&root);
 	if (!ret)
 		*mix = m;
 	return ret;
 }
 
-int mix_parse_json(const char *text, struct mix *mix, char *err)
+int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err)
 {
 	return parse_json(text, strlen(text), mix, err);
 }
 
-static int read_error(char *err, const char *path, int error)
+static int read_error(struct mdb_err *err, const char *path, int error)
 {
 	return mix_err(err, "cannot read %s: %s%s", path, strerror(error),
 		       error == EACCES || error == EPERM ? " (needs root)" : "");
 }
 
 /* Reads all of a small file; NUL-terminated for the caller's convenience. */
-static char *slurp(const char *path, size_t max, size_t *len, char *err)
+static char *slurp(const char *path, size_t max, size_t *len, struct mdb_err *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t n = 0;
@@ -429,55 +424,19 @@ err:
 	return NULL;
 }
 
-int mix_load_file(const char *path, struct mix *mix, char *err)
+int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err)
 {
-	char why[MIX_ERR_LEN];
 	size_t len;
 	char *text = slurp(path, MIX_FILE_MAX, &len, err);
 	int ret;
 
 	if (!text)
 		return -1;
-	ret = parse_json(text, len, mix, why);
+	ret = parse_json(text, len, mix, err);
 	free(text);
-	if (ret) {
-		int n = snprintf(err, MIX_ERR_LEN, "%s: ", path);
-
-		if (n < MIX_ERR_LEN)
-			snprintf(err + n, MIX_ERR_LEN - (size_t)n, "%s", why);
-	}
+	if (ret)
+		mdb_err_prefix(err, "%s", path);
 	return ret;
-}
-
-/* The shortest decimal form that reads back as the same double. */
-static void format_double(char *buf, size_t size, double x)
-{
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
-}
-
-int mix_write_json(const struct mix *mix, FILE *out)
-{
-	char err[MIX_ERR_LEN], num[32];
-
-	/* A valid mix needs no escaping in its name and reads back unchanged. */
-	if (mix_validate(mix, err)) {
-		errno = EINVAL;
-		return -1;
-	}
-	fprintf(out, "{\n  \"name\": \"%s\",\n  \"entries\": [\n", mix->name);
-	for (unsigned int i = 0; i < mix->nr; i++) {
-		const struct mix_entry *e = &mix->entry[i];
-
-		format_double(num, sizeof(num), e->fraction);
-		fprintf(out, "    {\"kind\": \"%s\", \"order\": %u, \"fraction\": %s}%s\n",
-			kind_name[e->kind], e->order, num, i + 1 < mix->nr ? "," : "");
-	}
-	fprintf(out, "  ]\n}\n");
-	return ferror(out) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -684,7 +643,7 @@ static void kpf_mix_name(char *name)
 			*c = '_';
 }
 
-static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix, char *err)
+static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix, struct mdb_err *err)
 {
 	unsigned long long sum = 0;
 	struct mix m;
@@ -710,7 +669,7 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mi
 	return 0;
 }
 
-int mix_from_kpageflags(const char *path, struct mix *mix, char *err)
+int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 {
 	const size_t chunk = KPF_CHUNK_ENTRIES * sizeof(uint64_t);
 	struct kpf_scan *s = calloc(1, sizeof(*s));
@@ -771,7 +730,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-int mix_resolve(const char *arg, struct mix *mix, char *err)
+int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err)
 {
 	if (!arg || !*arg)
 		return mix_err(err, "empty mix name (built-in: %s; or kpageflags, or a .json file)",
@@ -873,7 +832,7 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
 }
 
 int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,
-		  uint64_t seed, char *err)
+		  uint64_t seed, struct mdb_err *err)
 {
 	unsigned long *perm = NULL, n;
 

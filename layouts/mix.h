@@ -31,7 +31,6 @@ enum page_kind {
 
 #define MIX_MAX_ENTRIES		(PK_NR * (MAX_FOLIO_ORDER + 1))
 #define MIX_NAME_LEN		64
-#define MIX_ERR_LEN		256
 
 struct mix_entry {
 	enum page_kind kind;
@@ -49,19 +48,21 @@ struct mix {
 const char *page_kind_name(enum page_kind kind);
 int page_kind_from_name(const char *name);
 
-/*
- * Each returns 0, or -1 with a one-line reason in err (MIX_ERR_LEN bytes),
- * never a partial mix.
- */
-int mix_builtin(const char *name, struct mix *mix, char *err);
-int mix_parse_json(const char *text, struct mix *mix, char *err);
-int mix_load_file(const char *path, struct mix *mix, char *err);
+struct mdb_err;
+struct json_t;
+
+/* Each returns 0, or -1 with a one-line reason in err, never a partial mix. */
+int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err);
+int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err);
+int mix_from_json(const struct json_t *doc, struct mix *mix, struct mdb_err *err);
+int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err);
 /* Snapshot of the running machine; path is normally /proc/kpageflags. */
-int mix_from_kpageflags(const char *path, struct mix *mix, char *err);
+int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err);
 /* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
-int mix_resolve(const char *arg, struct mix *mix, char *err);
-int mix_validate(const struct mix *mix, char *err);
-int mix_write_json(const struct mix *mix, FILE *out);
+int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err);
+int mix_validate(const struct mix *mix, struct mdb_err *err);
+/* {"name": ..., "entries": [...]}: a new reference; NULL if mix is invalid or memory is out. */
+struct json_t *mix_to_json(const struct mix *mix);
 /* NULL-terminated names of the built-in profiles. */
 extern const char *const mix_builtin_names[];
 
@@ -97,7 +98,7 @@ struct mix_plan {
 };
 
 int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,
-		  uint64_t seed, char *err);
+		  uint64_t seed, struct mdb_err *err);
 bool mix_plan_next(struct mix_plan *plan, struct mix_block *block);
 void mix_plan_release(struct mix_plan *plan);
 

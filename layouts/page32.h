@@ -99,7 +99,15 @@ _Static_assert(offsetof(struct folio, order) == 60, "folio.order");
 _Static_assert(offsetof(struct folio, pfn) == 64, "folio.pfn");
 _Static_assert(sizeof(struct folio) == 80, "the plan's folio is 80 bytes");
 
-#define LAYOUT_FOLIO_SIZE	sizeof(struct folio)
+/*
+ * For the analytic model: a lookup reads the folio's flags and _refcount, the
+ * scan its order; 80-byte folios lie end to end in their cache.
+ */
+#define LAYOUT_MODEL {								\
+	.desc_stride = sizeof(struct folio),					\
+	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
+	.scan = MODEL_READS(MODEL_FIELD(folio, order)),				\
+}
 
 static inline unsigned int folio_order(const struct folio *folio)
 {

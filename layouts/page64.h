@@ -495,12 +495,19 @@ static inline void folio_unmap(struct folio *folio)
 /* Life cycle. */
 
 /* No descriptor is ever allocated. */
-#define LAYOUT_FOLIO_SIZE	0
+#define LAYOUT_DESC_SIZES	{ 0 }
 
-static inline size_t layout_desc_size(enum desc_type type)
-{
-	(void)type;
-	return 0;
+/*
+ * For the analytic model: the folio overlays its head entry, so the flag and
+ * count a lookup reads (flags @0, _refcount @52) are on the entry's own line;
+ * folio_nr_pages() of a large folio reads _nr_pages in the first tail page
+ * (@120): one line beyond the head entry.
+ */
+#define LAYOUT_MODEL {								\
+	.desc_stride = 0,							\
+	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
+	.scan = MODEL_READS(MODEL_FIELD(folio, flags)),				\
+	.scan_large = MODEL_READS(MODEL_FIELD(folio, _nr_pages)),		\
 }
 
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order)

@@ -26,7 +26,7 @@ check() {	# check WHAT EXPECTED ACTUAL
 
 got=$(names --layout=page64 --ram=64MiB --benchmark_filter=^test/)
 want="test/mark/page64/mix:desktop/ram:64MiB
-test/check/page64/mix:desktop/ram:64MiB
+test/seen/page64/mix:desktop/ram:64MiB
 test/error/page64/mix:desktop/ram:64MiB
 test/fresh/page64/mix:desktop/ram:64MiB
 test/faults/bytes:1MiB

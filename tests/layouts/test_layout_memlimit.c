@@ -27,15 +27,17 @@ static void check_refused(const struct layout_ops *ops, unsigned long long avail
 	struct memmap *mm = (struct memmap *)1;
 	long rss0 = max_rss_kb();
 	struct mix mix;
-	char err_mix[MIX_ERR_LEN], tail[32] = "";
+	char tail[32] = "", unit[8] = "";
 	int n;
 
-	CHECK(!mix_builtin("free", &mix, err_mix), "%s", err_mix);
+	CHECK(!mix_builtin("free", &mix, &err), "%s", err.msg);
 	CHECK(ops->memmap_create(&mm, nr_pfns, &mix, NULL, &err) == -1 && !mm,
 	      "%s: a %lu-pfn memmap was not refused", ops->name, nr_pfns);
-	n = sscanf(err.msg, "memmap for %lu GiB needs %lu MiB, only %lu MiB %31s", &ram_gib,
-		   &got_need, &got_avail, tail);
-	CHECK(n == 4 && !strcmp(tail, "available"), "%s: message \"%s\"", ops->name, err.msg);
+	n = sscanf(err.msg, "memmap for %lu%3[KMGTi]B needs %lu MiB, only %lu MiB %31s", &ram_gib,
+		   unit, &got_need, &got_avail, tail);
+	CHECK(n == 5 && !strcmp(tail, "available"), "%s: message \"%s\"", ops->name, err.msg);
+	if (!strcmp(unit, "Ti"))	/* the size is written in its largest exact unit */
+		ram_gib <<= 10;
 	CHECK(ram_gib == nr_pfns / gib_pfns && got_need == need_mib,
 	      "%s: \"%s\", expected %lu GiB and %llu MiB", ops->name, err.msg, nr_pfns / gib_pfns,
 	      need_mib);

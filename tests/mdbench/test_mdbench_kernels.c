@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_harness_kernels.c - kernels that test the harness, not the layouts.
- * Linked with the driver into mdbench_test, which registers them after the
- * real ones (driver.c: mdb_extra_*_kernels).  Names start with "test/".
+ * Linked with the program into mdbench_test; their MDB_KERNEL registrations
+ * join the real ones.  Compiled once, so they run on every layout through
+ * struct layout_ops.  Names start with "test/".
  *
  *	test/faults	touches one fresh page per op: page_faults per item is 1
  *	test/halves	the same, calling each op two items: 1/2 per item, and a
  *			kernel counter of 1 per op, per item, is 1/2 too
  *	test/spin	~20us of CPU per op, for interrupting a run
  *	test/mark	folio_get()s one folio of the shared memmap each call
- *	test/check	reports that folio's refcount: above a fresh one's if shared
+ *	test/seen	reports that folio's refcount: above a fresh one's if shared
  *	test/fresh	(MDB_K_MUTATES) reports it too: a fresh memmap's
  *	test/error	fails with mdb_skip_with_error()
  */
@@ -129,21 +130,18 @@ static void k_error(struct mdb_state *st, const struct bench_env *env)
 		;
 }
 
-static const struct mdb_kernel k_test_faults = { .name = "test/faults", .run = k_faults,
-						 .flags = MDB_K_BASELINE, .sim_ops = 64 };
-static const struct mdb_kernel k_test_halves = { .name = "test/halves", .run = k_halves,
-						 .flags = MDB_K_BASELINE, .sim_ops = 64 };
-static const struct mdb_kernel k_test_spin = { .name = "test/spin", .run = k_spin,
-					       .flags = MDB_K_BASELINE, .sim_ops = 1 };
-static const struct mdb_kernel k_test_mark = { .name = "test/mark", .run = k_mark, .sim_ops = 16 };
-static const struct mdb_kernel k_test_check = { .name = "test/check", .run = k_check, .sim_ops = 16 };
-static const struct mdb_kernel k_test_fresh = { .name = "test/fresh", .run = k_check,
-						.flags = MDB_K_MUTATES, .sim_ops = 16 };
-static const struct mdb_kernel k_test_error = { .name = "test/error", .run = k_error, .sim_ops = 1 };
-
-const struct mdb_kernel *const mdb_extra_layout_kernels[] = {
-	&k_test_fresh, &k_test_mark, &k_test_check, &k_test_error, NULL
-};
-const struct mdb_kernel *const mdb_extra_baseline_kernels[] = {
-	&k_test_faults, &k_test_halves, &k_test_spin, NULL
-};
+MDB_KERNEL(test_faults, .name = "test/faults", .class = MDB_BASELINE, .unit = "page touched",
+	   .run = k_faults, .sim_ops = 64);
+MDB_KERNEL(test_halves, .name = "test/halves", .class = MDB_BASELINE, .unit = "half a page",
+	   .run = k_halves, .sim_ops = 64);
+MDB_KERNEL(test_spin, .name = "test/spin", .class = MDB_BASELINE, .unit = "20 us of CPU",
+	   .run = k_spin, .sim_ops = 1);
+/* By name within a group: test/mark runs before test/seen, which sees its reference. */
+MDB_KERNEL(test_mark, .name = "test/mark", .class = MDB_DEPENDENT, .unit = "nothing",
+	   .run = k_mark, .sim_ops = 16);
+MDB_KERNEL(test_seen, .name = "test/seen", .class = MDB_DEPENDENT, .unit = "nothing",
+	   .run = k_check, .sim_ops = 16);
+MDB_KERNEL(test_fresh, .name = "test/fresh", .class = MDB_MUTATING, .unit = "nothing",
+	   .run = k_check, .flags = MDB_K_MUTATES, .sim_ops = 16);
+MDB_KERNEL(test_error, .name = "test/error", .class = MDB_DEPENDENT, .unit = "nothing",
+	   .run = k_error, .sim_ops = 1);

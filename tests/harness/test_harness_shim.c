@@ -55,12 +55,12 @@ static void kernel(struct mdb_state *st, void *arg)
 static void run(uint64_t batch, uint64_t ops, uint64_t want)
 {
 	struct trace t = { .batch = batch };
-	char err[128] = "";
+	struct mdb_err err = { "" };
 	int ret;
 
 	cur = &t;
-	ret = mdb_fixed_run(kernel, &t, ops, on_start, on_stop, &t, NULL, err, sizeof(err));
-	CHECK(ret == 0, "batch %lu ops %lu: returned %d (%s)", batch, ops, ret, err);
+	ret = mdb_fixed_run(kernel, &t, ops, on_start, on_stop, &t, NULL, &err);
+	CHECK(ret == 0, "batch %lu ops %lu: returned %d (%s)", batch, ops, ret, err.msg);
 	CHECK(t.ops == want, "batch %lu ops %lu: ran %lu ops, want %lu", batch, ops, t.ops, want);
 	CHECK(t.iterations == want, "batch %lu ops %lu: mdb_iterations %lu, want %lu", batch, ops,
 	      t.iterations, want);
@@ -72,7 +72,7 @@ static void run(uint64_t batch, uint64_t ops, uint64_t want)
 int main(void)
 {
 	struct trace t = { .batch = 8, .fail = true };
-	char err[128] = "";
+	struct mdb_err err = { "" };
 
 	run(1, 1000, 1000);
 	run(64, 1000, 1024);		/* rounded up to the batch */
@@ -80,9 +80,9 @@ int main(void)
 	run(1000, 1, 1000);
 	run(7, 0, 0);
 
-	CHECK(mdb_fixed_run(kernel, &t, 100, on_start, on_stop, &t, NULL, err, sizeof(err)) == -1,
+	CHECK(mdb_fixed_run(kernel, &t, 100, on_start, on_stop, &t, NULL, &err) == -1,
 	      "a failing kernel returns -1");
-	CHECK(!strcmp(err, "broken on purpose"), "error message '%s'", err);
+	CHECK(!strcmp(err.msg, "broken on purpose"), "error message '%s'", err.msg);
 	CHECK(t.ops == 0, "a failed kernel ran %lu ops", t.ops);
 	CHECK(t.starts == t.stops, "on_start %d, on_stop %d", t.starts, t.stops);
 

@@ -24,11 +24,10 @@ static int build(struct memmap **mm, const struct layout_ops *ops, const char *m
 		 unsigned long nr_pfns, uint64_t seed, struct mix *mix)
 {
 	struct memmap_opts opts = { .seed = seed };
-	char err[MIX_ERR_LEN];
 	struct mdb_err merr;
 
-	if (mix_resolve(mix_name, mix, err)) {
-		fprintf(stderr, "test_bench_footprint: mix %s: %s\n", mix_name, err);
+	if (mix_resolve(mix_name, mix, &merr)) {
+		fprintf(stderr, "test_bench_footprint: mix %s: %s\n", mix_name, merr.msg);
 		return -1;
 	}
 	if (ops->memmap_create(mm, nr_pfns, mix, &opts, &merr)) {
@@ -40,10 +39,15 @@ static int build(struct memmap **mm, const struct layout_ops *ops, const char *m
 
 static void expect(const struct layout_ops *ops, const char *mix_name)
 {
-	static const size_t per_block[PK_NR] = { [PK_SLAB] = 64, [PK_NETMEM] = 48 };
-	static const size_t per_page[PK_NR] = { [PK_PGTABLE] = 64, [PK_ZSMALLOC] = 48 };
+	/* One descriptor a folio, slab or page-pool block; one a page of the others. */
+	const size_t per_block[PK_NR] = { [PK_ANON] = ops->desc_size[DESC_FOLIO],
+					  [PK_FILE] = ops->desc_size[DESC_FOLIO],
+					  [PK_SLAB] = ops->desc_size[DESC_SLAB],
+					  [PK_NETMEM] = ops->desc_size[DESC_NETMEM] };
+	const size_t per_page[PK_NR] = { [PK_PGTABLE] = ops->desc_size[DESC_PTDESC],
+					 [PK_ZSMALLOC] = ops->desc_size[DESC_ZPDESC] };
 	size_t want_bytes = 0, want_count = 0;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 	struct model_blocks b;
 	struct footprint fp;
 	struct memmap *mm;
@@ -51,20 +55,17 @@ static void expect(const struct layout_ops *ops, const char *mix_name)
 	unsigned int k, o;
 
 	if (build(&mm, ops, mix_name, NR_PFNS, 1, &mix) ||
-	    model_count_blocks(&b, &mix, NR_PFNS, 1, err)) {
+	    model_count_blocks(&b, &mix, NR_PFNS, 1, &err)) {
 		failures++;
 		return;
 	}
 	ops->footprint(mm, &fp);
 	ops->memmap_destroy(mm);
-	for (k = 0; ops->folio_size && k < PK_NR; k++)
+	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
 			size_t n = b.nr[k][o];
 
-			if (k == PK_ANON || k == PK_FILE) {
-				want_bytes += n * ops->folio_size;
-				want_count += n;
-			} else if (per_block[k]) {
+			if (per_block[k]) {
 				want_bytes += n * per_block[k];
 				want_count += n;
 			} else if (per_page[k]) {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_differential.c - the three layouts must be one machine.
+ * test_differential.c - every layout must be one machine.
  *
  * One seeded sequence of 20000 operations (allocate a folio of order k,
- * free, migrate, get, put, map, unmap, set a flag) is applied to a page64,
- * a page32 and a memdesc8 memmap built from the same mix and seed.  Every
- * operation must return the same in all three, and page_info must agree:
+ * free, migrate, get, put, map, unmap, set a flag) is applied to a memmap
+ * of every layout of layouts.list, built from the same mix and seed.  Every
+ * operation must return the same in all of them, and page_info must agree:
  * on every pfn an operation touched right after it, on a random sample of
  * pfns every operation, on every pfn every 1000 operations and at the end.
  * Only the ops tables are used, so the test holds no layout type.
@@ -17,10 +17,10 @@
 #define NR_OPS		20000
 #define FULL_EVERY	1000
 #define SAMPLE		32
-#define NR_LAYOUTS	3
 
-static const struct layout_ops *layouts[NR_LAYOUTS];
-static struct memmap *mms[NR_LAYOUTS];
+static const struct layout_ops *const *layouts = mdb_layouts;
+static unsigned int NR_LAYOUTS;
+static struct memmap **mms;
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next_rand(void)
@@ -61,7 +61,7 @@ static void compare_pfn(unsigned long pfn)
 {
 	struct page_info pi[NR_LAYOUTS];
 	char s0[160], s1[160];
-	int l;
+	unsigned int l;
 
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->page_info(mms[l], pfn, &pi[l]);
@@ -89,16 +89,27 @@ static void compare_all(void)
 {
 	struct footprint fp[NR_LAYOUTS];
 	unsigned long pfn;
-	int l;
+	unsigned int l;
 
 	for (pfn = 0; pfn < TEST_NR_PFNS; pfn++)
 		compare_pfn(pfn);
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->footprint(mms[l], &fp[l]);
-	CHECK(fp[0].desc_count == 0, "page64 allocates no descriptor");
-	CHECK(fp[1].desc_count == fp[2].desc_count,
-	      "op %ld: page32 has %zu descriptors, memdesc8 %zu", op_no, fp[1].desc_count,
-	      fp[2].desc_count);
+	/* No descriptor where a layout has none; the same number in all that have them. */
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		unsigned int first = NR_LAYOUTS, k;
+
+		for (k = 0; k < NR_LAYOUTS && first == NR_LAYOUTS; k++)
+			if (layout_has_descriptors(layouts[k]))
+				first = k;
+		if (!layout_has_descriptors(layouts[l]))
+			CHECK(fp[l].desc_count == 0, "op %ld: %s allocated %zu descriptors", op_no,
+			      layouts[l]->name, fp[l].desc_count);
+		else
+			CHECK(fp[l].desc_count == fp[first].desc_count,
+			      "op %ld: %s has %zu descriptors, %s %zu", op_no, layouts[l]->name,
+			      fp[l].desc_count, layouts[first]->name, fp[first].desc_count);
+	}
 }
 
 /* What layout 0 says of pfn; all layouts must agree on it (compare_pfn). */
@@ -111,9 +122,9 @@ static struct page_info info0(unsigned long pfn)
 }
 
 /* Every layout must return the same; the value is layout 0's. */
-static long same_long(long v[NR_LAYOUTS])
+static long same_long(const long *v)
 {
-	int l;
+	unsigned int l;
 
 	for (l = 1; l < NR_LAYOUTS; l++)
 		CHECK(v[l] == v[0], "op %ld (%s): %s returned %ld, %s %ld", op_no, op_name,
@@ -127,7 +138,7 @@ static void do_alloc(void)
 	unsigned int order = rand_below(4) ? rand_below(4) : rand_below(MAX_FOLIO_ORDER + 1);
 	enum page_kind kind = rand_below(2) ? PK_ANON : PK_FILE;
 	long v[NR_LAYOUTS];
-	int l;
+	unsigned int l;
 
 	op_name = "alloc";
 	for (l = 0; l < NR_LAYOUTS; l++)
@@ -146,7 +157,7 @@ static void do_free(unsigned long i)
 	unsigned long pfn = live[i];
 	unsigned int order = info0(pfn).order;
 	unsigned long any = pfn + rand_below(1UL << order);	/* any page of it */
-	int l;
+	unsigned int l;
 
 	op_name = "free";
 	for (l = 0; l < NR_LAYOUTS; l++)
@@ -162,7 +173,7 @@ static void do_migrate(unsigned long i)
 	unsigned int order = info0(pfn).order;
 	unsigned long any = pfn + rand_below(1UL << order);	/* any page of it */
 	long v[NR_LAYOUTS];
-	int l;
+	unsigned int l;
 
 	op_name = "migrate";
 	for (l = 0; l < NR_LAYOUTS; l++)
@@ -182,7 +193,7 @@ static void do_put(unsigned long i)
 	unsigned long pfn = live[i];
 	unsigned int order = info0(pfn).order;
 	long v[NR_LAYOUTS];
-	int l;
+	unsigned int l;
 
 	op_name = "put";
 	for (l = 0; l < NR_LAYOUTS; l++)
@@ -205,7 +216,7 @@ static void do_simple(unsigned long i, unsigned int what)
 	unsigned int order = info0(pfn).order;
 	unsigned long any = pfn + rand_below(1UL << order);
 	enum pageflag flag = flags[rand_below(sizeof(flags) / sizeof(flags[0]))];
-	int l;
+	unsigned int l;
 
 	nr_other++;
 	if (what == 2 && info0(pfn).mapcount == 0)
@@ -258,19 +269,16 @@ int main(void)
 	struct page_info pi;
 	struct mix mix;
 	unsigned long pfn, s;
-	int l;
+	unsigned int l;
 
 	test_mix(&mix);
-	layouts[0] = layout_by_name("page64");
-	layouts[1] = layout_by_name("page32");
-	layouts[2] = layout_by_name("memdesc8");
-	for (l = 0; l < NR_LAYOUTS; l++) {
-		if (!layouts[l]) {
-			fprintf(stderr, "layout %d missing from mdb_layouts[]\n", l);
-			return 1;
-		}
+	while (layouts[NR_LAYOUTS])
+		NR_LAYOUTS++;
+	mms = calloc(NR_LAYOUTS, sizeof(*mms));
+	if (!mms)
+		return 1;
+	for (l = 0; l < NR_LAYOUTS; l++)
 		create_or_die(layouts[l], &mms[l], TEST_NR_PFNS, &mix, &opts);
-	}
 	live = calloc(TEST_NR_PFNS, sizeof(*live));
 	if (!live)
 		return 1;
@@ -296,6 +304,7 @@ int main(void)
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->memmap_destroy(mms[l]);
 	free(live);
+	free(mms);
 	if (failures) {
 		fprintf(stderr, "differential: %d failures\n", failures);
 		return 1;

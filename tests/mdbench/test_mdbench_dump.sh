@@ -65,7 +65,7 @@ check(len(l1) == 1 and l1[0]["size"] > 0 and l1[0]["line_size"] > 0, "hwloc L1d 
 check(mb["cpu"] is None and mb["node"] is None and mb["hugepage"] is False and mb["seed"] == 1, "cpu, node, hugepage, seed")
 
 names = [b["name"] for b in doc["benchmarks"]]
-check(names == ["test/mark/page64/mix:desktop/ram:64MiB", "test/check/page64/mix:desktop/ram:64MiB",
+check(names == ["test/mark/page64/mix:desktop/ram:64MiB", "test/seen/page64/mix:desktop/ram:64MiB",
 		"test/fresh/page64/mix:desktop/ram:64MiB", "test/faults/bytes:1MiB", "test/halves/bytes:1MiB"], f"benchmarks in order: {names}")
 by = {b["name"]: b for b in doc["benchmarks"]}
 for b in doc["benchmarks"]:
@@ -83,7 +83,7 @@ check(0.5 <= h["page_faults"] <= 0.525, f"test/halves: {h['page_faults']} page f
 check(h["ops"] == 0.5, f"test/halves: kernel counter per item {h['ops']}")
 check(abs(h["items_per_second"] * h["cpu_time"] * 1e-9 - 2.0) < 1e-6, "test/halves: two items per iteration")
 mark = by["test/mark/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
-shared = by["test/check/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
+shared = by["test/seen/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
 fresh = by["test/fresh/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
 check(shared > fresh and shared == mark, f"check sees mark's references (shared {shared}, mark {mark}), fresh does not ({fresh})")
 

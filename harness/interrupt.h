@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * interrupt.h - SIGINT and SIGTERM for a run that keeps what finished.
+ *
+ * One handler for the whole program.  It removes the temporary of the file
+ * being rewritten (mdb_write_atomic()'s PATH.tmp.PID), so that only whole
+ * files stay, and either leaves at once, saying how many results are on
+ * disk (a Google Benchmark run, whose loop cannot look at a flag), or only
+ * records the signal for a loop that can (the --simulate scheduler).
+ * Async-signal-safe throughout: every message is formatted beforehand.
+ */
+#ifndef MDB_INTERRUPT_H
+#define MDB_INTERRUPT_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The signal that arrived, 0 until one does. */
+extern volatile sig_atomic_t mdb_interrupted;
+
+/* Catches SIGINT and SIGTERM from now on; exit_now as above.  Safe to call again. */
+void mdb_interrupt_catch(bool exit_now);
+/* The file results go to (NULL: none), and how many of what are in it (-1: no file yet). */
+void mdb_interrupt_kept(const char *path, long nr, const char *what);
+/* Back to the default action. */
+void mdb_interrupt_release(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDB_INTERRUPT_H */

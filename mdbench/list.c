@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * list.c - --list (for people) and --list=json (for scripts/collect): the
+ * benchmarks the options select, the layouts, kernels and counters.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "jsonio.h"
+#include "mdbench.h"
+#include "units.h"
+
+static json_t *instance_json(const struct mdb_instance *in)
+{
+	json_t *params = json_object();
+	char size[32];
+
+	if (in->ops) {
+		mdb_format_size(in->ram_bytes, size, sizeof(size));
+		json_object_set_new(params, "mix", json_string(in->mix->name));
+		json_object_set_new(params, "ram", json_string(size));
+	} else {
+		mdb_format_size(in->buf_bytes, size, sizeof(size));
+		json_object_set_new(params, "bytes", json_string(size));
+	}
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "name", in->name,
+			 "kernel", in->kernel->name,
+			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
+			 "mix", in->mix ? json_string(in->mix->name) : json_null(),
+			 "ram_bytes", in->ops ? json_integer((json_int_t)in->ram_bytes) : json_null(),
+			 "buf_bytes", in->ops ? json_null() : json_integer((json_int_t)in->buf_bytes),
+			 "params", params);
+}
+
+static int list_json(const struct mdb_run *run)
+{
+	json_t *ctx = mdb_context(run, false), *out, *benches = json_array(), *builtin = json_array();
+	size_t i;
+	int ret;
+
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].selected)
+			json_array_append_new(benches, instance_json(&run->inst[i]));
+	for (i = 0; mix_builtin_names[i]; i++)
+		json_array_append_new(builtin, json_string(mix_builtin_names[i]));
+	out = json_pack("{s:O, s:O, s:O, s:O, s:o, s:O, s:o}",
+			"schema_version", json_object_get(ctx, "schema_version"),
+			"reference_layout", json_object_get(ctx, "reference_layout"),
+			"layouts", json_object_get(ctx, "layouts"),
+			"kernels", json_object_get(ctx, "kernels"),
+			"benchmarks", benches,
+			"counters", json_object_get(ctx, "counters"),
+			"mixes_builtin", builtin);
+	json_decref(ctx);
+	ret = out ? json_dumpf(out, stdout, MDB_JSON_DUMP_FLAGS) : -1;
+	json_decref(out);
+	if (ret || puts("") < 0 || fflush(stdout))
+		return 1;
+	return 0;
+}
+
+static int list_text(const struct mdb_run *run)
+{
+	const struct mdb_kernel **k = mdb_run_kernels(run);
+	unsigned int i;
+	size_t n;
+	int t;
+
+	printf("benchmarks (%zu):\n", run->nr_selected);
+	for (n = 0; n < run->nr_inst; n++)
+		if (run->inst[n].selected)
+			printf("  %s\n", run->inst[n].name);
+	printf("layouts (reference: %s):\n", layout_reference()->name);
+	for (i = 0; mdb_layouts[i]; i++) {
+		const struct layout_ops *ops = mdb_layouts[i];
+
+		printf("  %-10s sizeof(struct page) %zu", ops->name, ops->page_size);
+		if (!layout_has_descriptors(ops))
+			printf(", no descriptors: struct folio overlays the memmap");
+		for (t = 0; t < DESC_NR; t++)
+			if (ops->desc_size[t])
+				printf(", %s %zu", desc_type_name[t], ops->desc_size[t]);
+		printf("\n");
+	}
+	printf("kernels:\n");
+	for (i = 0; k && k[i]; i++)
+		printf("  %-22s %-10s one op: %s%s\n", k[i]->name, mdb_kernel_class_name(k[i]->class),
+		       k[i]->unit, k[i]->model ? " (analytic model)" : "");
+	free(k);
+	printf("counters:\n");
+	for (i = 0; i < run->counters.nr; i++) {
+		const struct mdb_counter *c = &run->counters.c[i];
+
+		printf("  %-18s %-38s %s%s\n", c->name, c->event,
+		       c->available ? "available" : "unavailable: ", c->available ? "" : c->reason);
+	}
+	if (!run->counters.nr)
+		printf("  (none)\n");
+	printf("mixes built in:");
+	for (i = 0; mix_builtin_names[i]; i++)
+		printf(" %s", mix_builtin_names[i]);
+	printf("\n");
+	return fflush(stdout) ? 1 : 0;
+}
+
+int mdb_list(const struct mdb_run *run, bool json)
+{
+	return json ? list_json(run) : list_text(run);
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - mdbench: options, and what to do with them.
+ *
+ * Our options are taken out of argv; Google Benchmark's (--benchmark_*,
+ * --v=) are checked here first (it aborts or exits 0 on some bad values)
+ * and then handed to it.  Every option is checked before anything runs:
+ * bad input is one line on stderr and exit status 2.  Numbers are decimal,
+ * the whole string, nothing else.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "git_commit.h"
+#include "interrupt.h"
+#include "mdbench.h"
+#include "meminfo.h"
+#include "shim.h"
+#include "units.h"
+
+#define QUICK_MIN_TIME	"0.05"
+#define MAX_RAM		(1024 * MDB_TiB)	/* keeps every byte count below 2^64 */
+#define MIN_RAM		(1ULL << (PAGEBLOCK_ORDER + MDB_PAGE_SHIFT))	/* one pageblock */
+
+struct options {
+	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
+	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops;
+	bool hugepage, simulate, force, min_time;
+};
+
+void mdb_die(const struct mdb_err *err)
+{
+	fprintf(stderr, "mdbench: %s\n", err->msg);
+	exit(2);
+}
+
+void mdb_dief(const char *fmt, ...)
+{
+	struct mdb_err err;
+	char msg[MDB_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mdb_errf(&err, "%s", msg);
+	mdb_die(&err);
+}
+
+static void usage(void)
+{
+	const struct layout_ops *const *l;
+
+	printf("usage: mdbench [options] [--benchmark_...]\n"
+	       "  --layout=A,B,...                  layouts to compare (default: all of layouts.list:");
+	for (l = mdb_layouts; *l; l++)
+		printf(" %s", (*l)->name);
+	printf(")\n"
+	       "  --ram=256MiB,4GiB                 modelled RAM sizes (B/KiB/MiB/GiB/TiB, multiples of 2MiB)\n"
+	       "  --mix=desktop,...                 built-in mix, JSON file, or kpageflags (default: desktop)\n"
+	       "  --profile=quick|full              quick: 256MiB..4GiB, short runs (default); full: 256MiB..64GiB\n"
+	       "  --counters=a,b,...|none           short, perf or libpfm event names (default: cycles,instructions,\n"
+	       "                                    L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)\n"
+	       "  --cpu=N                           pin the benchmark thread to CPU N\n"
+	       "  --node=N                          bind memmaps to NUMA node N\n"
+	       "  --hugepage                        MADV_HUGEPAGE on memmaps, as vmemmap\n"
+	       "  --seed=N                          placement of the mix (default 1)\n"
+	       "  --rounds=N                        run every benchmark N times, round after round (default 1)\n"
+	       "  --out=DIR                         write DIR/mdbench.json, mix.json, topology.xml\n"
+	       "  --force                           replace an earlier run's results in DIR\n"
+	       "  --list[=json]                     list benchmarks, layouts, kernels and counters, run nothing\n"
+	       "  --simulate                        run each kernel under callgrind, write DIR/sim.json\n"
+	       "  --sim-cache=fixed|host            --simulate's cache geometry: fixed (default) or this host's\n"
+	       "  --fixed-ops=N                     no timing: run each benchmark for N ops, print the items\n"
+	       "  --version                         the commit and Google Benchmark API this binary is built from\n"
+	       "Google Benchmark's flags are checked, then passed on: --benchmark_filter=REGEX,\n"
+	       "--benchmark_repetitions=N, --benchmark_min_time=SECONDS, --benchmark_format=json,\n"
+	       "--benchmark_out=FILE, ... (quick sets --benchmark_min_time=" QUICK_MIN_TIME " unless given).\n");
+}
+
+/* "--name=value" -> value; NULL if arg is not that option. */
+static const char *opt_value(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(arg, name, n))
+		return NULL;
+	if (arg[n] == '=')
+		return arg + n + 1;
+	if (!arg[n])
+		mdb_dief("%s needs a value: %s=...", name, name);
+	return NULL;
+}
+
+static bool opt_flag(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(arg, name, n))
+		return false;
+	if (arg[n] == '=')
+		mdb_dief("%s takes no value", name);
+	return !arg[n];
+}
+
+/* Ours out of argv, Google Benchmark's (checked) into gb_argv. */
+static void parse_args(int argc, char **argv, struct options *o, char **gb_argv, int *gb_argc)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} valued[] = {
+#define OPT(name, field) { name, offsetof(struct options, field) }
+		OPT("--layout", layout), OPT("--ram", ram), OPT("--mix", mix),
+		OPT("--profile", profile), OPT("--counters", counters), OPT("--out", out),
+		OPT("--cpu", cpu), OPT("--node", node), OPT("--seed", seed), OPT("--rounds", rounds),
+		OPT("--sim-cache", sim_cache), OPT("--sim-instance", sim_instance),
+		OPT("--fixed-ops", fixed_ops),
+#undef OPT
+	};
+	static const struct {
+		const char *name;
+		size_t offset;
+	} flags[] = {
+#define OPT(name, field) { name, offsetof(struct options, field) }
+		OPT("--hugepage", hugepage), OPT("--simulate", simulate), OPT("--force", force),
+#undef OPT
+	};
+	struct mdb_err err;
+	unsigned int i;
+	int a;
+
+	memset(o, 0, sizeof(*o));
+	*gb_argc = 0;
+	gb_argv[(*gb_argc)++] = argv[0];
+	for (a = 1; a < argc; a++) {
+		const char *arg = argv[a], *v = NULL;
+		char *fixed;
+
+		for (i = 0; i < sizeof(valued) / sizeof(valued[0]) && !v; i++) {
+			v = opt_value(arg, valued[i].name);
+			if (v)
+				*(const char **)((char *)o + valued[i].offset) = v;
+		}
+		if (v)
+			continue;
+		for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+			if (opt_flag(arg, flags[i].name))
+				break;
+		if (i < sizeof(flags) / sizeof(flags[0])) {
+			*(bool *)((char *)o + flags[i].offset) = true;
+		} else if (!strcmp(arg, "--list")) {
+			o->list = "text";
+		} else if (!strncmp(arg, "--list=", 7)) {
+			o->list = arg + 7;
+			if (strcmp(o->list, "json") && strcmp(o->list, "text"))
+				mdb_dief("--list=%s: text or json", o->list);
+		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			usage();
+			exit(0);
+		} else if (!strcmp(arg, "--version")) {
+			printf("mdbench %s%s (dump schema %d, Google Benchmark API %s)\n", MDB_GIT_COMMIT,
+			       !strcmp(MDB_GIT_DIRTY, "true") ? "-dirty" : "", MDB_SCHEMA_VERSION,
+			       mdb_gb_api);
+			exit(0);
+		} else if (!strncmp(arg, "--benchmark_", 12) || !strncmp(arg, "--v=", 4)) {
+			if (mdb_gb_check_flag(arg, &fixed, &err))
+				mdb_die(&err);
+			if (!strncmp(arg, "--benchmark_filter=", 19))
+				o->filter = arg + 19;
+			gb_argv[(*gb_argc)++] = fixed ? fixed : argv[a];
+			if (!strncmp(arg, "--benchmark_min_time=", 21))
+				o->min_time = true;
+		} else {
+			mdb_dief("unknown option '%s' (mdbench --help lists them)", arg);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Values                                                              */
+
+static uint64_t parse_number(const char *opt, const char *s, uint64_t max)
+{
+	struct mdb_err err;
+	uint64_t v;
+
+	if (mdb_parse_u64(s, max, &v, opt, &err))
+		mdb_die(&err);
+	return v;
+}
+
+/*
+ * Calls add() for each item of a comma-separated list: no empty item, no
+ * empty list.  Duplicates are the caller's to skip.
+ */
+static void for_each_item(const char *opt, const char *list, void (*add)(struct mdb_run *, const char *),
+			  struct mdb_run *run)
+{
+	char *copy = strdup(list), *item, *next;
+
+	if (!copy)
+		mdb_dief("out of memory");
+	if (!*list)
+		mdb_dief("%s= names nothing", opt);
+	for (item = copy; item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*item)
+			mdb_dief("%s=%s: an empty item", opt, list);
+		add(run, item);
+	}
+	free(copy);
+}
+
+/* Grows a malloc'd array of n elements of size to hold one more. */
+static void *grow(void *array, unsigned int n, size_t size)
+{
+	void *p = realloc(array, (n + 1) * size);
+
+	if (!p)
+		mdb_dief("out of memory");
+	return p;
+}
+
+static void add_layout(struct mdb_run *run, const char *name)
+{
+	const struct layout_ops *ops = layout_by_name(name);
+	char valid[512] = "";
+	unsigned int i;
+
+	if (!ops) {
+		for (i = 0; mdb_layouts[i]; i++)
+			snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
+				 i ? ", " : "", mdb_layouts[i]->name);
+		mdb_dief("unknown layout '%s' (layouts: %s)", name, valid);
+	}
+	for (i = 0; i < run->nr_layouts; i++)
+		if (run->layouts[i] == ops)
+			return;
+	run->layouts = grow(run->layouts, run->nr_layouts + 1, sizeof(*run->layouts));
+	run->layouts[run->nr_layouts++] = ops;
+	run->layouts[run->nr_layouts] = NULL;
+}
+
+/* In layouts.list order, whatever order they were given in: the reference comes first. */
+static void order_layouts(struct mdb_run *run)
+{
+	unsigned int n = 0, i, j;
+
+	for (i = 0; mdb_layouts[i]; i++)
+		for (j = 0; j < run->nr_layouts; j++)
+			if (run->layouts[j] == mdb_layouts[i]) {
+				const struct layout_ops *t = run->layouts[n];
+
+				run->layouts[n] = run->layouts[j];
+				run->layouts[j] = t;
+				n++;
+			}
+}
+
+static void add_ram_bytes(struct mdb_run *run, uint64_t bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < run->nr_ram_sizes; i++)
+		if (run->ram_sizes[i] == bytes)
+			return;
+	run->ram_sizes = grow(run->ram_sizes, run->nr_ram_sizes, sizeof(*run->ram_sizes));
+	run->ram_sizes[run->nr_ram_sizes++] = bytes;
+}
+
+static void add_ram(struct mdb_run *run, const char *s)
+{
+	struct mdb_err err;
+	uint64_t bytes;
+	char min[32];
+
+	if (mdb_parse_size(s, MAX_RAM, &bytes, "--ram", &err))
+		mdb_die(&err);
+	if (bytes < MIN_RAM || bytes % MIN_RAM) {
+		mdb_format_size(MIN_RAM, min, sizeof(min));
+		mdb_dief("--ram: '%s' is not a positive multiple of %s, one pageblock (the mix is "
+			 "placed in pageblocks)", s, min);
+	}
+	add_ram_bytes(run, bytes);
+}
+
+static void add_mix(struct mdb_run *run, const char *arg)
+{
+	struct mdb_err err;
+	struct mix *mix;
+	unsigned int i;
+
+	run->mixes = grow(run->mixes, run->nr_mixes, sizeof(*run->mixes));
+	mix = &run->mixes[run->nr_mixes];
+	if (mix_resolve(arg, mix, &err))
+		mdb_dief("--mix=%s: %s", arg, err.msg);
+	for (i = 0; i < run->nr_mixes; i++)
+		if (!strcmp(run->mixes[i].name, mix->name))
+			mdb_dief("--mix: two mixes named '%s'", mix->name);
+	run->nr_mixes++;
+}
+
+/* Full profile: 256MiB x4 up to 64GiB, stopping where the largest layout would not fit. */
+static void full_profile_sizes(struct mdb_run *run)
+{
+	unsigned long long avail = mdb_mem_available();
+	uint64_t ram;
+	char a[32];
+
+	for (ram = 256 * MDB_MiB; ram <= 64 * MDB_GiB; ram *= 4) {
+		unsigned long long need = 0;
+		unsigned int l, m;
+
+		for (l = 0; l < run->nr_layouts; l++)
+			for (m = 0; m < run->nr_mixes; m++) {
+				unsigned long long n = run->layouts[l]->memory_need(
+					(unsigned long)(ram >> MDB_PAGE_SHIFT), &run->mixes[m]);
+
+				need = n > need ? n : need;
+			}
+		if (avail && need > avail) {
+			mdb_format_size(ram, a, sizeof(a));
+			fprintf(stderr, "mdbench: note: --profile=full stops below %s: it needs %llu MiB "
+				"of memmap and descriptors, MemAvailable is %llu MiB\n", a, need >> 20,
+				avail >> 20);
+			break;
+		}
+		add_ram_bytes(run, ram);
+	}
+	if (!run->nr_ram_sizes)
+		mdb_dief("--profile=full: not even 256MiB of modelled RAM fits in MemAvailable");
+}
+
+/* "20261203T101500Z-3f9a2c1b": when, and 32 random bits to tell two runs of one second apart. */
+static void make_run_id(struct mdb_run *run)
+{
+	uint32_t r = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32];
+	FILE *f = fopen("/dev/urandom", "r");
+
+	if (!f || fread(&r, sizeof(r), 1, f) != 1)
+		r = (uint32_t)getpid() ^ (uint32_t)now;
+	if (f)
+		fclose(f);
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(run->run_id, sizeof(run->run_id), "%s-%08x", when, r);
+}
+
+static void setup_run(struct mdb_run *run, const struct options *o)
+{
+	const struct layout_ops *const *l;
+	struct mdb_err err;
+
+	run->profile = o->profile ? o->profile : "quick";
+	if (strcmp(run->profile, "quick") && strcmp(run->profile, "full"))
+		mdb_dief("unknown --profile=%s (quick or full)", run->profile);
+	if (o->sim_cache && strcmp(o->sim_cache, "fixed") && strcmp(o->sim_cache, "host"))
+		mdb_dief("--sim-cache=%s: fixed or host", o->sim_cache);
+	if (o->sim_cache && !o->simulate)
+		mdb_dief("--sim-cache needs --simulate");
+	if (o->out && !*o->out)
+		mdb_dief("--out= needs a directory");
+	if (o->force && !o->out)
+		mdb_dief("--force needs --out=DIR");
+	if (o->simulate && !o->out)
+		mdb_dief("--simulate needs --out=DIR for its sim.json");
+	run->out_dir = o->out;
+	run->force = o->force;
+	run->filter = o->filter ? o->filter : "";
+	run->cpu = o->cpu ? (int)parse_number("--cpu", o->cpu, INT_MAX) : -1;
+	run->node = o->node ? (int)parse_number("--node", o->node, INT_MAX) : -1;
+	run->rounds = o->rounds ? (unsigned int)parse_number("--rounds", o->rounds, 1000) : 1;
+	if (!run->rounds)
+		mdb_dief("--rounds=0: at least 1");
+	run->opts.hugepage = o->hugepage;
+	run->opts.seed = o->seed ? parse_number("--seed", o->seed, UINT64_MAX) : 1;
+	make_run_id(run);
+
+	if (o->layout)
+		for_each_item("--layout", o->layout, add_layout, run);
+	else
+		for (l = mdb_layouts; *l; l++)
+			add_layout(run, (*l)->name);
+	order_layouts(run);
+	for_each_item("--mix", o->mix ? o->mix : "desktop", add_mix, run);
+	if (o->ram)
+		for_each_item("--ram", o->ram, add_ram, run);
+	else if (!strcmp(run->profile, "full"))
+		full_profile_sizes(run);
+	else
+		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
+	mdb_plan(run);
+
+	/* Under valgrind perf_event_open is no use; the parent measures nothing either. */
+	if (!o->simulate && mdb_counters_setup(&run->counters, o->counters, &err))
+		mdb_die(&err);
+	if (o->simulate && o->counters)
+		mdb_dief("--counters: --simulate counts with callgrind, not perf");
+
+	if (mdb_topology_load(&run->topo, &err))
+		mdb_die(&err);
+	run->topo_loaded = true;
+	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
+		mdb_die(&err);
+	if (run->node >= 0) {
+		if (mdb_topology_set_node(&run->topo, run->node, &err))
+			mdb_die(&err);
+		run->opts.bind = mdb_topology_bind;
+		run->opts.bind_arg = &run->topo;
+	}
+}
+
+static void release_run(struct mdb_run *run)
+{
+	mdb_counters_close(&run->counters);
+	if (run->topo_loaded)
+		mdb_topology_release(&run->topo);
+	free(run->inst);
+	free(run->layouts);
+	free(run->ram_sizes);
+	free(run->mixes);
+	free(run->baseline_sizes);
+}
+
+int main(int argc, char **argv)
+{
+	static struct mdb_run run;
+	static char **gb_argv;		/* static: still reachable at any exit */
+	struct mdb_err err;
+	struct options o;
+	int gb_argc, ret;
+
+	mdb_interrupt_catch(true);	/* until a file is written: "nothing written" */
+	gb_argv = calloc((size_t)argc + 2, sizeof(char *));
+	if (!gb_argv)
+		mdb_dief("out of memory");
+	parse_args(argc, argv, &o, gb_argv, &gb_argc);
+	if (o.sim_instance) {
+		if (argc != 2)
+			mdb_dief("--sim-instance=FILE is the only option of a --simulate child");
+		return mdb_simulate_child(&run, o.sim_instance);
+	}
+	run.argc = argc;
+	run.argv = argv;
+	setup_run(&run, &o);
+
+	if (!strcmp(run.profile, "quick") && !o.min_time)
+		gb_argv[gb_argc++] = mdb_gb_min_time(QUICK_MIN_TIME);
+	if (mdb_benchmark_init(&gb_argc, gb_argv, &err))
+		mdb_die(&err);
+
+	if (o.list)
+		ret = mdb_list(&run, !strcmp(o.list, "json"));
+	else if (o.fixed_ops)
+		ret = mdb_run_fixed_all(&run, parse_number("--fixed-ops", o.fixed_ops, UINT32_MAX));
+	else if (run.out_dir && mdb_outdir_open(run.out_dir, run.force, o.simulate, &err))
+		mdb_die(&err);
+	else if (o.simulate)
+		ret = mdb_simulate(&run);
+	else
+		ret = mdb_run_native(&run);
+	release_run(&run);
+	return ret;
+}

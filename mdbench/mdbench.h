@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mdbench.h - the mdbench program: what a run asked for, the benchmark
+ * instances it expands to, and how its parts (options, plan, native run,
+ * dump context, --list, --simulate) reach each other.
+ */
+#ifndef MDB_MDBENCH_H
+#define MDB_MDBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "counters.h"
+#include "err.h"
+#include "kernel.h"
+#include "topology.h"
+
+#define MDB_NAME_LEN		256
+#define MDB_SCHEMA_VERSION	2
+
+/*
+ * One registered benchmark: a kernel, a layout (NULL for baselines), a mix,
+ * a size.  Names are '/'-separated: the kernel's name, the layout, then
+ * key:value parts:
+ *	lookup/random/page64/mix:desktop/ram:4GiB
+ *	baseline/latency/bytes:64MiB
+ */
+struct mdb_instance {
+	char name[MDB_NAME_LEN];
+	const struct mdb_kernel *kernel;
+	const struct layout_ops *ops;	/* NULL for baselines */
+	const struct mix *mix;		/* NULL for baselines */
+	unsigned long nr_pfns;
+	uint64_t ram_bytes;
+	uint64_t buf_bytes;		/* baselines */
+	bool selected;			/* passes --benchmark_filter */
+};
+
+struct mdb_run {
+	const char *profile;		/* "quick" or "full" */
+	const char *out_dir;		/* NULL: no dump directory */
+	const char *filter;		/* --benchmark_filter, "" for all */
+	bool force;			/* --force: replace an earlier run's files in out_dir */
+	unsigned int rounds;		/* --rounds: each instance this many times, round-major */
+	const struct layout_ops **layouts;	/* NULL-terminated, layouts.list order */
+	unsigned int nr_layouts;
+	uint64_t *ram_sizes;
+	unsigned int nr_ram_sizes;
+	struct mix *mixes;
+	unsigned int nr_mixes;
+	uint64_t *baseline_sizes;	/* memmap sizes of every layout and RAM size */
+	unsigned int nr_baseline_sizes;
+	struct memmap_opts opts;
+	int cpu;			/* -1: not pinned */
+	int node;			/* -1: not bound */
+	struct mdb_instance *inst;
+	size_t nr_inst, nr_selected;
+	char run_id[64];		/* UTC time and 32 random bits */
+	/* What the run needs beyond its plan, for the dump. */
+	int argc;
+	char **argv;
+	struct mdb_counters counters;
+	struct mdb_topology topo;
+	bool topo_loaded;
+};
+
+/* Prints "mdbench: <reason>" and exits 2: bad input, before anything ran. */
+void __attribute__((noreturn)) mdb_die(const struct mdb_err *err);
+void __attribute__((noreturn, format(printf, 1, 2))) mdb_dief(const char *fmt, ...);
+
+/* plan.c: the instances of a run, and whether they fit. */
+void mdb_plan(struct mdb_run *run);
+/* Benchmark name -> true if it passes filter (Google Benchmark's regex syntax). */
+bool mdb_filter_match(const char *filter, const char *name);
+/* The distinct kernels of the selected instances, in plan order; NULL-terminated, malloc'd. */
+const struct mdb_kernel **mdb_run_kernels(const struct mdb_run *run);
+
+/* native.c: the Google Benchmark run, and one instance for a fixed count of ops. */
+int mdb_run_native(struct mdb_run *run);
+int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops,
+		  void (*on_start)(void *arg), void (*on_stop)(void *arg), void *arg,
+		  uint64_t *items, struct mdb_err *err);
+/* --fixed-ops: every selected instance for ops ops, "NAME: N items" or "NAME: error: ..." each. */
+int mdb_run_fixed_all(const struct mdb_run *run, uint64_t ops);
+
+/* context.c: what the dump says of the run. */
+json_t *mdb_context(const struct mdb_run *run, bool complete);
+json_t *mdb_context_cb(bool complete, void *run);	/* as struct mdb_report.context */
+json_t *mdb_layout_json(const struct layout_ops *ops);
+json_t *mdb_kernel_json(const struct mdb_kernel *k);
+/* The short form of the context in Google Benchmark's own context (AddCustomContext). */
+void mdb_add_gb_context(const struct mdb_run *run);
+/* DIR/mix.json and DIR/topology.xml. 0, or -1 with err. */
+int mdb_write_side_files(const struct mdb_run *run, struct mdb_err *err);
+
+/* list.c: --list and --list=json. */
+int mdb_list(const struct mdb_run *run, bool json);
+
+/* outdir.c: --out: the directory, its lock, and no earlier run's files left looking current. */
+int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err);
+
+/* sim.c: --simulate, the parent. */
+int mdb_simulate(struct mdb_run *run);
+/* sim_child.c: one instance under valgrind, described by a JSON file. */
+int mdb_simulate_child(struct mdb_run *run, const char *instance_file);
+/* The instance as the child needs it: kernel, layout, mix, sizes, seed, ops. */
+json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops);
+
+#endif /* MDB_MDBENCH_H */

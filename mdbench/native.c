@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * native.c - the run under Google Benchmark, and one instance for a fixed
+ * count of ops (the --simulate child).
+ *
+ * At most one memmap is alive: the instances of one (layout, mix, RAM)
+ * group share it, built at the first of them outside the timed loop; the
+ * next group, a kernel that changes its memmap (it gets a fresh one each
+ * time) and the baselines all free it first.  --rounds=N registers the
+ * instances N times, round after round, so repetitions interleave across
+ * layouts (drift hits them all alike) while each round keeps the groups
+ * together.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdbench.h"
+#include "shim.h"
+
+static struct {
+	const struct layout_ops *ops;
+	const struct mix *mix;
+	unsigned long nr_pfns;
+	struct memmap *mm;
+} cache;
+
+static const struct mdb_run *the_run;
+
+static void cache_drop(void)
+{
+	if (cache.mm)
+		cache.ops->memmap_destroy(cache.mm);
+	memset(&cache, 0, sizeof(cache));
+}
+
+static struct memmap *build(const struct mdb_run *run, const struct mdb_instance *in,
+			    struct mdb_err *err)
+{
+	struct memmap *mm = NULL;
+
+	err->msg[0] = '\0';
+	if (in->ops->memmap_create(&mm, in->nr_pfns, in->mix, &run->opts, err)) {
+		if (!err->msg[0])
+			mdb_errf(err, "cannot build the memmap");
+		return NULL;
+	}
+	return mm;
+}
+
+static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
+{
+	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns)
+		return cache.mm;
+	cache_drop();
+	cache.mm = build(the_run, in, err);
+	if (cache.mm) {
+		cache.ops = in->ops;
+		cache.mix = in->mix;
+		cache.nr_pfns = in->nr_pfns;
+	}
+	return cache.mm;
+}
+
+static void env_init(struct bench_env *env, const struct mdb_run *run, const struct mdb_instance *in)
+{
+	memset(env, 0, sizeof(*env));
+	env->ops = in->ops;
+	env->nr_pfns = in->nr_pfns;
+	env->mix = in->mix;
+	env->opts = &run->opts;
+	env->seed = run->opts.seed;
+	env->buf_bytes = in->buf_bytes;
+}
+
+static bool needs_memmap(const struct mdb_instance *in)
+{
+	return in->ops && !(in->kernel->flags & MDB_K_NO_MEMMAP);
+}
+
+/* One Google Benchmark call of an instance; the memmap is built before the clock starts. */
+static void bench_instance(struct mdb_state *st, void *arg)
+{
+	const struct mdb_instance *in = arg;
+	struct memmap *fresh = NULL;
+	struct bench_env env;
+	struct mdb_err err;
+
+	env_init(&env, the_run, in);
+	if (!needs_memmap(in)) {
+		cache_drop();
+	} else if (in->kernel->flags & MDB_K_MUTATES) {
+		cache_drop();
+		env.mm = fresh = build(the_run, in, &err);
+	} else {
+		env.mm = cached_memmap(in, &err);
+	}
+	if (needs_memmap(in) && !env.mm) {
+		mdb_skip_with_error(st, err.msg);
+		return;
+	}
+	in->kernel->run(st, &env);
+	if (fresh)
+		in->ops->memmap_destroy(fresh);
+}
+
+int mdb_run_native(struct mdb_run *run)
+{
+	char path[4096];
+	struct mdb_report rep = {
+		.context = mdb_context_cb,
+		.arg = run,
+		.nr_expected = run->nr_selected * run->rounds,
+	};
+	struct mdb_err err;
+	unsigned int r;
+	size_t i;
+	int ret;
+
+	the_run = run;
+	if (run->out_dir) {
+		snprintf(path, sizeof(path), "%s/mdbench.json", run->out_dir);
+		rep.path = path;
+		/* From here on the files in DIR are this run's. */
+		if (mdb_report_start(&rep, &err) || mdb_write_side_files(run, &err))
+			mdb_die(&err);
+	}
+	mdb_add_gb_context(run);
+	for (r = 0; r < run->rounds; r++)
+		for (i = 0; i < run->nr_inst; i++)
+			mdb_register(run->inst[i].name, bench_instance, &run->inst[i]);
+	mdb_use_counters(&run->counters);
+	ret = mdb_benchmark_run(&rep);
+	cache_drop();
+	return ret;
+}
+
+struct fixed_arg {
+	const struct mdb_instance *in;
+	struct bench_env env;
+};
+
+static void bench_fixed(struct mdb_state *st, void *arg)
+{
+	struct fixed_arg *f = arg;
+
+	f->in->kernel->run(st, &f->env);
+}
+
+int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops,
+		  void (*on_start)(void *arg), void (*on_stop)(void *arg), void *arg,
+		  uint64_t *items, struct mdb_err *err)
+{
+	struct fixed_arg f = { .in = in };
+	int ret;
+
+	env_init(&f.env, run, in);
+	if (needs_memmap(in)) {
+		f.env.mm = build(run, in, err);
+		if (!f.env.mm)
+			return -1;
+	}
+	ret = mdb_fixed_run(bench_fixed, &f, ops, on_start, on_stop, arg, items, err);
+	if (f.env.mm)
+		in->ops->memmap_destroy(f.env.mm);
+	return ret;
+}
+
+/*
+ * A smoke test of every kernel, Asan builds included: no timing, exactly
+ * ops operations (rounded up to the kernel's batch) each.  1 if any failed.
+ */
+int mdb_run_fixed_all(const struct mdb_run *run, uint64_t ops)
+{
+	unsigned long failed = 0;
+	struct mdb_err err;
+	uint64_t items;
+	size_t i;
+
+	if (!ops)
+		mdb_dief("--fixed-ops=0: at least one op");
+	for (i = 0; i < run->nr_inst; i++) {
+		const struct mdb_instance *in = &run->inst[i];
+
+		if (!in->selected)
+			continue;
+		if (mdb_run_fixed(run, in, ops, NULL, NULL, NULL, &items, &err)) {
+			printf("%s: error: %s\n", in->name, err.msg);
+			failed++;
+		} else {
+			printf("%s: %llu items\n", in->name, (unsigned long long)items);
+		}
+	}
+	return fflush(stdout) || failed ? 1 : 0;
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c - the benchmark instances of a run, and whether they fit.
+ *
+ * Instances cross the RAM sizes, the mixes, the layouts and the kernels that
+ * run on each layout, in that nesting, so that the benchmarks of one
+ * (layout, mix, RAM) follow each other and share one memmap, built at the
+ * first of them outside the timed loop.  Within a group, kernels that share
+ * the memmap come first, then those that change it (each gets a fresh one),
+ * then those that build their own; by name within each.  Baselines follow,
+ * over the byte sizes of the memmaps the run's layouts and RAM sizes give.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mdbench.h"
+#include "meminfo.h"
+#include "units.h"
+
+static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
+			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
+			 uint64_t buf)
+{
+	static size_t nr_alloc;
+	struct mdb_instance *in;
+	char size[32];
+	int n;
+
+	if (run->nr_inst == nr_alloc) {
+		nr_alloc = nr_alloc ? 2 * nr_alloc : 256;
+		run->inst = realloc(run->inst, nr_alloc * sizeof(*run->inst));
+		if (!run->inst)
+			mdb_dief("out of memory");
+	}
+	in = &run->inst[run->nr_inst++];
+	memset(in, 0, sizeof(*in));
+	in->kernel = k;
+	in->ops = ops;
+	in->mix = mix;
+	in->ram_bytes = ram;
+	in->nr_pfns = (unsigned long)(ram >> MDB_PAGE_SHIFT);
+	in->buf_bytes = buf;
+	if (ops) {
+		mdb_format_size(ram, size, sizeof(size));
+		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name, ops->name,
+			     mix->name, size);
+	} else {
+		mdb_format_size(buf, size, sizeof(size));
+		n = snprintf(in->name, sizeof(in->name), "%s/bytes:%s", k->name, size);
+	}
+	if (n < 0 || (size_t)n >= sizeof(in->name))
+		mdb_dief("benchmark name too long: %s...", in->name);
+	in->selected = mdb_filter_match(run->filter, in->name);
+	run->nr_selected += in->selected;
+}
+
+/* Shared-memmap kernels first, then those that change it, then those that build their own. */
+static unsigned int kernel_pass(const struct mdb_kernel *k)
+{
+	if (k->flags & MDB_K_NO_MEMMAP)
+		return 2;
+	return k->flags & MDB_K_MUTATES ? 1 : 0;
+}
+
+static void add_layout_group(struct mdb_run *run, const struct mdb_kernel *const *k,
+			     unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
+			     uint64_t ram)
+{
+	unsigned int pass, i;
+
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < nr; i++)
+			if (mdb_kernel_runs_on(k[i], ops) && kernel_pass(k[i]) == pass)
+				add_instance(run, k[i], ops, mix, ram, 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k, unsigned int nr)
+{
+	unsigned int r, l, i, n = 0;
+	uint64_t *sizes = malloc((size_t)run->nr_ram_sizes * run->nr_layouts * sizeof(*sizes) + 1);
+
+	if (!sizes)
+		mdb_dief("out of memory");
+	for (r = 0; r < run->nr_ram_sizes; r++)
+		for (l = 0; l < run->nr_layouts; l++)
+			sizes[n++] = run->ram_sizes[r] / MDB_PAGE_SIZE * run->layouts[l]->page_size;
+	qsort(sizes, n, sizeof(*sizes), cmp_u64);
+	for (i = r = 0; i < n; i++)
+		if (!r || sizes[r - 1] != sizes[i])
+			sizes[r++] = sizes[i];
+	run->baseline_sizes = sizes;
+	run->nr_baseline_sizes = r;
+
+	for (i = 0; i < nr; i++)
+		if (k[i]->class == MDB_BASELINE)
+			for (r = 0; r < run->nr_baseline_sizes; r++)
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r]);
+}
+
+/* What an instance holds at most: the memmap and the mix's descriptors, or its buffer. */
+static unsigned long long instance_need(const struct mdb_instance *in)
+{
+	if (!in->ops)
+		return in->buf_bytes;
+	return in->ops->memory_need(in->nr_pfns, in->mix);
+}
+
+/* Before anything runs: does the largest selected instance fit in memory? */
+static void check_memory(const struct mdb_run *run)
+{
+	const struct mdb_instance *worst = NULL;
+	unsigned long long avail = mdb_mem_available(), need = 0;
+	size_t i;
+	char a[32];
+
+	for (i = 0; i < run->nr_inst; i++) {
+		if (run->inst[i].selected && instance_need(&run->inst[i]) > need) {
+			need = instance_need(&run->inst[i]);
+			worst = &run->inst[i];
+		}
+	}
+	if (!avail || need <= avail)
+		return;
+	if (worst->ops) {
+		mdb_format_size(worst->ram_bytes, a, sizeof(a));
+		mdb_dief("--ram=%s with %s on mix %s needs %llu MiB of memmap and descriptors "
+			 "(%llu bytes), but MemAvailable is %llu MiB", a, worst->ops->name,
+			 worst->mix->name, need >> 20, need, avail >> 20);
+	}
+	mdb_dief("%s needs a %llu MiB buffer, but MemAvailable is %llu MiB", worst->name, need >> 20,
+		 avail >> 20);
+}
+
+void mdb_plan(struct mdb_run *run)
+{
+	const struct mdb_kernel *const *k;
+	struct mdb_err err;
+	unsigned int nr, r, m, l;
+
+	if (mdb_kernels(&k, &nr, &err))
+		mdb_die(&err);
+	if (run->filter[0]) {
+		regex_t re;
+		int ret = regcomp(&re, run->filter + (run->filter[0] == '-'), REG_EXTENDED | REG_NOSUB);
+
+		if (ret) {
+			char msg[256];
+
+			regerror(ret, &re, msg, sizeof(msg));
+			mdb_dief("--benchmark_filter=%s: %s", run->filter, msg);
+		}
+		regfree(&re);
+	}
+	for (r = 0; r < run->nr_ram_sizes; r++)
+		for (m = 0; m < run->nr_mixes; m++)
+			for (l = 0; l < run->nr_layouts; l++)
+				add_layout_group(run, k, nr, run->layouts[l], &run->mixes[m],
+						 run->ram_sizes[r]);
+	add_baselines(run, k, nr);
+	if (!run->nr_selected)
+		mdb_dief("no benchmark matches --benchmark_filter=%s", run->filter);
+	check_memory(run);
+}
+
+const struct mdb_kernel **mdb_run_kernels(const struct mdb_run *run)
+{
+	const struct mdb_kernel **out = calloc(run->nr_inst + 1, sizeof(*out));
+	size_t i, n = 0, j;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < run->nr_inst; i++) {
+		if (!run->inst[i].selected)
+			continue;
+		for (j = 0; j < n && strcmp(out[j]->name, run->inst[i].kernel->name); j++)
+			;
+		if (j == n)
+			out[n++] = run->inst[i].kernel;
+	}
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Filter, as Google Benchmark's --benchmark_filter                    */
+
+bool mdb_filter_match(const char *filter, const char *name)
+{
+	static char *cached;
+	static regex_t re;
+	bool negative, match;
+
+	if (!filter || !*filter || !strcmp(filter, "all"))
+		return true;
+	negative = filter[0] == '-';
+	if (!cached || strcmp(cached, filter)) {
+		if (cached)
+			regfree(&re);
+		free(cached);
+		cached = strdup(filter);
+		if (!cached || regcomp(&re, filter + negative, REG_EXTENDED | REG_NOSUB)) {
+			free(cached);
+			cached = NULL;
+			return false;
+		}
+	}
+	match = !regexec(&re, name, 0, NULL, 0);
+	return negative ? !match : match;
+}

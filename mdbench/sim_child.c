@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim_child.c - the --simulate child: one instance, under valgrind.
+ *
+ * The parent describes the instance explicitly in a JSON file (kernel,
+ * layout, the mix itself, sizes, seed, memmap options, ops, where to put the
+ * result), so the child repeats none of the parent's option handling and
+ * sees exactly the mix the parent resolved (a kpageflags snapshot taken
+ * again would be another mix under the same name).  It brackets exactly
+ * the kernel's timed loop with callgrind's client requests
+ * (CALLGRIND_ZERO_STATS + TOGGLE_COLLECT before the first op, TOGGLE_COLLECT
+ * + DUMP_STATS_AT(name) after the last), so the dump part named for the
+ * instance holds its ops and nothing of the set-up, and writes
+ * {"items": N} or {"error": reason} to the result file.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <valgrind/callgrind.h>
+
+#include "jsonio.h"
+#include "mdbench.h"
+
+json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops)
+{
+	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:b}",
+			 "name", in->name, "kernel", in->kernel->name,
+			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
+			 "mix", in->mix ? mix_to_json(in->mix) : json_null(),
+			 "ram_bytes", (json_int_t)in->ram_bytes, "buf_bytes", (json_int_t)in->buf_bytes,
+			 "seed", (json_int_t)run->opts.seed, "ops", (json_int_t)ops,
+			 "hugepage", run->opts.hugepage);
+}
+
+static void sim_start(void *arg)
+{
+	(void)arg;
+	CALLGRIND_ZERO_STATS;
+	CALLGRIND_TOGGLE_COLLECT;
+}
+
+static void sim_stop(void *arg)
+{
+	CALLGRIND_TOGGLE_COLLECT;
+	CALLGRIND_DUMP_STATS_AT((const char *)arg);
+}
+
+/* The instance the file describes, in *in (its mix in *mix). 0, or -1 with err. */
+static int read_instance(const char *path, struct mdb_run *run, struct mdb_instance *in,
+			 struct mix *mix, uint64_t *ops, const char **result, json_t **doc,
+			 struct mdb_err *err)
+{
+	const char *name, *kernel, *layout = NULL;
+	json_t *jmix, *jlayout;
+	json_int_t ram, buf, seed, n;
+	int hugepage;
+
+	*doc = mdb_json_load_file(path, 1 << 20, err);
+	if (!*doc)
+		return -1;
+	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:b, s:s}", "name", &name,
+			"kernel", &kernel, "layout", &jlayout, "mix", &jmix, "ram_bytes", &ram,
+			"buf_bytes", &buf, "seed", &seed, "ops", &n, "hugepage", &hugepage,
+			"result", result))
+		return mdb_errf(err, "%s: not an instance description", path);
+	if (json_is_string(jlayout))
+		layout = json_string_value(jlayout);
+	memset(in, 0, sizeof(*in));
+	snprintf(in->name, sizeof(in->name), "%s", name);
+	if (layout) {
+		in->ops = layout_by_name(layout);
+		if (!in->ops)
+			return mdb_errf(err, "%s: no layout %s in this binary", path, layout);
+		if (mix_from_json(jmix, mix, err))
+			return mdb_err_prefix(err, "%s", path);
+		in->mix = mix;
+	}
+	in->kernel = mdb_kernel_find(kernel, in->ops);
+	if (!in->kernel)
+		return mdb_errf(err, "%s: no kernel %s for layout %s", path, kernel,
+				layout ? layout : "(baseline)");
+	in->ram_bytes = (uint64_t)ram;
+	in->nr_pfns = (unsigned long)((uint64_t)ram >> MDB_PAGE_SHIFT);
+	in->buf_bytes = (uint64_t)buf;
+	run->opts.seed = (uint64_t)seed;
+	run->opts.hugepage = hugepage;
+	*ops = (uint64_t)n;
+	return *ops ? 0 : mdb_errf(err, "%s: ops is 0", path);
+}
+
+/* Exit status: 0 ran; 3 the kernel or its memmap gave an error; 2 a bad description. */
+int mdb_simulate_child(struct mdb_run *run, const char *instance_file)
+{
+	struct mdb_instance in;
+	struct mdb_err err;
+	const char *result = NULL;
+	struct mix mix;
+	uint64_t ops, items = 0;
+	json_t *doc = NULL, *out;
+	int ret;
+
+	if (read_instance(instance_file, run, &in, &mix, &ops, &result, &doc, &err)) {
+		json_decref(doc);
+		mdb_die(&err);
+	}
+	ret = mdb_run_fixed(run, &in, ops, sim_start, sim_stop, in.name, &items, &err);
+	out = ret ? json_pack("{s:s}", "error", err.msg) : json_pack("{s:I}", "items", (json_int_t)items);
+	if (mdb_json_write(result, out, &err)) {
+		json_decref(out);
+		json_decref(doc);
+		mdb_die(&err);
+	}
+	json_decref(out);
+	json_decref(doc);
+	return ret ? 3 : 0;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every benchmark of every layout runs a fixed count (mdbench --fixed-ops,
+# the path the --simulate child takes, natively) and reports the items it
+# processed; on a mix without free blocks or large folios the kernels that
+# need them fail with their reason.  Runs under the Asan build too, where it
+# is the kernels' memory check.
+#
+# usage: test_bench_fixed.sh MDBENCH
+set -u
+. "$(dirname "$0")/../lib.sh"
+mdbench=$1
+ram=64MiB
+nr_pfns=16384
+ops=64
+fail=0
+
+# The items a kernel must report for $ops ops; "min" when only a floor is known.
+expected_items() {
+	case $1 in
+	init/memmap/*)		echo $nr_pfns ;;		# one boot: a batch of nr_pfns ops
+	convert/*)		echo 512 ;;		# one batch of CONVERT_BATCH
+	baseline/latency/*)	echo 256 ;;		# one batch of CHASE_BATCH
+	lookup/* | folio/* | migrate/* | footprint/* | baseline/bandwidth/*) echo $ops ;;
+	*)			echo min ;;		# scan: pfns covered; alloc: whole batches
+	esac
+}
+
+"$mdbench" --ram=$ram --mix=desktop --counters=none --fixed-ops=$ops >"$tmp/desktop" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL desktop: exit $rc"; cat "$tmp/desktop"; fail=1; }
+nr=0
+while IFS= read -r line; do
+	name=${line%%: *}
+	rest=${line#*: }
+	nr=$((nr + 1))
+	items=${rest% items}
+	case $rest in
+	*" items") ;;
+	*) echo "FAIL $name: $rest"; fail=1; continue ;;
+	esac
+	want=$(expected_items "$name")
+	if [ "$want" = min ] && [ "$items" -lt $ops ]; then
+		echo "FAIL $name: $items items for $ops ops"
+		fail=1
+	elif [ "$want" != min ] && [ "$items" -ne "$want" ]; then
+		echo "FAIL $name: $items items, expected $want"
+		fail=1
+	fi
+done <"$tmp/desktop"
+layouts=$("$mdbench" --list=json --counters=none | /usr/bin/python3 -c \
+	'import json, sys; print(" ".join(l["name"] for l in json.load(sys.stdin)["layouts"]))')
+nr_layouts=$(echo $layouts | wc -w)
+if [ $nr -lt $((15 * nr_layouts)) ]; then
+	echo "FAIL: only $nr benchmarks ran for $nr_layouts layouts, one mix and RAM size"
+	fail=1
+fi
+
+# all-order0: every pfn an order-0 folio, nothing free, no tail page.
+"$mdbench" --ram=$ram --mix=all-order0 --counters=none --fixed-ops=$ops \
+	--benchmark_filter='^(alloc|migrate|folio/tail)/' >"$tmp/order0" 2>&1
+[ $? -eq 1 ] || { echo "FAIL all-order0: exit status, expected 1 (failed kernels)"; fail=1; }
+for layout in $layouts; do
+	for case in "alloc/order0:no free block of order 0" "alloc/order9:no free block of order 9" \
+		    "migrate/order0:no free block of order 0 to migrate to" \
+		    "migrate/order9:no folio of order 9" "folio/tail:no large folio"; do
+		kernel=${case%%:*}
+		reason=${case#*:}
+		name=$kernel/$layout/mix:all-order0/ram:$ram
+		grep -q "^$name: error: .*$reason" "$tmp/order0" ||
+			{ echo "FAIL $name: expected the reason '$reason'"; fail=1; }
+	done
+done
+
+# A --simulate child handed a description it cannot use: one line, exit 2.
+echo '{"name": "x"}' >"$tmp/bad.json"
+out=$("$mdbench" --sim-instance="$tmp/bad.json" 2>&1)
+rc=$?
+case $out in
+"mdbench: $tmp/bad.json: not an instance description") [ $rc -eq 2 ] || { echo "FAIL bad instance: exit $rc"; fail=1; } ;;
+*) echo "FAIL bad instance: $out"; fail=1 ;;
+esac
+
+[ $fail -eq 0 ] && echo "test_bench_fixed: $nr benchmarks ran a fixed count, skips gave their reasons"
+exit $fail

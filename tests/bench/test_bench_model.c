@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_bench_model.c - the analytic model (bench/model.c): its formulas on
+ * machines simple enough to count the lines by hand, and its block counts
+ * against what every layout actually placed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+#include "model.h"
+#include "test_common.h"
+
+#define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)	/* 64 MiB */
+
+static void expect_lines(model_fn *fn, const char *kernel, const struct layout_ops *ops,
+			 const struct model_blocks *b, double want, const char *what)
+{
+	double got = -1;
+	bool ok = fn(ops, b, &got);
+
+	CHECK(ok, "%s %s on %s: no model", kernel, ops->name, what);
+	CHECK(ok && fabs(got - want) < 1e-9, "%s %s on %s: %.9f lines per op, expected %.9f", kernel,
+	      ops->name, what, got, want);
+}
+
+/* A machine of one kind of block: n pfns in blocks of this kind and order. */
+static void one_kind(struct model_blocks *b, enum page_kind kind, unsigned int order)
+{
+	memset(b, 0, sizeof(*b));
+	b->nr_pfns = NR_PFNS;
+	b->nr[kind][order] = NR_PFNS >> order;
+}
+
+/*
+ * Three geometries, written out by hand (not taken from the layouts, so the
+ * formulas are checked against numbers counted on paper):
+ *  - o64: 64-byte entries, the folio overlays its head entry; a lookup reads
+ *    @0 and @52 (its own line), a large folio's page count lies @120 (the
+ *    next line), as Linux's struct page;
+ *  - d32: 32-byte entries, 80-byte folio descriptors laid end to end: a
+ *    lookup reads @0 (8 bytes) and @48 (4), the scan @60 (1): flags and
+ *    count of 4 folios span 5 lines, the order one line each;
+ *  - d8: 8-byte entries, 64-byte descriptors: one line each.
+ */
+static const struct layout_ops o64 = {
+	.name = "o64", .page_size = 64,
+	.model = { .desc_stride = 0, .lookup = { 2, { { 0, 8 }, { 52, 4 } } },
+		   .scan = { 1, { { 0, 8 } } }, .scan_large = { 1, { { 120, 4 } } } },
+};
+static const struct layout_ops d32 = {
+	.name = "d32", .page_size = 32,
+	.model = { .desc_stride = 80, .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
+		   .scan = { 1, { { 60, 1 } } } },
+};
+static const struct layout_ops d8 = {
+	.name = "d8", .page_size = 8,
+	.model = { .desc_stride = 64, .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
+		   .scan = { 1, { { 0, 8 } } } },
+};
+
+static void test_formulas(void)
+{
+	const double E64 = 1, E32 = 2, E8 = 8, PB = 512;
+	struct model_blocks b;
+
+	one_kind(&b, PK_ANON, 0);
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, "order-0 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32 + 1.25, "order-0 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8 + 1, "order-0 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1, "order-0 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 1 / E32 + 1, "order-0 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8 + 1, "order-0 folios");
+
+	one_kind(&b, PK_FILE, 9);	/* one descriptor, one head (+ o64's page[1]) per 512 */
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, "order-9 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32 + 1.25 / PB, "order-9 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8 + 1 / PB, "order-9 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 2 / PB, "order-9 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 2 / PB, "order-9 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 2 / PB, "order-9 folios");
+
+	one_kind(&b, PK_ANON, 2);	/* d8: 2 folio heads per memmap line */
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 2.0 / 4, "order-2 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 2.0 / 4, "order-2 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8 + 1.0 / 4, "order-2 folios");
+
+	one_kind(&b, PK_FREE, 9);
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1 / E64, "free pageblocks");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, "free pageblocks");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, "free pageblocks");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / PB, "free pageblocks");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / PB, "free pageblocks");
+
+	one_kind(&b, PK_SLAB, 3);	/* walked page by page, no descriptor read */
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, "order-3 slabs");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, "order-3 slabs");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / E64, "order-3 slabs");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 1 / E32, "order-3 slabs");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8, "order-3 slabs");
+
+	expect_lines(model_init_memmap, "init/memmap", &o64, &b, 1 / E64 + 1 / PB + 1 / PB / 8, "any mix");
+	expect_lines(model_init_memmap, "init/memmap", &d32, &b, 1 / E32 + 1 / PB + 1 / PB / 8, "any mix");
+	expect_lines(model_init_memmap, "init/memmap", &d8, &b, 1 / E8 + 1 / PB + 1 / PB / 8, "any mix");
+	expect_lines(model_none, "convert/pfn_to_page", &d8, &b, 0, "any mix");
+}
+
+/* Outside what the model covers: entries that do not divide a line, and no pfns. */
+static void test_no_model(void)
+{
+	struct layout_ops odd = d8;
+	struct model_blocks b;
+	double lines;
+
+	one_kind(&b, PK_ANON, 0);
+	odd.page_size = 24;
+	CHECK(!model_lookup_seq(&odd, &b, &lines), "24-byte entries: no model");
+	b.nr_pfns = 0;
+	CHECK(!model_scan_compaction(&d8, &b, &lines), "no pfns: no model");
+}
+
+/*
+ * Every layout of the list: each kernel with a model predicts something for
+ * it, at least the memmap's own lines, where the layout's own geometry
+ * (LAYOUT_MODEL, taken with offsetof from its header) is what the formulas
+ * above use.
+ */
+static void test_layouts(void)
+{
+	const struct mdb_kernel *const *k;
+	struct mdb_err err;
+	struct model_blocks b;
+	unsigned int n, i;
+	double lines;
+
+	CHECK(!mdb_kernels(&k, &n, &err), "%s", err.msg);
+	one_kind(&b, PK_ANON, 0);
+	for (i = 0; i < n; i++) {
+		const struct layout_ops *ops = k[i]->layout;
+
+		if (!k[i]->model || !ops)
+			continue;
+		CHECK(k[i]->model(ops, &b, &lines), "%s has no model on %s", k[i]->name, ops->name);
+		CHECK(k[i]->model == model_none || lines >= (double)ops->page_size / 64 - 1e-12,
+		      "%s on %s: %.6f lines per op, below the memmap's own", k[i]->name, ops->name,
+		      lines);
+	}
+}
+
+/*
+ * The blocks the model counts from the mix plan are the blocks the layouts
+ * placed: folios and free blocks by order, the other kinds by pfns (page
+ * tables and zsmalloc pages are units of one page once placed).
+ */
+static void test_counts(const struct layout_ops *ops, const char *mix_name)
+{
+	unsigned long pfns[PK_NR] = { 0 }, want_pfns[PK_NR] = { 0 };
+	unsigned long blocks[PK_NR][MAX_FOLIO_ORDER + 1] = { { 0 } };
+	struct mdb_err err;
+	struct model_blocks b;
+	struct memmap_opts opts = { .seed = 7 };
+	struct page_info info;
+	struct memmap *mm;
+	struct mdb_err merr;
+	unsigned long pfn, total = 0;
+	struct mix mix;
+	unsigned int k, o;
+
+	if (mix_builtin(mix_name, &mix, &err) || model_count_blocks(&b, &mix, NR_PFNS, 7, &err)) {
+		CHECK(0, "mix %s: %s", mix_name, err.msg);
+		return;
+	}
+	if (ops->memmap_create(&mm, NR_PFNS, &mix, &opts, &merr)) {
+		CHECK(0, "%s/%s: %s", ops->name, mix_name, merr.msg);
+		return;
+	}
+	for (pfn = 0; pfn < NR_PFNS; pfn++) {
+		ops->page_info(mm, pfn, &info);
+		pfns[info.kind]++;
+		if (info.head_pfn == pfn)
+			blocks[info.kind][info.order]++;
+	}
+	ops->memmap_destroy(mm);
+	for (k = 0; k < PK_NR; k++)
+		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+			want_pfns[k] += b.nr[k][o] << o;
+			total += b.nr[k][o] << o;
+			if (k == PK_FREE || k == PK_ANON || k == PK_FILE)
+				CHECK(blocks[k][o] == b.nr[k][o], "%s/%s: %lu %s blocks of order %u, "
+				      "the model counts %lu", ops->name, mix_name, blocks[k][o],
+				      page_kind_name(k), o, b.nr[k][o]);
+		}
+	CHECK(total == NR_PFNS, "%s: the model's blocks cover %lu pfns of %lu", mix_name, total,
+	      NR_PFNS);
+	for (k = 0; k < PK_NR; k++)
+		CHECK(pfns[k] == want_pfns[k], "%s/%s: %lu %s pfns, the model counts %lu", ops->name,
+		      mix_name, pfns[k], page_kind_name(k), want_pfns[k]);
+}
+
+int main(void)
+{
+	unsigned int l, m;
+
+	test_formulas();
+	test_no_model();
+	test_layouts();
+	for (l = 0; mdb_layouts[l]; l++)
+		for (m = 0; mix_builtin_names[m]; m++)
+			test_counts(mdb_layouts[l], mix_builtin_names[m]);
+	if (failures) {
+		fprintf(stderr, "test_bench_model: %d checks failed\n", failures);
+		return 1;
+	}
+	printf("test_bench_model: all checks passed\n");
+	return 0;
+}
