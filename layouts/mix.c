@@ -36,6 +36,7 @@
 
 #include "json.h"
 #include "mix.h"
+#include "rng.h"
 
 #define NR_ORDERS		(MAX_FOLIO_ORDER + 1)
 #define MIX_SUM_TOLERANCE	1e-6
@@ -791,29 +792,6 @@ int mix_resolve(const char *arg, struct mix *mix, char *err)
 
 #define PAGEBLOCK_NR_PAGES	(1UL << PAGEBLOCK_ORDER)
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n > 0: Lemire's multiply-shift, rejecting the biased few. */
-static uint64_t rng_below(uint64_t *state, uint64_t n)
-{
-	unsigned __int128 m = (unsigned __int128)splitmix64(state) * n;
-
-	if ((uint64_t)m < n) {
-		uint64_t threshold = -n % n;
-
-		while ((uint64_t)m < threshold)
-			m = (unsigned __int128)splitmix64(state) * n;
-	}
-	return (uint64_t)(m >> 64);
-}
-
 /* Remainders compare at this resolution, so last-bit noise cannot reorder ties. */
 #define REMAINDER_SCALE		1e9
 
@@ -898,7 +876,7 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	for (unsigned long i = 0; i < n; i++)
 		perm[i] = i;
 	for (unsigned long i = n; i > 1; i--) {
-		unsigned long j = (unsigned long)rng_below(&plan->rng, i), t = perm[i - 1];
+		unsigned long j = (unsigned long)mdb_rng_below(&plan->rng, i), t = perm[i - 1];
 
 		perm[i - 1] = perm[j];
 		perm[j] = t;
@@ -947,7 +925,7 @@ bool mix_plan_next(struct mix_plan *plan, struct mix_block *block)
 	 */
 	while (!(total = order_weights(plan, plan->order, weight)))
 		plan->order--;
-	r = (unsigned long)rng_below(&plan->rng, total);
+	r = (unsigned long)mdb_rng_below(&plan->rng, total);
 	for (k = 0; r >= weight[k]; k++)
 		r -= weight[k];
 	plan->remaining[k][plan->order]--;
