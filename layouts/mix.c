@@ -18,39 +18,31 @@
  *  - name: 1..63 characters from [A-Za-z0-9._:+-]; it ends up in benchmark
  *    names ("mix:desktop"), so nothing that would need quoting there.
  *  - kind: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved.
- *  - order: integer 0..9; a block of order k covers 2^k pfns (order 9 is a
- *    2 MiB PMD folio on x86-64).
+ *  - order: integer 0..9, written without fraction or exponent (not 9.0);
+ *    a block of order k covers 2^k pfns (order 9 is a 2 MiB PMD folio on
+ *    x86-64).
  *  - fraction: of all pfns (not of blocks) covered by blocks of that kind and
- *    order, in [0, 1]; the fractions sum to 1 within 1e-6.
+ *    order, in [0, 1] (-0 reads as 0); the fractions sum to 1 within 1e-6.
  *  - each (kind, order) at most once; at most MIX_MAX_ENTRIES entries; no
- *    other keys.  The JSON itself is strict (see json.h).
+ *    other keys.  The JSON itself is read by jansson (harness/jsonio.h):
+ *    RFC 8259, no duplicate keys, no number that overflows or underflows a
+ *    double.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "err.h"
+#include "jsonio.h"
 #include "mix.h"
 #include "rng.h"
 
 #define NR_ORDERS		(MAX_FOLIO_ORDER + 1)
 #define MIX_SUM_TOLERANCE	1e-6
 #define MIX_FILE_MAX		(1UL << 20)	/* a mix file is a few KiB */
-
-static int __attribute__((format(printf, 2, 3))) mix_err(char *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, MIX_ERR_LEN, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Kinds                                                                    */
@@ -174,7 +166,7 @@ _Static_assert(sizeof(mix_builtin_names) / sizeof(mix_builtin_names[0]) == NR_BU
 /* For messages; test_mix checks it against mix_builtin_names[]. */
 #define BUILTIN_LIST	"desktop, server, all-order0, free"
 
-int mix_builtin(const char *name, struct mix *mix, char *err)
+int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err)
 {
 	for (unsigned int i = 0; i < NR_BUILTINS; i++) {
 		const struct builtin *b = &builtins[i];
@@ -187,7 +179,7 @@ int mix_builtin(const char *name, struct mix *mix, char *err)
 		memcpy(mix->entry, b->entry, b->nr * sizeof(*b->entry));
 		return 0;
 	}
-	return mix_err(err, "unknown built-in mix '%s' (built-in: %s)", name, BUILTIN_LIST);
+	return mdb_errf(err, "unknown built-in mix '%s' (built-in: %s)", name, BUILTIN_LIST);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -199,52 +191,60 @@ static bool name_char_ok(char c)
 	       strchr("._:+-", c);
 }
 
-static int name_validate(const char *name, size_t len, char *err)
+static int name_validate(const char *name, size_t len, struct mdb_err *err)
 {
 	if (!len)
-		return mix_err(err, "empty mix name");
+		return mdb_errf(err, "empty mix name");
 	if (len >= MIX_NAME_LEN)
-		return mix_err(err, "mix name longer than %d characters", MIX_NAME_LEN - 1);
+		return mdb_errf(err, "mix name longer than %d characters", MIX_NAME_LEN - 1);
 	for (size_t i = 0; i < len; i++)
 		if (!name_char_ok(name[i]))
-			return mix_err(err, "mix name \"%.*s\" may hold only letters, digits and . _ : + -",
-				       (int)len, name);
+			return mdb_errf(err, "mix name \"%.*s\" may hold only letters, digits and . _ : + -",
+					(int)len, name);
 	return 0;
 }
 
-int mix_validate(const struct mix *mix, char *err)
+/* A JSON order can be any integer, a struct's any unsigned: one message for both. */
+static int bad_order(unsigned int i, long long order, struct mdb_err *err)
+{
+	return mdb_errf(err, "entries[%u]: order %lld out of range 0..%d", i, order,
+			MAX_FOLIO_ORDER);
+}
+
+int mix_validate(const struct mix *mix, struct mdb_err *err)
 {
 	unsigned int seen[PK_NR][NR_ORDERS] = { { 0 } };	/* index + 1 */
 	const char *end = memchr(mix->name, '\0', sizeof(mix->name));
 	double sum = 0;
 
 	if (!end)
-		return mix_err(err, "mix name is not NUL-terminated");
+		return mdb_errf(err, "mix name is not NUL-terminated");
 	if (name_validate(mix->name, (size_t)(end - mix->name), err))
 		return -1;
 	if (!mix->nr)
-		return mix_err(err, "mix '%s' has no entries", mix->name);
+		return mdb_errf(err, "mix '%s' has no entries", mix->name);
 	if (mix->nr > MIX_MAX_ENTRIES)
-		return mix_err(err, "too many entries: %u (at most %d)", mix->nr, MIX_MAX_ENTRIES);
+		return mdb_errf(err, "too many entries: %u (at most %d)", mix->nr, MIX_MAX_ENTRIES);
 	for (unsigned int i = 0; i < mix->nr; i++) {
 		const struct mix_entry *e = &mix->entry[i];
 
 		if ((unsigned int)e->kind >= PK_NR)
-			return mix_err(err, "entries[%u]: kind %d out of range", i, (int)e->kind);
+			return mdb_errf(err, "entries[%u]: kind %d out of range", i, (int)e->kind);
 		if (e->order > MAX_FOLIO_ORDER)
-			return mix_err(err, "entries[%u]: order %u out of range 0..%d", i, e->order,
-				       MAX_FOLIO_ORDER);
+			return bad_order(i, e->order, err);
+		/* 17 digits: 1.0000001 must not read "1 outside [0, 1]". */
 		if (!(e->fraction >= 0 && e->fraction <= 1))
-			return mix_err(err, "entries[%u]: fraction %g outside [0, 1]", i, e->fraction);
+			return mdb_errf(err, "entries[%u]: fraction %.17g outside [0, 1]", i,
+					e->fraction);
 		if (seen[e->kind][e->order])
-			return mix_err(err, "entries[%u]: duplicate (%s, %u), first at entries[%u]", i,
-				       kind_name[e->kind], e->order, seen[e->kind][e->order] - 1);
+			return mdb_errf(err, "entries[%u]: duplicate (%s, %u), first at entries[%u]", i,
+					kind_name[e->kind], e->order, seen[e->kind][e->order] - 1);
 		seen[e->kind][e->order] = i + 1;
 		sum += e->fraction;
 	}
 	if (fabs(sum - 1) > MIX_SUM_TOLERANCE)
-		return mix_err(err, "fractions sum to %.9g, not 1 (tolerance %g)", sum,
-			       MIX_SUM_TOLERANCE);
+		return mdb_errf(err, "fractions sum to %.17g, not 1 (tolerance %g)", sum,
+				MIX_SUM_TOLERANCE);
 	return 0;
 }
 
@@ -254,231 +254,200 @@ int mix_validate(const struct mix *mix, char *err)
 /* For messages; test_mix checks it against the kind names. */
 #define KIND_LIST	"free, anon, file, slab, pgtable, zsmalloc, netmem, reserved"
 
-/* Refuses keys outside allowed[] (NULL-terminated); what names where we are. */
-static int only_keys(const struct json_value *obj, const char *const allowed[], const char *what,
-		     char *err)
+/* v's type as a mix file's reader thinks of it: JSON has numbers, not integers and reals. */
+static const char *type_name(const json_t *v)
 {
-	for (size_t i = 0; i < obj->object.nr; i++) {
-		const char *key = obj->object.member[i].key;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	case JSON_NULL:
+		break;
+	}
+	return "null";
+}
+
+/* "<what>must be an object, not array"; 0 if v is of type want. */
+static int check_type(const json_t *v, const char *want, const char *what, struct mdb_err *err)
+{
+	if (!strcmp(type_name(v), want))
+		return 0;
+	return mdb_errf(err, "%smust be %s %s, not %s", what,
+			want[0] == 'a' || want[0] == 'o' ? "an" : "a", want, type_name(v));
+}
+
+/* Refuses keys outside allowed[] (NULL-terminated); where says where we are. */
+static int only_keys(const json_t *obj, const char *const allowed[], const char *where,
+		     struct mdb_err *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, key, v) {
 		unsigned int a;
 
 		for (a = 0; allowed[a] && strcmp(key, allowed[a]); a++)
 			;
 		if (!allowed[a])
-			return mix_err(err, "%sunknown key \"%s\"", what, key);
+			return mdb_errf(err, "%sunknown key \"%s\"", where, key);
 	}
 	return 0;
 }
 
-static const struct json_value *need(const struct json_value *obj, const char *key,
-				     enum json_type type, const char *what, char *err)
+/* obj's member key, of type want ("string", "number", ...); NULL with err. */
+static const json_t *member(const json_t *obj, const char *key, const char *want,
+			    const char *where, struct mdb_err *err)
 {
-	const struct json_value *v = json_get(obj, key);
+	const json_t *v = json_object_get(obj, key);
+	char what[32];
 
 	if (!v) {
-		mix_err(err, "%smissing \"%s\"", what, key);
+		mdb_errf(err, "%smissing \"%s\"", where, key);
 		return NULL;
 	}
-	if (v->type != type) {
-		mix_err(err, "%s\"%s\" must be %s %s, not %s", what, key,
-			type == JSON_ARRAY || type == JSON_OBJECT ? "an" : "a",
-			json_type_name(type), json_type_name(v->type));
-		return NULL;
-	}
-	return v;
+	snprintf(what, sizeof(what), "%s\"%s\" ", where, key);
+	return check_type(v, want, what, err) ? NULL : v;
 }
 
-static int entry_from_json(const struct json_value *v, unsigned int i, struct mix_entry *e,
-			   char *err)
+/*
+ * One entry, as far as its own keys go; the range of its fraction, and
+ * whether its (kind, order) comes twice, are mix_validate()'s.
+ */
+static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
+			   struct mdb_err *err)
 {
 	static const char *const keys[] = { "kind", "order", "fraction", NULL };
-	const struct json_value *kind, *order, *fraction;
-	char what[32];
+	const json_t *kind, *order, *fraction;
+	json_int_t o;
+	char where[32];
 	int k;
 
-	snprintf(what, sizeof(what), "entries[%u]: ", i);
-	if (v->type != JSON_OBJECT)
-		return mix_err(err, "%smust be an object, not %s", what, json_type_name(v->type));
-	if (only_keys(v, keys, what, err))
+	snprintf(where, sizeof(where), "entries[%u]: ", i);
+	if (check_type(v, "object", where, err) || only_keys(v, keys, where, err))
 		return -1;
-	kind = need(v, "kind", JSON_STRING, what, err);
+	kind = member(v, "kind", "string", where, err);
 	if (!kind)
 		return -1;
-	k = page_kind_from_name(kind->string.str);
+	k = page_kind_from_name(json_string_value(kind));
 	if (k < 0)
-		return mix_err(err, "%sunknown kind \"%s\" (kinds: %s)", what, kind->string.str,
-			       KIND_LIST);
-	order = need(v, "order", JSON_NUMBER, what, err);
+		return mdb_errf(err, "%sunknown kind \"%s\" (kinds: %s)", where,
+				json_string_value(kind), KIND_LIST);
+	order = member(v, "order", "number", where, err);
 	if (!order)
 		return -1;
-	if (!order->number.integer)
-		return mix_err(err, "%s\"order\" must be an integer", what);
-	if (order->number.value < 0 || order->number.value > MAX_FOLIO_ORDER)
-		return mix_err(err, "%sorder %.0f out of range 0..%d", what, order->number.value,
-			       MAX_FOLIO_ORDER);
-	fraction = need(v, "fraction", JSON_NUMBER, what, err);
+	/* jansson reads a number as an integer exactly when it has no fraction or exponent. */
+	if (!json_is_integer(order))
+		return mdb_errf(err, "%s\"order\" must be an integer", where);
+	o = json_integer_value(order);
+	if (o < 0 || o > MAX_FOLIO_ORDER)
+		return bad_order(i, o, err);
+	fraction = member(v, "fraction", "number", where, err);
 	if (!fraction)
 		return -1;
-	if (!(fraction->number.value >= 0 && fraction->number.value <= 1))
-		return mix_err(err, "%sfraction %g outside [0, 1]", what, fraction->number.value);
 	e->kind = (enum page_kind)k;
-	e->order = (unsigned int)order->number.value;
-	e->fraction = fraction->number.value;
+	e->order = (unsigned int)o;
+	e->fraction = json_number_value(fraction);
+	if (e->fraction == 0)
+		e->fraction = 0;	/* -0 too: it is written back as 0 */
 	return 0;
 }
 
-static int mix_from_json(const struct json_value *root, struct mix *mix, char *err)
+int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
 {
 	static const char *const keys[] = { "name", "entries", NULL };
-	const struct json_value *name, *entries;
+	const json_t *name, *entries;
+	struct mix m;
 
-	if (root->type != JSON_OBJECT)
-		return mix_err(err, "top level must be an object, not %s", json_type_name(root->type));
-	if (only_keys(root, keys, "", err))
+	if (check_type(doc, "object", "top level ", err) || only_keys(doc, keys, "", err))
 		return -1;
-	name = need(root, "name", JSON_STRING, "", err);
-	if (!name || name_validate(name->string.str, name->string.len, err))
+	name = member(doc, "name", "string", "", err);
+	if (!name || name_validate(json_string_value(name), json_string_length(name), err))
 		return -1;
-	entries = need(root, "entries", JSON_ARRAY, "", err);
+	entries = member(doc, "entries", "array", "", err);
 	if (!entries)
 		return -1;
-	if (entries->array.nr > MIX_MAX_ENTRIES)
-		return mix_err(err, "too many entries: %zu (at most %d)", entries->array.nr,
-			       MIX_MAX_ENTRIES);
-	memset(mix, 0, sizeof(*mix));
-	memcpy(mix->name, name->string.str, name->string.len);
-	mix->nr = (unsigned int)entries->array.nr;
-	for (unsigned int i = 0; i < mix->nr; i++)
-		if (entry_from_json(&entries->array.item[i], i, &mix->entry[i], err))
+	if (json_array_size(entries) > MIX_MAX_ENTRIES)
+		return mdb_errf(err, "too many entries: %zu (at most %d)", json_array_size(entries),
+				MIX_MAX_ENTRIES);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.name, json_string_value(name), json_string_length(name));
+	m.nr = (unsigned int)json_array_size(entries);
+	for (unsigned int i = 0; i < m.nr; i++)
+		if (entry_from_json(json_array_get(entries, i), i, &m.entry[i], err))
 			return -1;
-	return mix_validate(mix, err);
+	if (mix_validate(&m, err))
+		return -1;
+	*mix = m;
+	return 0;
 }
 
-static int parse_json(const char *text, size_t len, struct mix *mix, char *err)
+int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err)
 {
-	struct json_value root;
-	struct mix m;
+	json_t *doc = mdb_json_load_text(text, strlen(text), "mix JSON", err);
 	int ret;
 
-	if (json_parse(text, len, &root, err))
+	if (!doc)
 		return -1;
-	ret = mix_from_json(&root, &m, err);
-	json_free(&root);
-	if (!ret)
-		*mix = m;
+	ret = mix_from_json(doc, mix, err);
+	json_decref(doc);
 	return ret;
 }
 
-int mix_parse_json(const char *text, struct mix *mix, char *err)
+int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err)
 {
-	return parse_json(text, strlen(text), mix, err);
-}
-
-static int read_error(char *err, const char *path, int error)
-{
-	return mix_err(err, "cannot read %s: %s%s", path, strerror(error),
-		       error == EACCES || error == EPERM ? " (needs root)" : "");
-}
-
-/* Reads all of a small file; NUL-terminated for the caller's convenience. */
-static char *slurp(const char *path, size_t max, size_t *len, char *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0;
-	struct stat st;
-	char *buf;
-
-	if (fd < 0) {
-		read_error(err, path, errno);
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		read_error(err, path, EISDIR);
-		return NULL;
-	}
-	buf = malloc(max + 1);
-	if (!buf) {
-		close(fd);
-		mix_err(err, "%s: out of memory", path);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, max + 1 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			read_error(err, path, errno);
-			goto err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > max) {
-			mix_err(err, "%s: larger than %zu KiB, not a mix file", path, max >> 10);
-			goto err;
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-err:
-	close(fd);
-	free(buf);
-	return NULL;
-}
-
-int mix_load_file(const char *path, struct mix *mix, char *err)
-{
-	char why[MIX_ERR_LEN];
-	size_t len;
-	char *text = slurp(path, MIX_FILE_MAX, &len, err);
+	json_t *doc = mdb_json_load_file(path, MIX_FILE_MAX, err);	/* errors name path */
 	int ret;
 
-	if (!text)
+	if (!doc)
 		return -1;
-	ret = parse_json(text, len, mix, why);
-	free(text);
-	if (ret) {
-		int n = snprintf(err, MIX_ERR_LEN, "%s: ", path);
-
-		if (n < MIX_ERR_LEN)
-			snprintf(err + n, MIX_ERR_LEN - (size_t)n, "%s", why);
-	}
+	ret = mix_from_json(doc, mix, err);
+	json_decref(doc);
+	if (ret)
+		mdb_err_prefix(err, "%s", path);
 	return ret;
 }
 
-/* The shortest decimal form that reads back as the same double. */
-static void format_double(char *buf, size_t size, double x)
+/* 0 and 1 as integers: -0 is written 0, and no fraction reads "1.0". */
+static json_t *fraction_to_json(double fraction)
 {
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
+	if (fraction == 0 || fraction == 1)
+		return json_integer((json_int_t)fraction);
+	return json_real(fraction);
 }
 
-int mix_write_json(const struct mix *mix, FILE *out)
+json_t *mix_to_json(const struct mix *mix)
 {
-	char err[MIX_ERR_LEN], num[32];
+	struct mdb_err err;
+	json_t *doc, *entries;
 
 	/* A valid mix needs no escaping in its name and reads back unchanged. */
-	if (mix_validate(mix, err)) {
-		errno = EINVAL;
-		return -1;
-	}
-	fprintf(out, "{\n  \"name\": \"%s\",\n  \"entries\": [\n", mix->name);
+	if (mix_validate(mix, &err))
+		return NULL;
+	entries = json_array();
+	doc = json_pack("{s:s, s:o}", "name", mix->name, "entries", entries);
+	if (!doc)
+		return NULL;
 	for (unsigned int i = 0; i < mix->nr; i++) {
 		const struct mix_entry *e = &mix->entry[i];
+		json_t *entry = json_pack("{s:s, s:i, s:o}", "kind", kind_name[e->kind],
+					  "order", (int)e->order,
+					  "fraction", fraction_to_json(e->fraction));
 
-		format_double(num, sizeof(num), e->fraction);
-		fprintf(out, "    {\"kind\": \"%s\", \"order\": %u, \"fraction\": %s}%s\n",
-			kind_name[e->kind], e->order, num, i + 1 < mix->nr ? "," : "");
+		if (json_array_append_new(entries, entry)) {
+			json_decref(doc);
+			return NULL;
+		}
 	}
-	fprintf(out, "  ]\n}\n");
-	return ferror(out) ? -1 : 0;
+	return doc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -532,6 +501,12 @@ struct kpf_scan {
 	enum page_kind kind;
 	uint64_t start, len;
 };
+
+static int read_error(struct mdb_err *err, const char *path, int error)
+{
+	return mdb_errf(err, "cannot read %s: %s%s", path, strerror(error),
+			error == EACCES || error == EPERM ? " (needs root)" : "");
+}
 
 static enum page_kind kpf_kind(uint64_t flags)
 {
@@ -685,7 +660,8 @@ static void kpf_mix_name(char *name)
 			*c = '_';
 }
 
-static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix, char *err)
+static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix,
+		      struct mdb_err *err)
 {
 	unsigned long long sum = 0;
 	struct mix m;
@@ -704,14 +680,14 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mi
 		}
 	}
 	if (sum != s->total)
-		return mix_err(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
+		return mdb_errf(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
 	if (mix_validate(&m, err))
 		return -1;
 	*mix = m;
 	return 0;
 }
 
-int mix_from_kpageflags(const char *path, struct mix *mix, char *err)
+int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 {
 	const size_t chunk = KPF_CHUNK_ENTRIES * sizeof(uint64_t);
 	struct kpf_scan *s = calloc(1, sizeof(*s));
@@ -720,7 +696,7 @@ int mix_from_kpageflags(const char *path, struct mix *mix, char *err)
 	int fd = -1, ret = -1;
 
 	if (!s || !buf) {
-		mix_err(err, "%s: out of memory", path);
+		mdb_errf(err, "%s: out of memory", path);
 		goto out;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -749,9 +725,9 @@ int mix_from_kpageflags(const char *path, struct mix *mix, char *err)
 	}
 	run_close(s);
 	if (have)
-		mix_err(err, "%s: ends in a partial entry (%zu bytes; entries are 8)", path, have);
+		mdb_errf(err, "%s: ends in a partial entry (%zu bytes; entries are 8)", path, have);
 	else if (!s->total)
-		mix_err(err, "%s: no memory in it (empty, or only holes)", path);
+		mdb_errf(err, "%s: no memory in it (empty, or only holes)", path);
 	else
 		ret = kpf_to_mix(s, path, mix, err);
 out:
@@ -772,19 +748,19 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-int mix_resolve(const char *arg, struct mix *mix, char *err)
+int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err)
 {
 	if (!arg || !*arg)
-		return mix_err(err, "empty mix name (built-in: %s; or kpageflags, or a .json file)",
-			       BUILTIN_LIST);
+		return mdb_errf(err, "empty mix name (built-in: %s; or kpageflags, or a .json file)",
+				BUILTIN_LIST);
 	if (!strcmp(arg, "kpageflags"))
 		return mix_from_kpageflags("/proc/kpageflags", mix, err);
 	if (strchr(arg, '/') || ends_with(arg, ".json"))
 		return mix_load_file(arg, mix, err);
 	if (!mix_builtin(arg, mix, err))
 		return 0;
-	return mix_err(err, "unknown mix '%s' (built-in: %s; or kpageflags, or a .json file)", arg,
-		       BUILTIN_LIST);
+	return mdb_errf(err, "unknown mix '%s' (built-in: %s; or kpageflags, or a .json file)", arg,
+			BUILTIN_LIST);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -851,7 +827,7 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
 }
 
 int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,
-		  uint64_t seed, char *err)
+		  uint64_t seed, struct mdb_err *err)
 {
 	unsigned long *perm = NULL, n;
 
@@ -859,7 +835,7 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	if (mix_validate(mix, err))
 		return -1;
 	if (!nr_pfns)
-		return mix_err(err, "cannot place mix '%s' on 0 pfns", mix->name);
+		return mdb_errf(err, "cannot place mix '%s' on 0 pfns", mix->name);
 	/*
 	 * Only whole pageblocks take the mix and get shuffled; a partial one at
 	 * the end stays in place, free order 0, so no block can straddle it.
@@ -868,7 +844,7 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	if (n) {
 		perm = malloc(n * sizeof(*perm));
 		if (!perm)
-			return mix_err(err, "out of memory for %lu pageblocks", n);
+			return mdb_errf(err, "out of memory for %lu pageblocks", n);
 	}
 	count_blocks(mix, n << PAGEBLOCK_ORDER, plan->remaining);
 	plan->remaining[PK_FREE][0] += nr_pfns - (n << PAGEBLOCK_ORDER);

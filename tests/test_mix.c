@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "err.h"
+#include "jsonio.h"
 #include "mix.h"
 
 #define SKIP		77
@@ -84,10 +86,10 @@ static int test_kinds(void)
 static void expect_builtin(const struct mix *m, const char *name)
 {
 	double sum = 0;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 
 	check(!strcmp(m->name, name), "built-in %s is named %s", name, m->name);
-	check(mix_validate(m, err) == 0, "built-in %s validates: %s", name, err);
+	check(mix_validate(m, &err) == 0, "built-in %s validates: %s", name, err.msg);
 	for (unsigned int i = 0; i < m->nr; i++)
 		sum += m->entry[i].fraction;
 	check(fabs(sum - 1) < 1e-9, "built-in %s sums to %.12g", name, sum);
@@ -96,25 +98,25 @@ static void expect_builtin(const struct mix *m, const char *name)
 static int test_builtins(void)
 {
 	struct mix m, r;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 	unsigned int n = 0;
 
 	for (const char *const *name = mix_builtin_names; *name; name++, n++) {
-		check(mix_builtin(*name, &m, err) == 0, "mix_builtin(%s): %s", *name, err);
+		check(mix_builtin(*name, &m, &err) == 0, "mix_builtin(%s): %s", *name, err.msg);
 		expect_builtin(&m, *name);
-		check(mix_resolve(*name, &r, err) == 0 && mix_equal(&m, &r), "mix_resolve(%s)", *name);
+		check(mix_resolve(*name, &r, &err) == 0 && mix_equal(&m, &r), "mix_resolve(%s)", *name);
 	}
 	check(n == 4, "%u built-ins, expected desktop, server, all-order0, free", n);
 
 	/* The clean cases are what their names say. */
-	mix_builtin("all-order0", &m, err);
+	mix_builtin("all-order0", &m, &err);
 	check(m.nr == 1 && m.entry[0].kind == PK_ANON && m.entry[0].order == 0 &&
 	      m.entry[0].fraction == 1, "all-order0 is one order-0 anon entry");
-	mix_builtin("free", &m, err);
+	mix_builtin("free", &m, &err);
 	check(m.nr == 1 && m.entry[0].kind == PK_FREE && m.entry[0].order == 9 &&
 	      m.entry[0].fraction == 1, "free is one order-9 free entry");
 	/* The realistic ones use every kind the brief asks of them. */
-	mix_builtin("server", &m, err);
+	mix_builtin("server", &m, &err);
 	{
 		bool has[PK_NR] = { false };
 
@@ -124,9 +126,9 @@ static int test_builtins(void)
 		      "server has file, anon, netmem and zsmalloc");
 	}
 
-	check(mix_builtin("laptop", &m, err) == -1 &&
-	      !strcmp(err, "unknown built-in mix 'laptop' (built-in: desktop, server, all-order0, free)"),
-	      "unknown built-in: %s", err);
+	check(mix_builtin("laptop", &m, &err) == -1 &&
+	      !strcmp(err.msg, "unknown built-in mix 'laptop' (built-in: desktop, server, all-order0, free)"),
+	      "unknown built-in: %s", err.msg);
 
 	/* Messages list every built-in and every kind, however many there are. */
 	{
@@ -136,14 +138,14 @@ static int test_builtins(void)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 name == mix_builtin_names ? "" : ", ", *name);
 		snprintf(want, sizeof(want), "(built-in: %s)", list);
-		check(strstr(err, want) != NULL, "\"%s\" lists %s", err, want);
+		check(strstr(err.msg, want) != NULL, "\"%s\" lists %s", err.msg, want);
 		list[0] = '\0';
 		for (int k = 0; k < PK_NR; k++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 k ? ", " : "", page_kind_name((enum page_kind)k));
 		snprintf(want, sizeof(want), "(kinds: %s)", list);
 		check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"x\"}]}", &m,
-				     err) == -1 && strstr(err, want), "\"%s\" lists %s", err, want);
+				     &err) == -1 && strstr(err.msg, want), "\"%s\" lists %s", err.msg, want);
 	}
 	return 0;
 }
@@ -152,74 +154,89 @@ static int test_builtins(void)
 static int test_validate(void)
 {
 	struct mix good, m;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 
-	mix_builtin("desktop", &good, err);
+	mix_builtin("desktop", &good, &err);
 
 	m = good;
 	m.entry[3].kind = PK_NR;
-	check(mix_validate(&m, err) == -1 && strstr(err, "entries[3]: kind 8 out of range"), "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[3]: kind 8 out of range"), "%s", err.msg);
 	m = good;
 	m.entry[0].order = 10;
-	check(mix_validate(&m, err) == -1 && strstr(err, "entries[0]: order 10 out of range 0..9"),
-	      "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[0]: order 10 out of range 0..9"),
+	      "%s", err.msg);
 	m = good;
 	m.entry[1].fraction = NAN;
-	check(mix_validate(&m, err) == -1 && strstr(err, "entries[1]: fraction nan outside [0, 1]"),
-	      "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[1]: fraction nan outside [0, 1]"),
+	      "%s", err.msg);
 	m = good;
 	m.entry[2] = m.entry[1];
-	check(mix_validate(&m, err) == -1 && strstr(err, "entries[2]: duplicate (free, 8), first at entries[1]"),
-	      "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[2]: duplicate (free, 8), first at entries[1]"),
+	      "%s", err.msg);
 	m = good;
 	m.entry[0].fraction += 0.01;
-	check(mix_validate(&m, err) == -1 && strstr(err, "fractions sum to 1.01, not 1"), "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "fractions sum to 1.01, not 1"), "%s", err.msg);
 	m = good;
 	m.entry[0].fraction += 5e-7;
-	check(mix_validate(&m, err) == 0, "within tolerance: %s", err);
+	check(mix_validate(&m, &err) == 0, "within tolerance: %s", err.msg);
 	m = good;
 	m.nr = 0;
-	check(mix_validate(&m, err) == -1 && strstr(err, "has no entries"), "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "has no entries"), "%s", err.msg);
 	m = good;
 	m.nr = MIX_MAX_ENTRIES + 1;
-	check(mix_validate(&m, err) == -1 && strstr(err, "too many entries: 81 (at most 80)"), "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "too many entries: 81 (at most 80)"), "%s", err.msg);
 	m = good;
 	strcpy(m.name, "a/b");
-	check(mix_validate(&m, err) == -1 && strstr(err, "mix name \"a/b\" may hold only"), "%s", err);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "mix name \"a/b\" may hold only"), "%s", err.msg);
 	m = good;
 	memset(m.name, 'x', sizeof(m.name));
-	check(mix_validate(&m, err) == -1 && strstr(err, "not NUL-terminated"), "%s", err);
-	check(mix_write_json(&m, stdout) == -1, "an invalid mix is not written");
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "not NUL-terminated"), "%s", err.msg);
+	check(mix_to_json(&m) == NULL, "an invalid mix is not written");
 	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                     */
 
+/* m as the suite writes it: mix_to_json(), dumped with the suite's flags. */
+static char *mix_text(const struct mix *m)
+{
+	json_t *doc = mix_to_json(m);
+	char *text = doc ? json_dumps(doc, MDB_JSON_DUMP_FLAGS) : NULL;
+
+	json_decref(doc);
+	return text;
+}
+
 static void roundtrip(const struct mix *m, const char *what)
 {
-	char *text = NULL, err[MIX_ERR_LEN];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = mix_text(m);
+	json_t *doc = mix_to_json(m);
+	struct mdb_err err;
 	struct mix back;
 
-	check(f && mix_write_json(m, f) == 0, "%s: mix_write_json", what);
-	fclose(f);
-	check(mix_parse_json(text, &back, err) == 0, "%s: reading back: %s\n%s", what, err, text);
+	check(text && doc, "%s: mix_to_json", what);
+	if (!text || !doc)
+		return;
+	check(mix_parse_json(text, &back, &err) == 0, "%s: reading back: %s\n%s", what, err.msg, text);
 	check(mix_equal(m, &back), "%s: parse(write(m)) == m\n%s", what, text);
+	check(mix_from_json(doc, &back, &err) == 0 && mix_equal(m, &back),
+	      "%s: mix_from_json(mix_to_json(m)) == m: %s", what, err.msg);
+	json_decref(doc);
 	free(text);
 }
 
 /* The reference files hold the built-ins' entries, under their own names. */
 static void reference_file(const char *file, const char *name, const char *builtin)
 {
-	char path[4096], err[MIX_ERR_LEN];
+	char path[4096];
+	struct mdb_err err;
 	struct mix f, b;
 
 	path_join(path, sizeof(path), mixes, file);
-	check(mix_load_file(path, &f, err) == 0, "%s", err);
+	check(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
 	check(!strcmp(f.name, name), "%s is named %s", path, f.name);
-	mix_builtin(builtin, &b, err);
+	mix_builtin(builtin, &b, &err);
 	snprintf(b.name, sizeof(b.name), "%s", name);
 	check(mix_equal(&f, &b), "%s has the entries of built-in %s", path, builtin);
 	roundtrip(&f, path);
@@ -227,30 +244,31 @@ static void reference_file(const char *file, const char *name, const char *built
 
 static int test_roundtrip(void)
 {
-	char path[4096], err[MIX_ERR_LEN];
+	char path[4096];
+	struct mdb_err err;
 	struct mix m;
 
 	for (const char *const *name = mix_builtin_names; *name; name++) {
-		mix_builtin(*name, &m, err);
+		mix_builtin(*name, &m, &err);
 		roundtrip(&m, *name);
 	}
 	reference_file("desktop-16g.json", "desktop-16g", "desktop");
 	reference_file("server-256g.json", "server-256g", "server");
 
 	/* Good fixtures: unusual but legal spelling reads as expected. */
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, err) == 0,
-	      "%s", err);
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, &err) == 0,
+	      "%s", err.msg);
 	check(!strcmp(m.name, "minimal") && m.nr == 1 && m.entry[0].kind == PK_ANON, "minimal.json");
 	roundtrip(&m, path);
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/spacing.json"), &m, err) == 0,
-	      "%s", err);
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/spacing.json"), &m, &err) == 0,
+	      "%s", err.msg);
 	check(!strcmp(m.name, "a-b") && m.nr == 3 && m.entry[0].kind == PK_FILE &&
 	      m.entry[0].fraction == 0.5 && m.entry[1].kind == PK_FREE && m.entry[1].order == 9 &&
 	      m.entry[1].fraction == 0.5 && m.entry[2].kind == PK_SLAB && m.entry[2].fraction == 0,
 	      "spacing.json: keys in any order, CRLF, \\u escape, exponents, a zero fraction");
 	roundtrip(&m, path);
 	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/sum-within-tolerance.json"),
-			    &m, err) == 0, "%s", err);
+			    &m, &err) == 0, "%s", err.msg);
 	roundtrip(&m, path);
 
 	/* Fractions that need all 17 digits survive too. */
@@ -265,19 +283,19 @@ static const struct {
 	const char *file;
 	const char *message;	/* after "<path>: " */
 } bad_files[] = {
-	{ "malformed-trailing-comma.json", "malformed JSON at byte 73: unexpected ']', expected a value" },
-	{ "malformed-unterminated-string.json", "malformed JSON at byte 20: unexpected 'e', expected ',' or '}'" },
-	{ "malformed-trailing-garbage.json", "malformed JSON at byte 74: unexpected '}', expected end of input after the value" },
-	{ "malformed-empty.json", "malformed JSON at byte 0: unexpected end of input, expected a value" },
-	{ "malformed-leading-zero.json", "malformed JSON at byte 55: leading zero in a number" },
-	{ "malformed-comment.json", "malformed JSON at byte 0: unexpected '/', expected a value" },
-	{ "malformed-bad-escape.json", "malformed JSON at byte 12: unknown escape '\\x'" },
-	{ "malformed-control-char.json", "malformed JSON at byte 14: control character 0x09 in a string" },
-	{ "malformed-deep.json", "malformed JSON at byte 85: nested deeper than 64 levels" },
-	{ "malformed-duplicate-key.json", "malformed JSON at byte 58: duplicate key \"order\"" },
-	{ "malformed-nul.json", "malformed JSON at byte 12: control character 0x00 in a string" },
-	{ "malformed-missing-colon.json", "malformed JSON at byte 8: unexpected '\"', expected ':'" },
-	{ "malformed-bad-utf8.json", "malformed JSON at byte 11: invalid UTF-8 in a string" },
+	{ "malformed-trailing-comma.json", "line 1 column 74: unexpected token near ']'" },
+	{ "malformed-unterminated-string.json", "line 1 column 27: '}' expected near 'entries'" },
+	{ "malformed-trailing-garbage.json", "line 1 column 75: end of file expected near '}'" },
+	{ "malformed-empty.json", "line 1 column 0: '[' or '{' expected near end of file" },
+	{ "malformed-leading-zero.json", "line 1 column 56: invalid token near '0'" },
+	{ "malformed-comment.json", "line 1 column 1: '[' or '{' expected near '/'" },
+	{ "malformed-bad-escape.json", "line 1 column 14: invalid escape near '\"de\\x'" },
+	{ "malformed-control-char.json", "line 1 column 14: control character 0x9 near '\"desk'" },
+	{ "malformed-deep.json", "line 1 column 2070: maximum parsing depth reached near '['" },
+	{ "malformed-duplicate-key.json", "line 1 column 65: duplicate object key near '\"order\"'" },
+	{ "malformed-nul.json", "line 1 column 12: control character 0x0 near '\"te'" },
+	{ "malformed-missing-colon.json", "line 1 column 14: ':' expected near '\"test\"'" },
+	{ "malformed-bad-utf8.json", "line 1 column 11: unable to decode byte 0xff near '\"t'" },
 	{ "unknown-kind.json", "entries[1]: unknown kind \"hugetlb\" (kinds: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved)" },
 	{ "order-too-big.json", "entries[0]: order 10 out of range 0..9" },
 	{ "order-negative.json", "entries[0]: order -1 out of range 0..9" },
@@ -285,8 +303,8 @@ static const struct {
 	{ "order-string.json", "entries[0]: \"order\" must be a number, not string" },
 	{ "fraction-above-one.json", "entries[0]: fraction 1.5 outside [0, 1]" },
 	{ "fraction-negative.json", "entries[0]: fraction -0.25 outside [0, 1]" },
-	{ "sum-below-one.json", "fractions sum to 0.9, not 1 (tolerance 1e-06)" },
-	{ "sum-above-one.json", "fractions sum to 1.000002, not 1 (tolerance 1e-06)" },
+	{ "sum-below-one.json", "fractions sum to 0.90000000000000002, not 1 (tolerance 1e-06)" },
+	{ "sum-above-one.json", "fractions sum to 1.0000019999999998, not 1 (tolerance 1e-06)" },
 	{ "duplicate-entry.json", "entries[2]: duplicate (file, 0), first at entries[0]" },
 	{ "missing-kind.json", "entries[1]: missing \"kind\"" },
 	{ "missing-order.json", "entries[0]: missing \"order\"" },
@@ -307,10 +325,29 @@ static const struct {
 
 #define NR_BAD_FILES	(sizeof(bad_files) / sizeof(bad_files[0]))
 
+static void expect_refused(const char *path, const char *want)
+{
+	struct mdb_err err = { "(none)" };
+	struct mix m;
+
+	memset(&m, 0x5a, sizeof(m));
+	check(mix_load_file(path, &m, &err) == -1, "%s is accepted", path);
+	check(!strcmp(err.msg, want), "%s:\n  got  %s\n  want %s", path, err.msg, want);
+	for (const char *c = err.msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			check(false, "%s: a control character in the message", path);
+			break;
+		}
+	check(((unsigned char *)&m)[0] == 0x5a, "%s: no partial mix", path);
+	/* mix_resolve takes a path the same way, with the same message. */
+	check(mix_resolve(path, &m, &err) == -1 && !strcmp(err.msg, want), "mix_resolve(%s)", path);
+}
+
 static int test_bad_files(void)
 {
-	char dir[4096], path[4096], want[4096 + MIX_ERR_LEN], err[MIX_ERR_LEN];
+	char dir[4096], path[4096], want[4096 + MDB_ERR_LEN];
 	unsigned int listed = 0;
+	struct mdb_err err;
 	struct dirent *d;
 	struct mix m;
 	DIR *dp;
@@ -319,14 +356,7 @@ static int test_bad_files(void)
 	for (unsigned int i = 0; i < NR_BAD_FILES; i++) {
 		path_join(path, sizeof(path), dir, bad_files[i].file);
 		snprintf(want, sizeof(want), "%s: %s", path, bad_files[i].message);
-		memset(&m, 0x5a, sizeof(m));
-		strcpy(err, "(none)");
-		check(mix_load_file(path, &m, err) == -1, "%s is accepted", path);
-		check(!strcmp(err, want), "%s:\n  got  %s\n  want %s", bad_files[i].file, err, want);
-		check(!strchr(err, '\n'), "%s: the message is one line", bad_files[i].file);
-		check(((unsigned char *)&m)[0] == 0x5a, "%s: no partial mix", bad_files[i].file);
-		/* mix_resolve takes a path the same way, with the same message. */
-		check(mix_resolve(path, &m, err) == -1 && !strcmp(err, want), "mix_resolve(%s)", path);
+		expect_refused(path, want);
 	}
 	/* Every fixture is in the table: none is silently left untested. */
 	dp = opendir(dir);
@@ -347,43 +377,46 @@ static int test_bad_files(void)
 
 	/* The same rules for a string, where there is no file to name. */
 	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
-			     "\"fraction\": 1}]} x", &m, err) == -1 &&
-	      !strcmp(err, "malformed JSON at byte 72: unexpected 'x', expected end of input after the value"),
-	      "%s", err);
+			     "\"fraction\": 1}]} x", &m, &err) == -1 &&
+	      !strcmp(err.msg, "mix JSON: line 1 column 73: end of file expected near 'x'"), "%s", err.msg);
 	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
-			     "\"fraction\": 1e999}]}", &m, err) == -1 &&
-	      strstr(err, "number 1e999 is out of range of a double"), "%s", err);
-	check(mix_parse_json("{\"name\": \"\\ud800\"}", &m, err) == -1 &&
-	      strstr(err, "high surrogate without its low half"), "%s", err);
-	check(mix_parse_json("{\"name\": \"\\u0000\"}", &m, err) == -1 &&
-	      strstr(err, "\\u0000 is not supported"), "%s", err);
-	check(mix_parse_json("{\"name\": \"\\ud83d\\ude00\", \"entries\": []}", &m, err) == -1 &&
-	      strstr(err, "mix name \"\xf0\x9f\x98\x80\" may hold only"), "surrogate pair: %s", err);
+			     "\"fraction\": 1e999}]}", &m, &err) == -1 &&
+	      !strcmp(err.msg, "mix JSON: line 1 column 72: real number overflow near '1e999'"), "%s",
+	      err.msg);
+	check(mix_parse_json("{\"name\": \"\\ud800\"}", &m, &err) == -1 &&
+	      strstr(err.msg, "invalid Unicode '\\uD800'"), "%s", err.msg);
+	check(mix_parse_json("{\"name\": \"\\u0000\"}", &m, &err) == -1 &&
+	      strstr(err.msg, "\\u0000 is not allowed"), "%s", err.msg);
+	check(mix_parse_json("{\"name\": \"\\ud83d\\ude00\", \"entries\": []}", &m, &err) == -1 &&
+	      !strcmp(err.msg, "mix name \"\xf0\x9f\x98\x80\" may hold only letters, digits and . _ : + -"),
+	      "surrogate pair: %s", err.msg);
 
 	/* Files that cannot be read at all. */
-	check(mix_load_file("/nonexistent/mix.json", &m, err) == -1 &&
-	      !strcmp(err, "cannot read /nonexistent/mix.json: No such file or directory"), "%s", err);
-	check(mix_load_file(dir, &m, err) == -1 && strstr(err, ": Is a directory"), "%s", err);
+	check(mix_load_file("/nonexistent/mix.json", &m, &err) == -1 &&
+	      !strcmp(err.msg, "cannot read /nonexistent/mix.json: No such file or directory"), "%s",
+	      err.msg);
+	check(mix_load_file(dir, &m, &err) == -1 && strstr(err.msg, ": Is a directory"), "%s", err.msg);
 	return 0;
 }
 
 static int test_resolve(void)
 {
-	char path[4096], err[MIX_ERR_LEN];
+	char path[4096];
+	struct mdb_err err;
 	struct mix m;
 
-	check(mix_resolve("server", &m, err) == 0 && !strcmp(m.name, "server"), "server: %s", err);
-	check(mix_resolve("nope", &m, err) == -1 &&
-	      !strcmp(err, "unknown mix 'nope' (built-in: desktop, server, all-order0, free; "
-			   "or kpageflags, or a .json file)"), "%s", err);
-	check(mix_resolve("", &m, err) == -1 && strstr(err, "empty mix name"), "%s", err);
+	check(mix_resolve("server", &m, &err) == 0 && !strcmp(m.name, "server"), "server: %s", err.msg);
+	check(mix_resolve("nope", &m, &err) == -1 &&
+	      !strcmp(err.msg, "unknown mix 'nope' (built-in: desktop, server, all-order0, free; "
+			   "or kpageflags, or a .json file)"), "%s", err.msg);
+	check(mix_resolve("", &m, &err) == -1 && strstr(err.msg, "empty mix name"), "%s", err.msg);
 	/* A path is anything with a '/' or a .json suffix; no built-in is tried for it. */
 	path_join(path, sizeof(path), fixtures, "good/minimal.json");
-	check(mix_resolve(path, &m, err) == 0 && !strcmp(m.name, "minimal"), "%s: %s", path, err);
-	check(mix_resolve("desktop.json", &m, err) == -1 &&
-	      !strcmp(err, "cannot read desktop.json: No such file or directory"), "%s", err);
-	check(mix_resolve("./desktop", &m, err) == -1 &&
-	      !strcmp(err, "cannot read ./desktop: No such file or directory"), "%s", err);
+	check(mix_resolve(path, &m, &err) == 0 && !strcmp(m.name, "minimal"), "%s: %s", path, err.msg);
+	check(mix_resolve("desktop.json", &m, &err) == -1 &&
+	      !strcmp(err.msg, "cannot read desktop.json: No such file or directory"), "%s", err.msg);
+	check(mix_resolve("./desktop", &m, &err) == -1 &&
+	      !strcmp(err.msg, "cannot read ./desktop: No such file or directory"), "%s", err.msg);
 	return 0;
 }
 
@@ -409,11 +442,11 @@ static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed
 	unsigned long bad_align = 0, bad_range = 0, overlap = 0, straddle = 0, bad_tail = 0;
 	struct mix_plan plan;
 	struct mix_block b;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 
 	memset(res, 0, sizeof(*res));
 	res->signature = 0xcbf29ce484222325ULL;
-	check(mix_plan_init(&plan, mix, nr_pfns, seed, err) == 0, "mix_plan_init: %s", err);
+	check(mix_plan_init(&plan, mix, nr_pfns, seed, &err) == 0, "mix_plan_init: %s", err.msg);
 	memcpy(promised, plan.remaining, sizeof(promised));
 	while (mix_plan_next(&plan, &b)) {
 		unsigned long n = 1UL << b.order;
@@ -524,7 +557,7 @@ static void check_pinned(const struct mix *designed)
 		{ "designed", 65536, 1, 0xe907cb93046077e1ULL },
 		{ "designed", 70001, 1, 0x5e9c8b353edc4f52ULL },
 	};
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 	struct plan_result res;
 	struct mix m;
 
@@ -532,7 +565,7 @@ static void check_pinned(const struct mix *designed)
 		if (!strcmp(pinned[i].mix, designed->name))
 			m = *designed;
 		else
-			mix_builtin(pinned[i].mix, &m, err);
+			mix_builtin(pinned[i].mix, &m, &err);
 		run_plan(&m, pinned[i].nr_pfns, pinned[i].seed, &res);
 		check(res.signature == pinned[i].signature,
 		      "%s/%lu/seed %llu: blocks moved (signature %#llx, pinned %#llx)", pinned[i].mix,
@@ -568,7 +601,7 @@ static int test_plan(void)
 	static const unsigned long sizes[] = { 65536, 70001, 512, 513, 1 };
 	struct plan_result a, b;
 	struct mix_plan plan;
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 	struct mix m;
 
 	run_plan(&designed, 65536, 1, &a);
@@ -580,7 +613,7 @@ static int test_plan(void)
 	check_pinned(&designed);
 
 	for (const char *const *name = mix_builtin_names; *name; name++) {
-		mix_builtin(*name, &m, err);
+		mix_builtin(*name, &m, &err);
 		for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			run_plan(&m, sizes[i], 42, &a);
 			check_rounding(&m, sizes[i], &a);
@@ -591,7 +624,7 @@ static int test_plan(void)
 	}
 	/* Another seed moves blocks, never their counts. */
 	for (unsigned long nr = 65536; nr <= 70001; nr += 70001 - 65536) {
-		mix_builtin("desktop", &m, err);
+		mix_builtin("desktop", &m, &err);
 		run_plan(&m, nr, 1, &a);
 		run_plan(&m, nr, 2, &b);
 		check(a.signature != b.signature, "desktop/%lu: seeds 1 and 2 give the same blocks", nr);
@@ -602,14 +635,14 @@ static int test_plan(void)
 		check(a.signature != b.signature, "designed/%lu: seeds 1 and 2 give the same blocks", nr);
 	}
 	/* 16 GiB of pfns, the size the desktop profile describes. */
-	mix_builtin("desktop", &m, err);
+	mix_builtin("desktop", &m, &err);
 	run_plan(&m, 1UL << 22, 7, &a);
 	check_rounding(&m, 1UL << 22, &a);
 
-	check(mix_plan_init(&plan, &m, 0, 1, err) == -1 && strstr(err, "0 pfns"), "%s", err);
+	check(mix_plan_init(&plan, &m, 0, 1, &err) == -1 && strstr(err.msg, "0 pfns"), "%s", err.msg);
 	m.entry[0].fraction = 2;
-	check(mix_plan_init(&plan, &m, 4096, 1, err) == -1 && strstr(err, "outside [0, 1]"), "%s",
-	      err);
+	check(mix_plan_init(&plan, &m, 4096, 1, &err) == -1 && strstr(err.msg, "outside [0, 1]"), "%s",
+	      err.msg);
 	mix_plan_release(&plan);
 	return 0;
 }
@@ -768,7 +801,8 @@ static const char *tmp_path(char *buf, size_t size, const char *name)
 static int test_kpageflags(void)
 {
 	unsigned long long total = 0, sum = 0;
-	char path[4096], err[MIX_ERR_LEN], host[256] = "";
+	char path[4096], host[256] = "";
+	struct mdb_err err;
 	unsigned int nr_want = 0;
 	struct kpf_file f;
 	struct mix m;
@@ -787,7 +821,7 @@ static int test_kpageflags(void)
 
 	tmp_path(path, sizeof(path), "kpageflags");
 	write_file(path, f.flags, f.nr * sizeof(*f.flags));
-	check(mix_from_kpageflags(path, &m, err) == 0, "%s", err);
+	check(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
 	check(m.nr == nr_want, "%u entries, want %u", m.nr, nr_want);
 	for (unsigned int i = 0; i < m.nr; i++) {
 		const struct mix_entry *e = &m.entry[i];
@@ -800,23 +834,23 @@ static int test_kpageflags(void)
 	gethostname(host, sizeof(host) - 1);
 	check(!strncmp(m.name, "kpageflags:", 11) && !strncmp(m.name + 11, host, strlen(m.name + 11)),
 	      "name %s for host %s", m.name, host);
-	check(mix_validate(&m, err) == 0, "%s", err);
+	check(mix_validate(&m, &err) == 0, "%s", err.msg);
 	roundtrip(&m, "kpageflags");
 
 	/* Bad files. */
 	write_file(path, f.flags, 12);
-	check(mix_from_kpageflags(path, &m, err) == -1 &&
-	      strstr(err, "ends in a partial entry (4 bytes; entries are 8)"), "%s", err);
+	check(mix_from_kpageflags(path, &m, &err) == -1 &&
+	      strstr(err.msg, "ends in a partial entry (4 bytes; entries are 8)"), "%s", err.msg);
 	write_file(path, "", 0);
-	check(mix_from_kpageflags(path, &m, err) == -1 && strstr(err, "no memory in it"), "%s", err);
+	check(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "no memory in it"), "%s", err.msg);
 	for (unsigned long i = 0; i < 100; i++)
 		f.flags[i] = F_NOPAGE;
 	write_file(path, f.flags, 100 * sizeof(*f.flags));
-	check(mix_from_kpageflags(path, &m, err) == -1 && strstr(err, "no memory in it"), "%s", err);
+	check(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "no memory in it"), "%s", err.msg);
 	unlink(path);
-	check(mix_from_kpageflags(path, &m, err) == -1 && strstr(err, "No such file or directory"),
-	      "%s", err);
-	check(mix_from_kpageflags(tmpdir, &m, err) == -1 && strstr(err, "Is a directory"), "%s", err);
+	check(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "No such file or directory"),
+	      "%s", err.msg);
+	check(mix_from_kpageflags(tmpdir, &m, &err) == -1 && strstr(err.msg, "Is a directory"), "%s", err.msg);
 	rmdir(tmpdir);
 	free(f.flags);
 	return 0;
@@ -826,17 +860,17 @@ static int test_kpageflags(void)
 static int test_kpageflags_unreadable(void)
 {
 	static const char want[] = "cannot read /proc/kpageflags: Permission denied (needs root)";
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
 	struct mix m;
 	int status;
 	pid_t pid;
 
-	check(mix_from_kpageflags("/nonexistent/kpageflags", &m, err) == -1 &&
-	      !strcmp(err, "cannot read /nonexistent/kpageflags: No such file or directory"), "%s", err);
+	check(mix_from_kpageflags("/nonexistent/kpageflags", &m, &err) == -1 &&
+	      !strcmp(err.msg, "cannot read /nonexistent/kpageflags: No such file or directory"), "%s", err.msg);
 	if (geteuid() != 0) {
-		check(mix_from_kpageflags("/proc/kpageflags", &m, err) == -1 && !strcmp(err, want),
-		      "%s", err);
-		check(mix_resolve("kpageflags", &m, err) == -1 && !strcmp(err, want), "%s", err);
+		check(mix_from_kpageflags("/proc/kpageflags", &m, &err) == -1 && !strcmp(err.msg, want),
+		      "%s", err.msg);
+		check(mix_resolve("kpageflags", &m, &err) == -1 && !strcmp(err.msg, want), "%s", err.msg);
 		return 0;
 	}
 	pid = fork();
@@ -845,8 +879,8 @@ static int test_kpageflags_unreadable(void)
 			fprintf(stderr, "cannot drop root to test the error: %s\n", strerror(errno));
 			_exit(SKIP);
 		}
-		if (mix_resolve("kpageflags", &m, err) == 0 || strcmp(err, want)) {
-			fprintf(stderr, "FAIL: as nobody: got \"%s\", want \"%s\"\n", err, want);
+		if (mix_resolve("kpageflags", &m, &err) == 0 || strcmp(err.msg, want)) {
+			fprintf(stderr, "FAIL: as nobody: got \"%s\", want \"%s\"\n", err.msg, want);
 			_exit(1);
 		}
 		_exit(0);
@@ -861,7 +895,8 @@ static int test_kpageflags_unreadable(void)
 /* The running machine: only validity can be checked. */
 static int test_kpageflags_real(void)
 {
-	char err[MIX_ERR_LEN];
+	struct mdb_err err;
+	char *text;
 	int fd = open("/proc/kpageflags", O_RDONLY);
 	double sum = 0;
 	struct mix m;
@@ -871,8 +906,8 @@ static int test_kpageflags_real(void)
 		return SKIP;
 	}
 	close(fd);
-	check(mix_resolve("kpageflags", &m, err) == 0, "%s", err);
-	check(mix_validate(&m, err) == 0, "%s", err);
+	check(mix_resolve("kpageflags", &m, &err) == 0, "%s", err.msg);
+	check(mix_validate(&m, &err) == 0, "%s", err.msg);
 	check(!strncmp(m.name, "kpageflags:", 11), "name %s", m.name);
 	for (unsigned int i = 0; i < m.nr; i++) {
 		check((unsigned int)m.entry[i].kind < PK_NR && m.entry[i].order <= MAX_FOLIO_ORDER &&
@@ -881,7 +916,9 @@ static int test_kpageflags_real(void)
 	}
 	check(fabs(sum - 1) < 1e-9, "fractions sum to %.12g", sum);
 	roundtrip(&m, "kpageflags");
-	mix_write_json(&m, stdout);
+	text = mix_text(&m);
+	printf("%s\n", text);
+	free(text);
 	return 0;
 }
 
