@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -61,6 +62,24 @@ static char *path_join(char *buf, size_t size, const char *dir, const char *name
 		exit(2);
 	}
 	return buf;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ret = f && fwrite(data, 1, len, f) == len ? 0 : -1;
+
+	if (f && fclose(f))
+		ret = -1;
+	check(ret == 0, "writing %s: %s", path, strerror(errno));
+	return ret;
+}
+
+static char tmpdir[] = "/tmp/test_mix.XXXXXX";
+
+static const char *tmp_path(char *buf, size_t size, const char *name)
+{
+	return path_join(buf, size, tmpdir, name);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -220,6 +239,8 @@ static void roundtrip(const struct mix *m, const char *what)
 		return;
 	check(mix_parse_json(text, &back, &err) == 0, "%s: reading back: %s\n%s", what, err.msg, text);
 	check(mix_equal(m, &back), "%s: parse(write(m)) == m\n%s", what, text);
+	/* Fractions are never negative: a '-' after a key would be a -0. */
+	check(!strstr(text, ": -"), "%s: a -0 is written\n%s", what, text);
 	check(mix_from_json(doc, &back, &err) == 0 && mix_equal(m, &back),
 	      "%s: mix_from_json(mix_to_json(m)) == m: %s", what, err.msg);
 	json_decref(doc);
@@ -244,7 +265,7 @@ static void reference_file(const char *file, const char *name, const char *built
 
 static int test_roundtrip(void)
 {
-	char path[4096];
+	char path[4096], *text;
 	struct mdb_err err;
 	struct mix m;
 
@@ -270,6 +291,37 @@ static int test_roundtrip(void)
 	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/sum-within-tolerance.json"),
 			    &m, &err) == 0, "%s", err.msg);
 	roundtrip(&m, path);
+
+	/* A valid number of 600 characters: no length limit but the file's. */
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/long-number.json"), &m,
+			    &err) == 0 && m.entry[0].fraction == 0.5, "%s", err.msg);
+	/* -0, -0.0 and -0e-5 read as 0 (an order too), and are written back as 0. */
+	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/negative-zero.json"), &m,
+			    &err) == 0, "%s", err.msg);
+	check(m.nr == 4 && m.entry[0].order == 0, "negative-zero.json: 4 entries, order -0 is 0");
+	for (unsigned int i = 1; i < m.nr; i++)
+		check(m.entry[i].fraction == 0 && !signbit(m.entry[i].fraction),
+		      "negative-zero.json: entries[%u] fraction %g", i, m.entry[i].fraction);
+	roundtrip(&m, path);
+	/* However a -0 got into the struct, and with 0 and 1 as integers. */
+	m.entry[1].fraction = -0.0;
+	text = mix_text(&m);
+	check(text && strstr(text, "\"fraction\": 0\n") && strstr(text, "\"fraction\": 1\n") &&
+	      !strstr(text, ": -"), "-0 and 1 are written 0 and 1:\n%s", text);
+	free(text);
+	/* A subnormal is not 0: it is kept, not refused as an underflow. */
+	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+			     "\"fraction\": 1}, {\"kind\": \"anon\", \"order\": 0, "
+			     "\"fraction\": 4.9e-324}]}", &m, &err) == 0 &&
+	      m.entry[1].fraction == 4.9e-324 && m.entry[1].fraction > 0, "subnormal: %s", err.msg);
+	roundtrip(&m, "subnormal");
+	/* Numbers inside strings are not numbers: no underflow there, escaped quote or not. */
+	check(mix_parse_json("{\"name\": \"1e-400\", \"entries\": [{\"kind\": \"free\", "
+			     "\"order\": 0, \"fraction\": 1}]}", &m, &err) == 0 &&
+	      !strcmp(m.name, "1e-400"), "a mix named 1e-400: %s", err.msg);
+	check(mix_parse_json("{\"name\": \"\\\"1e-400\", \"entries\": []}", &m, &err) == -1 &&
+	      !strcmp(err.msg, "mix name \"\"1e-400\" may hold only letters, digits and . _ : + -"),
+	      "a mix named \"1e-400: %s", err.msg);
 
 	/* Fractions that need all 17 digits survive too. */
 	m.nr = 2;
@@ -321,6 +373,21 @@ static const struct {
 	{ "empty-entries.json", "mix 'test' has no entries" },
 	{ "entry-not-object.json", "entries[0]: must be an object, not number" },
 	{ "name-not-string.json", "\"name\" must be a string, not number" },
+	/* Numbers jansson reads that a mix must not, and text that is not UTF-8. */
+	{ "number-underflow.json", "line 1 column 121: real number underflow near '1e-400'" },
+	{ "number-underflow-long.json", "line 1 column 518: real number underflow near "
+	  "'0.00000000000000000000000000000000000000000000000000000000000000...'" },
+	{ "number-overflow.json", "line 1 column 120: real number overflow near '1e400'" },
+	{ "order-exponent.json", "entries[0]: \"order\" must be an integer" },
+	{ "order-real-integral.json", "entries[0]: \"order\" must be an integer" },
+	{ "order-too-big-int64.json", "line 1 column 75: too big integer near '99999999999999999999'" },
+	{ "order-too-big-negative-int64.json", "line 1 column 76: too big negative integer" },
+	{ "fraction-just-above-one.json", "entries[0]: fraction 1.0000001000000001 outside [0, 1]" },
+	{ "name-control-char.json",
+	  "mix name \"te\\x1b[31mst\\r\" may hold only letters, digits and . _ : + -" },
+	{ "not-utf8-latin1.json", "line 1 column 13: unable to decode byte 0xe9 near '\"caf'" },
+	{ "not-utf8-utf16.json", "line 1 column 0: unable to decode byte 0xff" },
+	{ "utf8-bom.json", "line 1 column 1: '[' or '{' expected near '\xef\xbb\xbf'" },
 };
 
 #define NR_BAD_FILES	(sizeof(bad_files) / sizeof(bad_files[0]))
@@ -341,6 +408,89 @@ static void expect_refused(const char *path, const char *want)
 	check(((unsigned char *)&m)[0] == 0x5a, "%s: no partial mix", path);
 	/* mix_resolve takes a path the same way, with the same message. */
 	check(mix_resolve(path, &m, &err) == -1 && !strcmp(err.msg, want), "mix_resolve(%s)", path);
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * An object of 111,844 keys in just under 1 MiB, the last one a duplicate
+ * of the first: jansson finds it by a hash lookup per key, where a pairwise
+ * check took 14.7 s.  The time is printed, not checked: machines differ.
+ */
+static void many_keys(void)
+{
+	static const char digit[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	const unsigned int nr_keys = 111844;
+	char path[4096], want[4096 + 128], *text = malloc(1 << 20);
+	struct timespec t0;
+	struct mdb_err err;
+	size_t len = 0;
+	struct mix m;
+	double ms;
+
+	if (!text) {
+		check(false, "out of memory");
+		return;
+	}
+	text[len++] = '{';
+	for (unsigned int i = 0; i < nr_keys - 1; i++)
+		len += (size_t)sprintf(text + len, "\"%c%c%c%c\":0,", digit[i / (62 * 62 * 62)],
+				       digit[i / (62 * 62) % 62], digit[i / 62 % 62], digit[i % 62]);
+	len += (size_t)sprintf(text + len, "\"0000\":0}");
+	tmp_path(path, sizeof(path), "many-keys.json");
+	write_file(path, text, len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	check(mix_load_file(path, &m, &err) == -1, "%s is accepted", path);
+	ms = ms_since(&t0);
+	/* The column is the duplicate key's closing quote. */
+	snprintf(want, sizeof(want), "%s: line 1 column %zu: duplicate object key near '\"0000\"'",
+		 path, len - 3);
+	expect_refused(path, want);
+	printf("many-keys.json: %u keys, %zu bytes, refused in %.1f ms\n", nr_keys, len, ms);
+	unlink(path);
+	free(text);
+}
+
+/* Files too big for the repository, or with names no repository should hold. */
+static int generated_files(void)
+{
+	static const char syntax[] = "syntax\r\x1b[2J.json", semantic[] = "semantic\r\x1b[2J.json";
+	char path[4096], want[4096 + 128], *big;
+
+	if (!mkdtemp(tmpdir))
+		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
+	many_keys();
+
+	/* One byte over the 1 MiB a mix file may have. */
+	tmp_path(path, sizeof(path), "too-big.json");
+	big = malloc((1 << 20) + 1);
+	if (big) {
+		memset(big, ' ', (1 << 20) + 1);
+		write_file(path, big, (1 << 20) + 1);
+		free(big);
+	}
+	snprintf(want, sizeof(want), "%s: larger than 1048576 bytes", path);
+	expect_refused(path, want);
+	unlink(path);
+
+	/* \r and an escape sequence in the name reach no terminal, from jansson or from us. */
+	write_file(tmp_path(path, sizeof(path), syntax), "{,}", 3);
+	snprintf(want, sizeof(want), "%s/syntax\\r\\x1b[2J.json: line 1 column 2: "
+		 "string or '}' expected near ','", tmpdir);
+	expect_refused(path, want);
+	unlink(path);
+	write_file(tmp_path(path, sizeof(path), semantic), "{\"name\": \"x\"}", 13);
+	snprintf(want, sizeof(want), "%s/semantic\\r\\x1b[2J.json: missing \"entries\"", tmpdir);
+	expect_refused(path, want);
+	unlink(path);
+	rmdir(tmpdir);
+	return 0;
 }
 
 static int test_bad_files(void)
@@ -396,7 +546,7 @@ static int test_bad_files(void)
 	      !strcmp(err.msg, "cannot read /nonexistent/mix.json: No such file or directory"), "%s",
 	      err.msg);
 	check(mix_load_file(dir, &m, &err) == -1 && strstr(err.msg, ": Is a directory"), "%s", err.msg);
-	return 0;
+	return generated_files();
 }
 
 static int test_resolve(void)
@@ -778,24 +928,6 @@ static void kpf_build(struct kpf_file *f)
 	want(f, PK_FILE, 9, 32);
 	kpf_compound(f, 32768, 8, F_LRU);		/* order 4 cut short by the end */
 	want(f, PK_FILE, 3, 1);
-}
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	int ret = f && fwrite(data, 1, len, f) == len ? 0 : -1;
-
-	if (f && fclose(f))
-		ret = -1;
-	check(ret == 0, "writing %s: %s", path, strerror(errno));
-	return ret;
-}
-
-static char tmpdir[] = "/tmp/test_mix.XXXXXX";
-
-static const char *tmp_path(char *buf, size_t size, const char *name)
-{
-	return path_join(buf, size, tmpdir, name);
 }
 
 static int test_kpageflags(void)
