@@ -15,13 +15,99 @@
 
 #include "jsonio.h"
 
+/* Length of the JSON number token at s (n bytes left). */
+static size_t number_len(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && ((s[i] >= '0' && s[i] <= '9') || memchr("+-.eE", s[i], 5)))
+		i++;
+	return i;
+}
+
+/* Whether the number token s[0, n) has a digit other than 0 yet reads as 0. */
+static bool number_underflows(const char *s, size_t n)
+{
+	bool nonzero = false;
+	char *end;
+	double v;
+
+	for (size_t i = 0; i < n && s[i] != 'e' && s[i] != 'E'; i++)
+		nonzero |= s[i] >= '1' && s[i] <= '9';
+	if (!nonzero)
+		return false;
+	/*
+	 * In text jansson accepted, a number is followed by a delimiter, where
+	 * strtod() stops.  Should a locale's decimal point not be '.', strtod()
+	 * stops early instead and nothing can be told: no false alarm.
+	 */
+	v = strtod(s, &end);
+	return end == s + n && v == 0;
+}
+
+/*
+ * jansson reads a real with strtod() and refuses only overflow: 1e-400, too
+ * small for a double, silently becomes 0.  It keeps no text of its numbers,
+ * so the text jansson has just accepted is scanned again: a number outside
+ * the strings whose digits are not all zero but which reads as 0 is refused
+ * like overflow, at the line and column jansson would give (the number's
+ * last character; columns count characters, not UTF-8 bytes).  Subnormals
+ * are kept: they are not 0, and a subnormal written with 17 digits must
+ * read back.
+ */
+static int check_underflow(const char *text, size_t len, const char *what, struct mdb_err *err)
+{
+	bool in_string = false;
+	int line = 1, column = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		size_t n;
+
+		if (c == '\n') {
+			line++;
+			column = 0;
+			continue;
+		}
+		if ((c & 0xc0) != 0x80)
+			column++;
+		if (in_string) {
+			if (c == '\\') {
+				i++;	/* an ASCII character: "\/bfnrtu */
+				column++;
+			} else if (c == '"') {
+				in_string = false;
+			}
+			continue;
+		}
+		if (c == '"') {
+			in_string = true;
+			continue;
+		}
+		if (c != '-' && (c < '0' || c > '9'))
+			continue;
+		n = number_len(text + i, len - i);
+		column += (int)n - 1;
+		if (number_underflows(text + i, n))
+			return mdb_errf(err, "%s: line %d column %d: %s near '%.*s%s'", what, line,
+					column, "real number underflow", n > 64 ? 64 : (int)n,
+					text + i, n > 64 ? "..." : "");
+		i += n - 1;
+	}
+	return 0;
+}
+
 json_t *mdb_json_load_text(const char *text, size_t len, const char *what, struct mdb_err *err)
 {
 	json_error_t je;
 	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 
-	if (!doc)
+	if (!doc) {
 		mdb_errf(err, "%s: line %d column %d: %s", what, je.line, je.column, je.text);
+	} else if (check_underflow(text, len, what, err)) {
+		json_decref(doc);
+		doc = NULL;
+	}
 	return doc;
 }
 

@@ -18,31 +18,31 @@
  *  - name: 1..63 characters from [A-Za-z0-9._:+-]; it ends up in benchmark
  *    names ("mix:desktop"), so nothing that would need quoting there.
  *  - kind: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved.
- *  - order: integer 0..9; a block of order k covers 2^k pfns (order 9 is a
- *    2 MiB PMD folio on x86-64).
+ *  - order: integer 0..9, written without fraction or exponent (not 9.0);
+ *    a block of order k covers 2^k pfns (order 9 is a 2 MiB PMD folio on
+ *    x86-64).
  *  - fraction: of all pfns (not of blocks) covered by blocks of that kind and
- *    order, in [0, 1]; the fractions sum to 1 within 1e-6.
+ *    order, in [0, 1] (-0 reads as 0); the fractions sum to 1 within 1e-6.
  *  - each (kind, order) at most once; at most MIX_MAX_ENTRIES entries; no
- *    other keys.  The JSON itself is strict (see json.h).
+ *    other keys.  The JSON itself is read by jansson (harness/jsonio.h):
+ *    RFC 8259, no duplicate keys, no number that overflows or underflows a
+ *    double.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
-#include "json.h"
+#include "jsonio.h"
 #include "mix.h"
+#include "rng.h"
 
 #define NR_ORDERS		(MAX_FOLIO_ORDER + 1)
 #define MIX_SUM_TOLERANCE	1e-6
 #define MIX_FILE_MAX		(1UL << 20)	/* a mix file is a few KiB */
-
-#define mix_err mdb_errf
 
 /* ------------------------------------------------------------------------ */
 /* Kinds                                                                    */
@@ -179,7 +179,7 @@ int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err)
 		memcpy(mix->entry, b->entry, b->nr * sizeof(*b->entry));
 		return 0;
 	}
-	return mix_err(err, "unknown built-in mix '%s' (built-in: %s)", name, BUILTIN_LIST);
+	return mdb_errf(err, "unknown built-in mix '%s' (built-in: %s)", name, BUILTIN_LIST);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -194,14 +194,21 @@ static bool name_char_ok(char c)
 static int name_validate(const char *name, size_t len, struct mdb_err *err)
 {
 	if (!len)
-		return mix_err(err, "empty mix name");
+		return mdb_errf(err, "empty mix name");
 	if (len >= MIX_NAME_LEN)
-		return mix_err(err, "mix name longer than %d characters", MIX_NAME_LEN - 1);
+		return mdb_errf(err, "mix name longer than %d characters", MIX_NAME_LEN - 1);
 	for (size_t i = 0; i < len; i++)
 		if (!name_char_ok(name[i]))
-			return mix_err(err, "mix name \"%.*s\" may hold only letters, digits and . _ : + -",
-				       (int)len, name);
+			return mdb_errf(err, "mix name \"%.*s\" may hold only letters, digits and . _ : + -",
+					(int)len, name);
 	return 0;
+}
+
+/* A JSON order can be any integer, a struct's any unsigned: one message for both. */
+static int bad_order(unsigned int i, long long order, struct mdb_err *err)
+{
+	return mdb_errf(err, "entries[%u]: order %lld out of range 0..%d", i, order,
+			MAX_FOLIO_ORDER);
 }
 
 int mix_validate(const struct mix *mix, struct mdb_err *err)
@@ -211,32 +218,33 @@ int mix_validate(const struct mix *mix, struct mdb_err *err)
 	double sum = 0;
 
 	if (!end)
-		return mix_err(err, "mix name is not NUL-terminated");
+		return mdb_errf(err, "mix name is not NUL-terminated");
 	if (name_validate(mix->name, (size_t)(end - mix->name), err))
 		return -1;
 	if (!mix->nr)
-		return mix_err(err, "mix '%s' has no entries", mix->name);
+		return mdb_errf(err, "mix '%s' has no entries", mix->name);
 	if (mix->nr > MIX_MAX_ENTRIES)
-		return mix_err(err, "too many entries: %u (at most %d)", mix->nr, MIX_MAX_ENTRIES);
+		return mdb_errf(err, "too many entries: %u (at most %d)", mix->nr, MIX_MAX_ENTRIES);
 	for (unsigned int i = 0; i < mix->nr; i++) {
 		const struct mix_entry *e = &mix->entry[i];
 
 		if ((unsigned int)e->kind >= PK_NR)
-			return mix_err(err, "entries[%u]: kind %d out of range", i, (int)e->kind);
+			return mdb_errf(err, "entries[%u]: kind %d out of range", i, (int)e->kind);
 		if (e->order > MAX_FOLIO_ORDER)
-			return mix_err(err, "entries[%u]: order %u out of range 0..%d", i, e->order,
-				       MAX_FOLIO_ORDER);
+			return bad_order(i, e->order, err);
+		/* 17 digits: 1.0000001 must not read "1 outside [0, 1]". */
 		if (!(e->fraction >= 0 && e->fraction <= 1))
-			return mix_err(err, "entries[%u]: fraction %g outside [0, 1]", i, e->fraction);
+			return mdb_errf(err, "entries[%u]: fraction %.17g outside [0, 1]", i,
+					e->fraction);
 		if (seen[e->kind][e->order])
-			return mix_err(err, "entries[%u]: duplicate (%s, %u), first at entries[%u]", i,
-				       kind_name[e->kind], e->order, seen[e->kind][e->order] - 1);
+			return mdb_errf(err, "entries[%u]: duplicate (%s, %u), first at entries[%u]", i,
+					kind_name[e->kind], e->order, seen[e->kind][e->order] - 1);
 		seen[e->kind][e->order] = i + 1;
 		sum += e->fraction;
 	}
 	if (fabs(sum - 1) > MIX_SUM_TOLERANCE)
-		return mix_err(err, "fractions sum to %.9g, not 1 (tolerance %g)", sum,
-			       MIX_SUM_TOLERANCE);
+		return mdb_errf(err, "fractions sum to %.17g, not 1 (tolerance %g)", sum,
+				MIX_SUM_TOLERANCE);
 	return 0;
 }
 
@@ -246,197 +254,200 @@ int mix_validate(const struct mix *mix, struct mdb_err *err)
 /* For messages; test_mix checks it against the kind names. */
 #define KIND_LIST	"free, anon, file, slab, pgtable, zsmalloc, netmem, reserved"
 
-/* Refuses keys outside allowed[] (NULL-terminated); what names where we are. */
-static int only_keys(const struct json_value *obj, const char *const allowed[], const char *what,
+/* v's type as a mix file's reader thinks of it: JSON has numbers, not integers and reals. */
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	case JSON_NULL:
+		break;
+	}
+	return "null";
+}
+
+/* "<what>must be an object, not array"; 0 if v is of type want. */
+static int check_type(const json_t *v, const char *want, const char *what, struct mdb_err *err)
+{
+	if (!strcmp(type_name(v), want))
+		return 0;
+	return mdb_errf(err, "%smust be %s %s, not %s", what,
+			want[0] == 'a' || want[0] == 'o' ? "an" : "a", want, type_name(v));
+}
+
+/* Refuses keys outside allowed[] (NULL-terminated); where says where we are. */
+static int only_keys(const json_t *obj, const char *const allowed[], const char *where,
 		     struct mdb_err *err)
 {
-	for (size_t i = 0; i < obj->object.nr; i++) {
-		const char *key = obj->object.member[i].key;
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)obj, key, v) {
 		unsigned int a;
 
 		for (a = 0; allowed[a] && strcmp(key, allowed[a]); a++)
 			;
 		if (!allowed[a])
-			return mix_err(err, "%sunknown key \"%s\"", what, key);
+			return mdb_errf(err, "%sunknown key \"%s\"", where, key);
 	}
 	return 0;
 }
 
-static const struct json_value *need(const struct json_value *obj, const char *key,
-				     enum json_type type, const char *what, struct mdb_err *err)
+/* obj's member key, of type want ("string", "number", ...); NULL with err. */
+static const json_t *member(const json_t *obj, const char *key, const char *want,
+			    const char *where, struct mdb_err *err)
 {
-	const struct json_value *v = json_get(obj, key);
+	const json_t *v = json_object_get(obj, key);
+	char what[32];
 
 	if (!v) {
-		mix_err(err, "%smissing \"%s\"", what, key);
+		mdb_errf(err, "%smissing \"%s\"", where, key);
 		return NULL;
 	}
-	if (v->type != type) {
-		mix_err(err, "%s\"%s\" must be %s %s, not %s", what, key,
-			type == JSON_ARRAY || type == JSON_OBJECT ? "an" : "a",
-			json_type_name(type), json_type_name(v->type));
-		return NULL;
-	}
-	return v;
+	snprintf(what, sizeof(what), "%s\"%s\" ", where, key);
+	return check_type(v, want, what, err) ? NULL : v;
 }
 
-static int entry_from_json(const struct json_value *v, unsigned int i, struct mix_entry *e,
+/*
+ * One entry, as far as its own keys go; the range of its fraction, and
+ * whether its (kind, order) comes twice, are mix_validate()'s.
+ */
+static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
 			   struct mdb_err *err)
 {
 	static const char *const keys[] = { "kind", "order", "fraction", NULL };
-	const struct json_value *kind, *order, *fraction;
-	char what[32];
+	const json_t *kind, *order, *fraction;
+	json_int_t o;
+	char where[32];
 	int k;
 
-	snprintf(what, sizeof(what), "entries[%u]: ", i);
-	if (v->type != JSON_OBJECT)
-		return mix_err(err, "%smust be an object, not %s", what, json_type_name(v->type));
-	if (only_keys(v, keys, what, err))
+	snprintf(where, sizeof(where), "entries[%u]: ", i);
+	if (check_type(v, "object", where, err) || only_keys(v, keys, where, err))
 		return -1;
-	kind = need(v, "kind", JSON_STRING, what, err);
+	kind = member(v, "kind", "string", where, err);
 	if (!kind)
 		return -1;
-	k = page_kind_from_name(kind->string.str);
+	k = page_kind_from_name(json_string_value(kind));
 	if (k < 0)
-		return mix_err(err, "%sunknown kind \"%s\" (kinds: %s)", what, kind->string.str,
-			       KIND_LIST);
-	order = need(v, "order", JSON_NUMBER, what, err);
+		return mdb_errf(err, "%sunknown kind \"%s\" (kinds: %s)", where,
+				json_string_value(kind), KIND_LIST);
+	order = member(v, "order", "number", where, err);
 	if (!order)
 		return -1;
-	if (!order->number.integer)
-		return mix_err(err, "%s\"order\" must be an integer", what);
-	if (order->number.value < 0 || order->number.value > MAX_FOLIO_ORDER)
-		return mix_err(err, "%sorder %.0f out of range 0..%d", what, order->number.value,
-			       MAX_FOLIO_ORDER);
-	fraction = need(v, "fraction", JSON_NUMBER, what, err);
+	/* jansson reads a number as an integer exactly when it has no fraction or exponent. */
+	if (!json_is_integer(order))
+		return mdb_errf(err, "%s\"order\" must be an integer", where);
+	o = json_integer_value(order);
+	if (o < 0 || o > MAX_FOLIO_ORDER)
+		return bad_order(i, o, err);
+	fraction = member(v, "fraction", "number", where, err);
 	if (!fraction)
 		return -1;
-	if (!(fraction->number.value >= 0 && fraction->number.value <= 1))
-		return mix_err(err, "%sfraction %g outside [0, 1]", what, fraction->number.value);
 	e->kind = (enum page_kind)k;
-	e->order = (unsigned int)order->number.value;
-	e->fraction = fraction->number.value;
+	e->order = (unsigned int)o;
+	e->fraction = json_number_value(fraction);
+	if (e->fraction == 0)
+		e->fraction = 0;	/* -0 too: it is written back as 0 */
 	return 0;
 }
 
-static int mix_from_tree(const struct json_value *root, struct mix *mix, struct mdb_err *err)
+int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
 {
 	static const char *const keys[] = { "name", "entries", NULL };
-	const struct json_value *name, *entries;
+	const json_t *name, *entries;
+	struct mix m;
 
-	if (root->type != JSON_OBJECT)
-		return mix_err(err, "top level must be an object, not %s", json_type_name(root->type));
-	if (only_keys(root, keys, "", err))
+	if (check_type(doc, "object", "top level ", err) || only_keys(doc, keys, "", err))
 		return -1;
-	name = need(root, "name", JSON_STRING, "", err);
-	if (!name || name_validate(name->string.str, name->string.len, err))
+	name = member(doc, "name", "string", "", err);
+	if (!name || name_validate(json_string_value(name), json_string_length(name), err))
 		return -1;
-	entries = need(root, "entries", JSON_ARRAY, "", err);
+	entries = member(doc, "entries", "array", "", err);
 	if (!entries)
 		return -1;
-	if (entries->array.nr > MIX_MAX_ENTRIES)
-		return mix_err(err, "too many entries: %zu (at most %d)", entries->array.nr,
-			       MIX_MAX_ENTRIES);
-	memset(mix, 0, sizeof(*mix));
-	memcpy(mix->name, name->string.str, name->string.len);
-	mix->nr = (unsigned int)entries->array.nr;
-	for (unsigned int i = 0; i < mix->nr; i++)
-		if (entry_from_json(&entries->array.item[i], i, &mix->entry[i], err))
+	if (json_array_size(entries) > MIX_MAX_ENTRIES)
+		return mdb_errf(err, "too many entries: %zu (at most %d)", json_array_size(entries),
+				MIX_MAX_ENTRIES);
+	memset(&m, 0, sizeof(m));
+	memcpy(m.name, json_string_value(name), json_string_length(name));
+	m.nr = (unsigned int)json_array_size(entries);
+	for (unsigned int i = 0; i < m.nr; i++)
+		if (entry_from_json(json_array_get(entries, i), i, &m.entry[i], err))
 			return -1;
-	return mix_validate(mix, err);
-}
-
-static int parse_json(const char *text, size_t len, struct mix *mix, struct mdb_err *err)
-{
-	struct json_value root;
-	struct mix m;
-	int ret;
-
-	char jerr[JSON_ERR_LEN];
-
-	if (json_parse(text, len, &root, jerr))
-		return mix_err(err, "%s", jerr);
-	ret = mix_from_tree(&root, &m, err);
-	json_free(&root);
-	if (!ret)
-		*mix = m;
-	return ret;
+	if (mix_validate(&m, err))
+		return -1;
+	*mix = m;
+	return 0;
 }
 
 int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err)
 {
-	return parse_json(text, strlen(text), mix, err);
-}
+	json_t *doc = mdb_json_load_text(text, strlen(text), "mix JSON", err);
+	int ret;
 
-static int read_error(struct mdb_err *err, const char *path, int error)
-{
-	return mix_err(err, "cannot read %s: %s%s", path, strerror(error),
-		       error == EACCES || error == EPERM ? " (needs root)" : "");
-}
-
-/* Reads all of a small file; NUL-terminated for the caller's convenience. */
-static char *slurp(const char *path, size_t max, size_t *len, struct mdb_err *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0;
-	struct stat st;
-	char *buf;
-
-	if (fd < 0) {
-		read_error(err, path, errno);
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		read_error(err, path, EISDIR);
-		return NULL;
-	}
-	buf = malloc(max + 1);
-	if (!buf) {
-		close(fd);
-		mix_err(err, "%s: out of memory", path);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, max + 1 - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			read_error(err, path, errno);
-			goto err;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n > max) {
-			mix_err(err, "%s: larger than %zu KiB, not a mix file", path, max >> 10);
-			goto err;
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-err:
-	close(fd);
-	free(buf);
-	return NULL;
+	if (!doc)
+		return -1;
+	ret = mix_from_json(doc, mix, err);
+	json_decref(doc);
+	return ret;
 }
 
 int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err)
 {
-	size_t len;
-	char *text = slurp(path, MIX_FILE_MAX, &len, err);
+	json_t *doc = mdb_json_load_file(path, MIX_FILE_MAX, err);	/* errors name path */
 	int ret;
 
-	if (!text)
+	if (!doc)
 		return -1;
-	ret = parse_json(text, len, mix, err);
-	free(text);
+	ret = mix_from_json(doc, mix, err);
+	json_decref(doc);
 	if (ret)
 		mdb_err_prefix(err, "%s", path);
 	return ret;
+}
+
+/* 0 and 1 as integers: -0 is written 0, and no fraction reads "1.0". */
+static json_t *fraction_to_json(double fraction)
+{
+	if (fraction == 0 || fraction == 1)
+		return json_integer((json_int_t)fraction);
+	return json_real(fraction);
+}
+
+json_t *mix_to_json(const struct mix *mix)
+{
+	struct mdb_err err;
+	json_t *doc, *entries;
+
+	/* A valid mix needs no escaping in its name and reads back unchanged. */
+	if (mix_validate(mix, &err))
+		return NULL;
+	entries = json_array();
+	doc = json_pack("{s:s, s:o}", "name", mix->name, "entries", entries);
+	if (!doc)
+		return NULL;
+	for (unsigned int i = 0; i < mix->nr; i++) {
+		const struct mix_entry *e = &mix->entry[i];
+		json_t *entry = json_pack("{s:s, s:i, s:o}", "kind", kind_name[e->kind],
+					  "order", (int)e->order,
+					  "fraction", fraction_to_json(e->fraction));
+
+		if (json_array_append_new(entries, entry)) {
+			json_decref(doc);
+			return NULL;
+		}
+	}
+	return doc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -490,6 +501,12 @@ struct kpf_scan {
 	enum page_kind kind;
 	uint64_t start, len;
 };
+
+static int read_error(struct mdb_err *err, const char *path, int error)
+{
+	return mdb_errf(err, "cannot read %s: %s%s", path, strerror(error),
+			error == EACCES || error == EPERM ? " (needs root)" : "");
+}
 
 static enum page_kind kpf_kind(uint64_t flags)
 {
@@ -643,7 +660,8 @@ static void kpf_mix_name(char *name)
 			*c = '_';
 }
 
-static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix, struct mdb_err *err)
+static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix,
+		      struct mdb_err *err)
 {
 	unsigned long long sum = 0;
 	struct mix m;
@@ -662,7 +680,7 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mi
 		}
 	}
 	if (sum != s->total)
-		return mix_err(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
+		return mdb_errf(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
 	if (mix_validate(&m, err))
 		return -1;
 	*mix = m;
@@ -678,7 +696,7 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 	int fd = -1, ret = -1;
 
 	if (!s || !buf) {
-		mix_err(err, "%s: out of memory", path);
+		mdb_errf(err, "%s: out of memory", path);
 		goto out;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -707,9 +725,9 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 	}
 	run_close(s);
 	if (have)
-		mix_err(err, "%s: ends in a partial entry (%zu bytes; entries are 8)", path, have);
+		mdb_errf(err, "%s: ends in a partial entry (%zu bytes; entries are 8)", path, have);
 	else if (!s->total)
-		mix_err(err, "%s: no memory in it (empty, or only holes)", path);
+		mdb_errf(err, "%s: no memory in it (empty, or only holes)", path);
 	else
 		ret = kpf_to_mix(s, path, mix, err);
 out:
@@ -733,45 +751,22 @@ static bool ends_with(const char *s, const char *suffix)
 int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err)
 {
 	if (!arg || !*arg)
-		return mix_err(err, "empty mix name (built-in: %s; or kpageflags, or a .json file)",
-			       BUILTIN_LIST);
+		return mdb_errf(err, "empty mix name (built-in: %s; or kpageflags, or a .json file)",
+				BUILTIN_LIST);
 	if (!strcmp(arg, "kpageflags"))
 		return mix_from_kpageflags("/proc/kpageflags", mix, err);
 	if (strchr(arg, '/') || ends_with(arg, ".json"))
 		return mix_load_file(arg, mix, err);
 	if (!mix_builtin(arg, mix, err))
 		return 0;
-	return mix_err(err, "unknown mix '%s' (built-in: %s; or kpageflags, or a .json file)", arg,
-		       BUILTIN_LIST);
+	return mdb_errf(err, "unknown mix '%s' (built-in: %s; or kpageflags, or a .json file)", arg,
+			BUILTIN_LIST);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Placement                                                                */
 
 #define PAGEBLOCK_NR_PAGES	(1UL << PAGEBLOCK_ORDER)
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n), n > 0: Lemire's multiply-shift, rejecting the biased few. */
-static uint64_t rng_below(uint64_t *state, uint64_t n)
-{
-	unsigned __int128 m = (unsigned __int128)splitmix64(state) * n;
-
-	if ((uint64_t)m < n) {
-		uint64_t threshold = -n % n;
-
-		while ((uint64_t)m < threshold)
-			m = (unsigned __int128)splitmix64(state) * n;
-	}
-	return (uint64_t)(m >> 64);
-}
 
 /* Remainders compare at this resolution, so last-bit noise cannot reorder ties. */
 #define REMAINDER_SCALE		1e9
@@ -840,7 +835,7 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	if (mix_validate(mix, err))
 		return -1;
 	if (!nr_pfns)
-		return mix_err(err, "cannot place mix '%s' on 0 pfns", mix->name);
+		return mdb_errf(err, "cannot place mix '%s' on 0 pfns", mix->name);
 	/*
 	 * Only whole pageblocks take the mix and get shuffled; a partial one at
 	 * the end stays in place, free order 0, so no block can straddle it.
@@ -849,7 +844,7 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	if (n) {
 		perm = malloc(n * sizeof(*perm));
 		if (!perm)
-			return mix_err(err, "out of memory for %lu pageblocks", n);
+			return mdb_errf(err, "out of memory for %lu pageblocks", n);
 	}
 	count_blocks(mix, n << PAGEBLOCK_ORDER, plan->remaining);
 	plan->remaining[PK_FREE][0] += nr_pfns - (n << PAGEBLOCK_ORDER);
@@ -857,7 +852,7 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	for (unsigned long i = 0; i < n; i++)
 		perm[i] = i;
 	for (unsigned long i = n; i > 1; i--) {
-		unsigned long j = (unsigned long)rng_below(&plan->rng, i), t = perm[i - 1];
+		unsigned long j = (unsigned long)mdb_rng_below(&plan->rng, i), t = perm[i - 1];
 
 		perm[i - 1] = perm[j];
 		perm[j] = t;
@@ -906,7 +901,7 @@ bool mix_plan_next(struct mix_plan *plan, struct mix_block *block)
 	 */
 	while (!(total = order_weights(plan, plan->order, weight)))
 		plan->order--;
-	r = (unsigned long)rng_below(&plan->rng, total);
+	r = (unsigned long)mdb_rng_below(&plan->rng, total);
 	for (k = 0; r >= weight[k]; k++)
 		r -= weight[k];
 	plan->remaining[k][plan->order]--;

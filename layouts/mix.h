@@ -12,7 +12,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define MAX_FOLIO_ORDER		9	/* PMD_ORDER on x86-64: 2 MiB */
 #define PAGEBLOCK_ORDER		MAX_FOLIO_ORDER
@@ -48,21 +47,31 @@ struct mix {
 const char *page_kind_name(enum page_kind kind);
 int page_kind_from_name(const char *name);
 
-struct mdb_err;
-struct json_t;
+struct mdb_err;			/* harness/err.h */
+typedef struct json_t json_t;	/* <jansson.h> */
 
-/* Each returns 0, or -1 with a one-line reason in err, never a partial mix. */
+/*
+ * Each returns 0, or -1 with a one-line reason in err, never a partial mix.
+ * Files are read through harness/jsonio.h (jansson, duplicate keys refused,
+ * numbers too large or too small for a double refused, at most 1 MiB);
+ * their errors start "PATH: ".  mix_from_json() checks a parsed document:
+ * no other keys, every entry well formed, then mix_validate().
+ */
 int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err);
+int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err);
 int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err);
-int mix_from_json(const struct json_t *doc, struct mix *mix, struct mdb_err *err);
 int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err);
 /* Snapshot of the running machine; path is normally /proc/kpageflags. */
 int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err);
 /* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
 int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err);
 int mix_validate(const struct mix *mix, struct mdb_err *err);
-/* {"name": ..., "entries": [...]}: a new reference; NULL if mix is invalid or memory is out. */
-struct json_t *mix_to_json(const struct mix *mix);
+/*
+ * The mix as a new JSON document, {"name": .., "entries": [..]}, which
+ * mix_from_json() reads back unchanged (write it with mdb_json_write() or
+ * MDB_JSON_DUMP_FLAGS); NULL if the mix is invalid or out of memory.
+ */
+json_t *mix_to_json(const struct mix *mix);
 /* NULL-terminated names of the built-in profiles. */
 extern const char *const mix_builtin_names[];
 
