@@ -5,9 +5,13 @@ add_executable(test_harness_shim test_harness_shim.c)
 target_link_libraries(test_harness_shim PRIVATE mdb_harness)
 add_test(NAME harness_shim_fixed COMMAND test_harness_shim)
 
-add_executable(test_harness_counters test_harness_counters.c)
+# Encodings, refusals and this machine's counters; then model-specific
+# events under two PMUs forced on libpfm (no PMU needed).
+add_executable(test_harness_counters harness/test_harness_counters.c)
 target_link_libraries(test_harness_counters PRIVATE mdb_harness)
 add_test(NAME harness_counters COMMAND test_harness_counters)
+add_test(NAME harness_counters_forced_skl COMMAND test_harness_counters skl)
+add_test(NAME harness_counters_forced_zen3 COMMAND test_harness_counters amd64_fam19h_zen3)
 
 # mdbench_test: the mdbench driver plus the test/ kernels of test_harness_kernels.c.
 add_executable(mdbench_test $<TARGET_OBJECTS:mdb_driver> test_harness_kernels.c)
