@@ -12,6 +12,10 @@ target_link_libraries(test_harness_counters PRIVATE mdb_harness)
 add_test(NAME harness_counters COMMAND test_harness_counters)
 add_test(NAME harness_counters_forced_skl COMMAND test_harness_counters skl)
 add_test(NAME harness_counters_forced_zen3 COMMAND test_harness_counters amd64_fam19h_zen3)
+# scripts/setup against fake distributions and package managers (lives here
+# beside the counters, whose owner also owns setup).
+add_test(NAME scripts_setup COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/scripts/setup/test_setup.sh
+	${PROJECT_SOURCE_DIR}/scripts/setup)
 
 # mdbench_test: the mdbench driver plus the test/ kernels of test_harness_kernels.c.
 add_executable(mdbench_test $<TARGET_OBJECTS:mdb_driver> test_harness_kernels.c)
