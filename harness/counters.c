@@ -657,9 +657,9 @@ static int encode_pmu(struct mdb_counter *c, const char *name, const char *pmu_d
 	snprintf(c->event, sizeof(c->event), "%s", name);
 	snprintf(c->pfm, sizeof(c->pfm), "%s", name);
 	if (x86)
-		text(c->note, sizeof(c->note), "no %s/%s/format: the x86 core layout (event "
-		     "config:0-7, umask 8-15, edge 18, pc 19, any 21, inv 23, cmask 24-31)%s", pmu_dir,
-		     pmu, have_type ? "" : ", PERF_TYPE_RAW (no PMU type in sysfs)");
+		text(c->note, sizeof(c->note), "no %s/%s/format, so event config:0-7, umask 8-15, "
+		     "edge 18, pc 19, any 21, inv 23, cmask 24-31%s", pmu_dir, pmu,
+		     have_type ? "" : "; no PMU type in sysfs, so PERF_TYPE_RAW");
 	else
 		text(c->note, sizeof(c->note), "layout from %s/%s/format, type %" PRIu32 " from "
 		     "%s/%s/type", pmu_dir, pmu, c->type, pmu_dir, pmu);
