@@ -2,31 +2,52 @@
 /*
  * counters.h - hardware and software event counters around a timed loop.
  *
- * Event names go through libpfm4 (short names such as "cycles" first map to
- * libpfm's generic perf events).  Every counter is probed once at start-up:
- * one the machine cannot count is kept with the reason and never read, so no
- * dump ever shows a 0 that means "could not count".  The countable ones form
- * at most two perf_event groups, hardware and software, so that a missing or
- * full PMU cannot take page faults and task clock down with it.  Only user
- * space is counted (exclude_kernel), which perf_event_paranoid 2 allows.
+ * A counter is named the way perf users name it, and every name is turned
+ * into a perf_event_attr (type, config, config1, config2) before anything is
+ * opened:
+ *
+ *   - the short names (cycles, L1D_load_misses, page_faults, ...), perf's
+ *     generic names (cpu-cycles, L1-dcache-load-misses, page-faults, ...) and
+ *     libpfm's perf PMU names (PERF_COUNT_HW_CPU_CYCLES,
+ *     perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS, ...) are encoded here from the
+ *     kernel's uapi constants, not through libpfm, so that they keep working
+ *     when LIBPFM_FORCE_PMU hides libpfm's generic PMU;
+ *   - perf's rNNNN is PERF_TYPE_RAW with that config;
+ *   - perf's pmu/term=value,.../ (cpu/event=0xd1,umask=0x01/) is laid out by
+ *     /sys/bus/event_source/devices/<pmu>/format, or for cpu without it by the
+ *     x86 core layout with PERF_TYPE_RAW (the counter's note says which);
+ *   - anything else is a model-specific event for libpfm
+ *     (MEM_LOAD_RETIRED:L1_MISS, MEM_LOAD_RETIRED.L1_MISS, skl::...).
+ *
+ * Every counter is then probed once: one the machine cannot count is kept
+ * with the reason and never read, so no dump ever shows a 0 that means "could
+ * not count".  The countable ones form at most two perf_event groups,
+ * hardware and software, so that a missing or full PMU cannot take page
+ * faults and task clock down with it.  Only user space is counted
+ * (exclude_kernel), which perf_event_paranoid 2 allows.
  */
 #ifndef MDB_COUNTERS_H
 #define MDB_COUNTERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-
-#include "err.h"
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+struct mdb_err;		/* err.h: the suite's one error type */
+
 #define MDB_MAX_COUNTERS	16
-#define MDB_COUNTER_NAME_LEN	64
+#define MDB_COUNTER_NAME_LEN	128
 #define MDB_COUNTER_EVENT_LEN	256
+#define MDB_COUNTER_PFM_LEN	256
+#define MDB_COUNTER_NOTE_LEN	256
 #define MDB_COUNTER_REASON_LEN	256
-#define MDB_COUNTER_ERR_LEN	512
+/* Enough for mdb_counters_missing() with every reason different. */
+#define MDB_COUNTERS_MISSING_LEN 4096
 
 enum mdb_counter_group {
 	MDB_GROUP_HW,
@@ -34,9 +55,31 @@ enum mdb_counter_group {
 	MDB_NR_GROUPS
 };
 
+/* Who turned the name into type and config; mdb_counter_source_name() says it in words. */
+enum mdb_counter_source {
+	MDB_SRC_GENERIC,	/* a generic perf event, from the kernel's uapi constants */
+	MDB_SRC_RAW,		/* perf's rNNNN: PERF_TYPE_RAW, config NNNN */
+	MDB_SRC_PMU_FORMAT,	/* perf's pmu/terms/, laid out by the PMU's sysfs format files */
+	MDB_SRC_PMU_X86,	/* perf's cpu/terms/ with no sysfs format: the x86 core layout */
+	MDB_SRC_LIBPFM,		/* a model-specific event, encoded by libpfm */
+};
+
 struct mdb_counter {
-	char name[MDB_COUNTER_NAME_LEN];	/* short name, or the event string as given */
-	char event[MDB_COUNTER_EVENT_LEN];	/* libpfm event string */
+	char name[MDB_COUNTER_NAME_LEN];	/* as given: the column name */
+	char event[MDB_COUNTER_EVENT_LEN];	/* PERF_COUNT_... for generic events, else as given */
+	/* The encoding: what perf_event_open gets (plus exclude_kernel, exclude_hv). */
+	uint32_t type;				/* perf_event_attr.type */
+	uint64_t config;			/* perf_event_attr.config */
+	uint64_t config1;			/* perf_event_attr.config1 (offcore, ldlat), usually 0 */
+	uint64_t config2;			/* perf_event_attr.config2, usually 0 */
+	/*
+	 * libpfm's fully qualified name (skl::MEM_LOAD_RETIRED:L1_MISS:e=0:...)
+	 * when libpfm encoded it; otherwise the name encoded here
+	 * (perf::PERF_COUNT_HW_CPU_CYCLES, r1d1, cpu/event=0xd1,umask=0x1/).
+	 */
+	char pfm[MDB_COUNTER_PFM_LEN];
+	enum mdb_counter_source source;
+	char note[MDB_COUNTER_NOTE_LEN];	/* for pmu/terms/: where the layout and type came from */
 	bool available;
 	char reason[MDB_COUNTER_REASON_LEN];	/* why not, when !available */
 	enum mdb_counter_group group;
@@ -59,20 +102,60 @@ struct mdb_counter_values {
 	bool valid[MDB_MAX_COUNTERS];
 };
 
-/* The default short names and the libpfm events behind them; NULL-terminated. */
+/* The default short names; NULL-terminated. */
 extern const char *const mdb_counter_defaults[];
-/* Short name -> libpfm event, NULL if name is not a short name. */
+/* Short name -> its generic event (PERF_COUNT_...), NULL if name is not a short name. */
 const char *mdb_counter_short_event(const char *name);
 
 /*
- * spec: NULL or "" for the defaults, "none" for no counters, else a comma
- * separated list of short names or libpfm event strings.  Returns 0 (counters
- * that cannot count here are marked unavailable) or -1 with a one-line reason
- * in err for a name libpfm does not know.
+ * Encodes one counter name (any of the forms above) into c: name, event,
+ * type, config, config1, config2, pfm, source, note, group; fd -1, not
+ * available.  pmu_dir: NULL for /sys/bus/event_source/devices (tests pass a
+ * tree of their own).  Returns 0, or -1 with one line in err for a name that
+ * cannot be encoded.
+ */
+int mdb_counter_encode(struct mdb_counter *c, const char *name, const char *pmu_dir,
+		       struct mdb_err *err);
+
+/*
+ * spec: NULL for the defaults, "none" for no counters, else a comma
+ * separated list of names (commas inside perf's pmu/.../ do not split).
+ * "" (--counters=), an empty name, "none" among others, a name given twice
+ * or an event given twice under two names is refused.  mdb_counters_parse()
+ * only encodes (nothing opened: set->c[i].available is false); it returns 0
+ * or -1 with one line in err.
+ */
+int mdb_counters_parse(struct mdb_counters *set, const char *spec, const char *pmu_dir,
+		       struct mdb_err *err);
+/*
+ * mdb_counters_parse() on this machine's PMUs, then probes every counter and
+ * opens the groups.  Returns 0 (counters that cannot count here are marked
+ * unavailable with the reason) or -1 with one line in err.
  */
 int mdb_counters_setup(struct mdb_counters *set, const char *spec, struct mdb_err *err);
 void mdb_counters_close(struct mdb_counters *set);
 unsigned int mdb_counters_nr_available(const struct mdb_counters *set);
+
+/* "generic perf event", "raw config", "sysfs format", "x86 core layout", "libpfm". */
+const char *mdb_counter_source_name(enum mdb_counter_source source);
+/* perf's name for a perf_event_attr.type ("hardware", "hw-cache", "raw", ...), "pmu" past those. */
+const char *mdb_counter_type_name(uint32_t type);
+
+/*
+ * The --list section: "counters:", then per counter a line with the name
+ * and available or unavailable: reason, and an indented line with its
+ * encoding (type, config, config1 when set, the fully qualified name, who
+ * encoded it, the note); "  (none)" when there are none.
+ */
+void mdb_counters_print_list(FILE *out, const struct mdb_counters *set);
+/*
+ * The one start-of-run line naming the counters that will be missing and
+ * why, counters with the same reason grouped:
+ *   counters unavailable here: cycles, instructions (No such file ...); x (...)
+ * written into buf (len bytes, MDB_COUNTERS_MISSING_LEN is enough) without a
+ * program name or newline.  Returns buf, or NULL when none is missing.
+ */
+const char *mdb_counters_missing(const struct mdb_counters *set, char *buf, size_t len);
 
 /* Around the timed loop: reset and enable; pause/resume; disable and read. */
 void mdb_counters_start(struct mdb_counters *set);

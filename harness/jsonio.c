@@ -159,47 +159,43 @@ out:
 	return doc;
 }
 
-/* Bare NaN/Infinity outside strings -> null, padded with spaces (same length). */
+/* Bare NaN/Infinity outside strings -> null, into a copy (null can be the longer). */
 json_t *mdb_json_load_gb(const char *text, size_t len, const char *what, struct mdb_err *err)
 {
 	static const char *const bad[] = { "-Infinity", "Infinity", "-NaN", "NaN" };
-	char *copy = malloc(len + 1);
+	char *copy = malloc(2 * len + 1);
 	bool in_string = false;
+	size_t i, n = 0;
 	json_t *doc;
-	size_t i;
 
 	if (!copy) {
 		mdb_errf(err, "%s: out of memory", what);
 		return NULL;
 	}
-	memcpy(copy, text, len);
-	copy[len] = '\0';
 	for (i = 0; i < len; i++) {
-		unsigned int b;
+		unsigned int b = sizeof(bad) / sizeof(bad[0]);
 
 		if (in_string) {
-			if (copy[i] == '\\')
-				i++;
-			else if (copy[i] == '"')
+			if (text[i] == '\\' && i + 1 < len)
+				copy[n++] = text[i++];
+			else if (text[i] == '"')
 				in_string = false;
-			continue;
-		}
-		if (copy[i] == '"') {
+		} else if (text[i] == '"') {
 			in_string = true;
-			continue;
+		} else {
+			for (b = 0; b < sizeof(bad) / sizeof(bad[0]); b++)
+				if (i + strlen(bad[b]) <= len && !memcmp(text + i, bad[b], strlen(bad[b])))
+					break;
 		}
-		for (b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
-			size_t n = strlen(bad[b]);
-
-			if (i + n <= len && !memcmp(copy + i, bad[b], n)) {
-				memset(copy + i, ' ', n);
-				memcpy(copy + i, "null", 4);
-				i += n - 1;
-				break;
-			}
+		if (b < sizeof(bad) / sizeof(bad[0])) {
+			memcpy(copy + n, "null", 4);
+			n += 4;
+			i += strlen(bad[b]) - 1;
+		} else {
+			copy[n++] = text[i];
 		}
 	}
-	doc = mdb_json_load_text(copy, len, what, err);
+	doc = mdb_json_load_text(copy, n, what, err);
 	free(copy);
 	return doc;
 }

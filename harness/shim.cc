@@ -29,12 +29,12 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
+#include <regex.h>
 #include <unistd.h>
 
 #include "interrupt.h"
@@ -305,19 +305,26 @@ int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb
 	int fd;
 
 	switch (f.kind) {
-	case F_REGEX:
-		try {
-			std::regex re(v.size() && v[0] == '-' ? v.substr(1) : v, std::regex::extended);
-		} catch (const std::regex_error &e) {
-			return mdb_errf(err, "%s=%s: not a regular expression (%s)", opt.c_str(), v.c_str(),
-					e.what());
+	case F_REGEX: {
+		/* POSIX extended, as Google Benchmark's own std::regex::extended; "-" negates. */
+		regex_t re;
+		char why[256];
+		int ret = regcomp(&re, v.c_str() + (v.size() && v[0] == '-'), REG_EXTENDED | REG_NOSUB);
+
+		if (ret) {
+			regerror(ret, &re, why, sizeof(why));
+			return mdb_errf(err, "%s=%s: not a regular expression (%s)", opt.c_str(),
+					v.c_str(), why);
 		}
+		regfree(&re);
 		return 0;
+	}
 	case F_COUNT:
-		if (mdb_parse_u64(v.c_str(), 1000000, &n, opt.c_str(), err))
-			return -1;
-		if (!n && strcmp(f.name, "v"))
-			return mdb_errf(err, "%s=%s: at least 1", opt.c_str(), v.c_str());
+		/* --v is a level from 0; a count of repetitions starts at 1. */
+		if (mdb_parse_u64(v.c_str(), 1000000, &n, opt.c_str(), err) ||
+		    (!n && strcmp(f.name, "v")))
+			return mdb_errf(err, "%s=%s: not a decimal number from %d to 1000000",
+					opt.c_str(), v.c_str(), strcmp(f.name, "v") ? 1 : 0);
 		return 0;
 	case F_MIN_TIME:
 		return check_min_time(f.name, v, fixed, err);

@@ -194,13 +194,16 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 		opts = &defaults;
 	if (!nr_pfns)
 		return mdb_errf(err, "a memmap needs at least one pfn");
-	/* The memory estimate reads the mix's orders and fractions: check them first. */
-	if (mix_validate(mix, err) || mix_plan_init(&plan, mix, nr_pfns, opts->seed, err))
+	/*
+	 * The memory estimate reads the mix's orders and fractions: check them
+	 * first; and refuse before the plan allocates anything for nr_pfns.
+	 */
+	if (mix_validate(mix, err))
 		return mdb_err_prefix(err, "mix %s", mix->name);
-	if (check_memory(nr_pfns, mix, err)) {
-		mix_plan_release(&plan);
+	if (check_memory(nr_pfns, mix, err))
 		return -1;
-	}
+	if (mix_plan_init(&plan, mix, nr_pfns, opts->seed, err))
+		return mdb_err_prefix(err, "mix %s", mix->name);
 	mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		goto nomem;

@@ -142,13 +142,21 @@ static json_t *counters_json(const struct mdb_counters *set)
 	for (i = 0; i < set->nr; i++) {
 		const struct mdb_counter *c = &set->c[i];
 
-		if (c->available)
-			json_array_append_new(avail, json_pack("{s:s, s:s, s:I}", "name", c->name,
-							       "event", c->event, "unscheduled_runs",
-							       (json_int_t)c->unscheduled));
-		else
-			json_array_append_new(unavail, json_pack("{s:s, s:s, s:s}", "name", c->name,
-								 "event", c->event, "reason", c->reason));
+		char config[24];
+		json_t *o;
+
+		/* Hex, as perf prints it; a 64-bit config may not fit a JSON integer. */
+		snprintf(config, sizeof(config), "0x%llx", (unsigned long long)c->config);
+		o = json_pack("{s:s, s:s, s:I, s:s, s:s}", "name", c->name, "event", c->event,
+			      "type", (json_int_t)c->type, "config", config, "pfm", c->pfm);
+
+		if (c->available) {
+			json_object_set_new(o, "unscheduled_runs", json_integer((json_int_t)c->unscheduled));
+			json_array_append_new(avail, o);
+		} else {
+			json_object_set_new(o, "reason", json_string(c->reason));
+			json_array_append_new(unavail, o);
+		}
 	}
 	return json_pack("{s:o, s:o}", "available", avail, "unavailable", unavail);
 }

@@ -87,15 +87,7 @@ static int list_text(const struct mdb_run *run)
 		printf("  %-22s %-10s one op: %s%s\n", k[i]->name, mdb_kernel_class_name(k[i]->class),
 		       k[i]->unit, k[i]->model ? " (analytic model)" : "");
 	free(k);
-	printf("counters:\n");
-	for (i = 0; i < run->counters.nr; i++) {
-		const struct mdb_counter *c = &run->counters.c[i];
-
-		printf("  %-18s %-38s %s%s\n", c->name, c->event,
-		       c->available ? "available" : "unavailable: ", c->available ? "" : c->reason);
-	}
-	if (!run->counters.nr)
-		printf("  (none)\n");
+	mdb_counters_print_list(stdout, &run->counters);
 	printf("mixes built in:");
 	for (i = 0; mix_builtin_names[i]; i++)
 		printf(" %s", mix_builtin_names[i]);

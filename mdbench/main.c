@@ -143,9 +143,13 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		char *fixed;
 
 		for (i = 0; i < sizeof(valued) / sizeof(valued[0]) && !v; i++) {
+			const char **field = (const char **)((char *)o + valued[i].offset);
+
 			v = opt_value(arg, valued[i].name);
+			if (v && *field)	/* the second would silently win */
+				mdb_dief("%s given twice", valued[i].name);
 			if (v)
-				*(const char **)((char *)o + valued[i].offset) = v;
+				*field = v;
 		}
 		if (v)
 			continue;

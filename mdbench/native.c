@@ -106,7 +106,7 @@ static void bench_instance(struct mdb_state *st, void *arg)
 
 int mdb_run_native(struct mdb_run *run)
 {
-	char path[4096];
+	char path[4096], missing[MDB_COUNTERS_MISSING_LEN];
 	struct mdb_report rep = {
 		.context = mdb_context_cb,
 		.arg = run,
@@ -125,6 +125,8 @@ int mdb_run_native(struct mdb_run *run)
 		if (mdb_report_start(&rep, &err) || mdb_write_side_files(run, &err))
 			mdb_die(&err);
 	}
+	if (mdb_counters_missing(&run->counters, missing, sizeof(missing)))
+		fprintf(stderr, "mdbench: %s\n", missing);
 	mdb_add_gb_context(run);
 	for (r = 0; r < run->rounds; r++)
 		for (i = 0; i < run->nr_inst; i++)

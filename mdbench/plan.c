@@ -148,18 +148,6 @@ void mdb_plan(struct mdb_run *run)
 
 	if (mdb_kernels(&k, &nr, &err))
 		mdb_die(&err);
-	if (run->filter[0]) {
-		regex_t re;
-		int ret = regcomp(&re, run->filter + (run->filter[0] == '-'), REG_EXTENDED | REG_NOSUB);
-
-		if (ret) {
-			char msg[256];
-
-			regerror(ret, &re, msg, sizeof(msg));
-			mdb_dief("--benchmark_filter=%s: %s", run->filter, msg);
-		}
-		regfree(&re);
-	}
 	for (r = 0; r < run->nr_ram_sizes; r++)
 		for (m = 0; m < run->nr_mixes; m++)
 			for (l = 0; l < run->nr_layouts; l++)

@@ -28,7 +28,15 @@ import time
 
 SEQUENTIAL = ("convert/pfn_to_page", "convert/page_to_pfn", "lookup/seq", "scan/compaction",
 	      "init/memmap")
-LAYOUTS = ("page64", "page32", "memdesc8")
+# A run's directory holds its files and the lock file of the last run that wrote there.
+LOCK = ".mdbench.lock"
+
+
+def layouts(mdbench):
+	"""The layouts of layouts.list, in order, from mdbench --list=json."""
+	p = subprocess.run([mdbench, "--list=json", "--counters=none"], capture_output=True,
+			   text=True, check=True)
+	return [l for l in json.loads(p.stdout)["layouts"]]
 
 
 def simulate(mdbench, out, args):
@@ -48,7 +56,7 @@ def test_model(mdbench):
 			"--benchmark_filter=^(" + "|".join(SEQUENTIAL) + ")/"])
 	benches = doc["benchmarks"]
 	failures = []
-	want = len(SEQUENTIAL) * len(LAYOUTS) * len(mixes)
+	want = len(SEQUENTIAL) * len(layouts(mdbench)) * len(mixes)
 	if len(benches) != want:
 		failures.append(f"{len(benches)} simulated benchmarks, expected {want}")
 	for b in benches:
@@ -78,13 +86,16 @@ def check_fields(obj, fields, where, failures):
 def test_json(mdbench):
 	failures = []
 	num = (int, float)
+	# The last layout and the first with descriptors: two, whatever the list holds.
+	lay = layouts(mdbench)
+	last, desc = lay[-1]["name"], next(l["name"] for l in lay if l["descriptors"])
 	with tempfile.TemporaryDirectory() as out:
 		doc, err = simulate(mdbench, out, [
-			"--ram=64MiB", "--mix=all-order0", "--layout=memdesc8,page32",
-			"--benchmark_filter=^(lookup/seq/memdesc8|alloc/order9/page32|"
+			"--ram=64MiB", "--mix=all-order0", f"--layout={last},{desc}",
+			f"--benchmark_filter=^(lookup/seq/{last}|alloc/order9/{desc}|"
 			"baseline/latency/bytes:512KiB)"])
 		left = sorted(os.listdir(out))
-	if left != ["sim.json"]:
+	if left != [LOCK, "sim.json"]:
 		failures.append(f"the run left {left} in its --out directory")
 	if "[3/3]" not in err:
 		failures.append(f"no progress line [3/3] on stderr: {err!r}")
@@ -102,9 +113,9 @@ def test_json(mdbench):
 	if sim.get("D1_simulated") != "32768 B, 64 B, 8-way associative":
 		failures.append(f"callgrind simulated another D1: {sim.get('D1_simulated')}")
 	by_name = {b["name"]: b for b in doc.get("benchmarks", [])}
-	seq = by_name.get("lookup/seq/memdesc8/mix:all-order0/ram:64MiB")
+	seq = by_name.get(f"lookup/seq/{last}/mix:all-order0/ram:64MiB")
 	if not seq:
-		failures.append(f"lookup/seq/memdesc8 missing from {list(by_name)}")
+		failures.append(f"lookup/seq/{last} missing from {list(by_name)}")
 	else:
 		check_fields(seq, {"name": str, "run_name": str, "run_type": str, "kernel": str,
 				   "layout": str, "mix": str, "ram_bytes": int, "iterations": int,
@@ -118,7 +129,7 @@ def test_json(mdbench):
 		d1 = (tot.get("D1mr", 0) + tot.get("D1mw", 0)) / seq.get("iterations", 1)
 		if abs(d1 - seq.get("sim_D1_misses", -1)) > 1e-5:
 			failures.append(f"sim_D1_misses {seq.get('sim_D1_misses')} is not (D1mr+D1mw)/items {d1}")
-	skip = by_name.get("alloc/order9/page32/mix:all-order0/ram:64MiB", {})
+	skip = by_name.get(f"alloc/order9/{desc}/mix:all-order0/ram:64MiB", {})
 	if skip.get("error_occurred") is not True or "no free block" not in skip.get("error_message", ""):
 		failures.append(f"alloc/order9 on all-order0 is not an error entry with its reason: {skip}")
 	base = by_name.get("baseline/latency/bytes:512KiB", {})
@@ -151,7 +162,7 @@ def test_sigint(mdbench):
 	with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as tmp:
 		env = dict(os.environ, MDB_SIM_JOBS="1", TMPDIR=tmp)
 		p = subprocess.Popen([mdbench, "--simulate", f"--out={out}", "--ram=64MiB",
-				      "--layout=memdesc8", "--mix=all-order0",
+				      "--layout=" + layouts(mdbench)[-1]["name"], "--mix=all-order0",
 				      "--benchmark_filter=^(convert|lookup|scan)/"],
 				     env=env, stderr=subprocess.PIPE, text=True)
 		path = os.path.join(out, "sim.json")
@@ -173,7 +184,7 @@ def test_sigint(mdbench):
 			if not 1 <= n < 5 or doc["context"]["memdesc_bench"]["complete"] is not False:
 				failures.append(f"{n} benchmarks kept, complete "
 						f"{doc['context']['memdesc_bench']['complete']}")
-		if os.listdir(tmp) or sorted(os.listdir(out)) != ["sim.json"]:
+		if os.listdir(tmp) or sorted(os.listdir(out)) != [LOCK, "sim.json"]:
 			failures.append(f"left behind: {os.listdir(tmp)} in TMPDIR, {os.listdir(out)} in --out")
 	return failures
 

@@ -63,9 +63,9 @@ static void compare_pfn(unsigned long pfn)
 	char s0[160], s1[160];
 	unsigned int l;
 
-	for (l = 0; l < NR_LAYOUTS; l++)
-		layouts[l]->page_info(mms[l], pfn, &pi[l]);
+	layouts[0]->page_info(mms[0], pfn, &pi[0]);
 	for (l = 1; l < NR_LAYOUTS; l++) {
+		layouts[l]->page_info(mms[l], pfn, &pi[l]);
 		if (page_info_equal(&pi[0], &pi[l]))
 			continue;
 		page_info_str(&pi[0], s0, sizeof(s0));

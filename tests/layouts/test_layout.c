@@ -308,8 +308,8 @@ static void check_alloc_migrate_free(struct memmap *mm, unsigned int order, enum
 	check_range_folio(mm, pfn, order, &model, "alloc");
 	check_rest(mm, before, pfn, -1, order, "alloc");
 	ops->footprint(mm, &fp);
-	CHECK(fp.desc_bytes == fp0.desc_bytes + ops->folio_size &&
-	      fp.desc_count == fp0.desc_count + !!ops->folio_size, "alloc: desc %zu -> %zu",
+	CHECK(fp.desc_bytes == fp0.desc_bytes + ops->desc_size[DESC_FOLIO] &&
+	      fp.desc_count == fp0.desc_count + !!ops->desc_size[DESC_FOLIO], "alloc: desc %zu -> %zu",
 	      fp0.desc_bytes, fp.desc_bytes);
 
 	/* Give it state that migration must carry. */
@@ -332,7 +332,7 @@ static void check_alloc_migrate_free(struct memmap *mm, unsigned int order, enum
 	check_range_free(mm, pfn, order, "migrated from");
 	check_rest(mm, before, pfn, new, order, "migrate");
 	ops->footprint(mm, &fp);
-	CHECK(fp.desc_bytes == fp0.desc_bytes + ops->folio_size, "migrate: desc %zu -> %zu",
+	CHECK(fp.desc_bytes == fp0.desc_bytes + ops->desc_size[DESC_FOLIO], "migrate: desc %zu -> %zu",
 	      fp0.desc_bytes, fp.desc_bytes);
 
 	free(before);

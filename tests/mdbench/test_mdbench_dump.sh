@@ -4,21 +4,22 @@
 # lists; counters are per item, the unavailable ones absent; the memmap of a
 # (layout, mix, RAM) is shared by its benchmarks, a mutating kernel gets a
 # fresh one; mix.json and topology.xml sit beside it.
-# usage: test_harness_dump.sh MDBENCH_TEST PYTHON
-. "$(dirname "$0")/lib.sh"
+# usage: test_mdbench_dump.sh MDBENCH_TEST PYTHON
+. "$(dirname "$0")/../lib.sh"
 mdbench=$1
 py=$2
+L0=$(first_layout)
 
-short_run 0 "$tmp/run" '^test/(faults|halves|mark|check|fresh)/'
-grep -q "^mdbench: 5 benchmarks written to $tmp/run/mdbench.json$" "$tmp/err" ||
+short_run 0 "$tmp/run" '^test/(faults|halves|mark|seen|fresh)/'
+grep -q "^mdbench: 5 benchmark results written to $tmp/run/mdbench.json$" "$tmp/err" ||
 	{ echo "FAIL: no closing line on stderr"; cat "$tmp/err"; exit 1; }
 grep -q '^test/faults/bytes:1MiB ' "$tmp/out" ||
 	{ echo "FAIL: console report lacks test/faults"; cat "$tmp/out"; exit 1; }
 
-"$py" - "$tmp/run" "$mdbench" <<'PYEOF'
+"$py" - "$tmp/run" "$mdbench" "$L0" <<'PYEOF'
 import json, os, re, sys, xml.etree.ElementTree as ET
 
-d, exe = sys.argv[1], sys.argv[2]
+d, exe, L0 = sys.argv[1:4]
 fails = []
 def check(cond, what):
 	print(("ok: " if cond else "FAIL: ") + what)
@@ -30,24 +31,36 @@ ctx = doc["context"]
 mb = ctx["memdesc_bench"]
 for k in ("date", "host_name", "executable", "num_cpus", "caches", "library_build_type"):
 	check(k in ctx, f"Google Benchmark context field {k}")
-check(mb["schema_version"] == 1, "schema_version 1")
+check(mb["schema_version"] == 2, "schema_version 2")
+check(re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}", mb["run_id"]) is not None, f"run_id {mb['run_id']}")
+check(mb["reference_layout"] == L0, "reference_layout")
+check(mb["rounds"] == 1, "rounds 1")
 check(mb["complete"] is True, "complete true")
 check(re.fullmatch(r"[0-9a-f]{40}|unknown", mb["git_commit"]) is not None, f"git_commit {mb['git_commit']}")
 check(mb["git_dirty"] in (True, False, None), "git_dirty")
-check(mb["argv"][0] == exe and "--layout=page64" in mb["argv"], "argv as given")
+check(mb["argv"][0] == exe and f"--layout={L0}" in mb["argv"], "argv as given")
 check(mb["profile"] == "quick", "profile quick")
-check(mb["filter"] == "^test/(faults|halves|mark|check|fresh)/", "filter")
+check(mb["filter"] == "^test/(faults|halves|mark|seen|fresh)/", "filter")
 check(mb["nr_selected"] == 5, f"nr_selected {mb['nr_selected']}")
-check([(l["name"], l["sizeof_page"]) for l in mb["layouts"]] == [("page64", 64)], "layouts page64 64")
-check(isinstance(mb["layouts"][0]["sizeof_folio"], int), "sizeof_folio")
+check([l["name"] for l in mb["layouts"]] == [L0], "layouts: the one asked for")
+lay = mb["layouts"][0]
+check(lay["sizeof_folio"] == lay["desc_sizes"]["folio"] and lay["descriptors"] == any(lay["desc_sizes"].values()),
+      f"layout sizes {lay}")
+kernels = {k["name"]: k for k in mb["kernels"]}
+check(set(kernels) == {"test/faults", "test/halves", "test/mark", "test/seen", "test/fresh"}, f"kernels {sorted(kernels)}")
+check(kernels["test/faults"]["class"] == "baseline" and kernels["test/fresh"]["class"] == "mutating" and
+      kernels["test/fresh"]["mutates"] is True and kernels["test/mark"]["model"] is False and
+      kernels["test/faults"]["unit"] == "page touched", f"kernel metadata {kernels['test/fresh']}")
 check([m["name"] for m in mb["mixes"]] == ["desktop"], "mixes desktop")
 check(mb["ram_sizes"] == [64 << 20] and mb["ram_names"] == ["64MiB"], "ram_sizes 64MiB")
-check(mb["baseline_sizes"] == [1 << 20], "baseline_sizes [1MiB]")
+check(mb["baseline_sizes"] == [(64 << 20) // 4096 * lay["sizeof_page"]], f"baseline_sizes {mb['baseline_sizes']}: the memmap's bytes")
 avail = {c["name"]: c for c in mb["counters"]["available"]}
 unavail = {c["name"]: c for c in mb["counters"]["unavailable"]}
 check(set(avail) | set(unavail) == {"cycles", "instructions", "L1D_load_misses", "LLC_load_misses",
 				    "dTLB_load_misses", "page_faults"}, "the default counters")
-check("page_faults" in avail and avail["page_faults"]["event"] == "PERF_COUNT_SW_PAGE_FAULTS", "page_faults available")
+check("page_faults" in avail and avail["page_faults"]["event"] == "PERF_COUNT_SW_PAGE_FAULTS" and
+      avail["page_faults"]["type"] == 1 and avail["page_faults"]["config"] == "0x2" and
+      avail["page_faults"]["pfm"] == "perf::PERF_COUNT_SW_PAGE_FAULTS", f"page_faults available: {avail.get('page_faults')}")
 check(all(len(c["reason"]) > 10 for c in unavail.values()), "every unavailable counter has a reason")
 check(all(c["unscheduled_runs"] == 0 for c in avail.values()), "no unscheduled runs")
 if not any(os.path.exists("/sys/bus/event_source/devices/" + p) for p in ("cpu", "cpu_core")):
@@ -62,43 +75,47 @@ check(hw["pus"] == len(os.sched_getaffinity(0)) or hw["pus"] >= 1, "hwloc pus")
 check(hw["packages"] >= 1 and hw["cores"] >= 1 and hw["numa_nodes"] >= 1, "hwloc counts")
 l1 = [c for c in hw["caches"] if c["level"] == 1 and c["type"] in ("data", "unified")]
 check(len(l1) == 1 and l1[0]["size"] > 0 and l1[0]["line_size"] > 0, "hwloc L1d cache")
-check(mb["cpu"] is None and mb["node"] is None and mb["hugepage"] is False and mb["seed"] == 1, "cpu, node, hugepage, seed")
+check(mb["cpu"] is None and mb["node"] is None and mb["conditions"]["hugepage"] is False and mb["seed"] == 1, "cpu, node, hugepage, seed")
 
 names = [b["name"] for b in doc["benchmarks"]]
-check(names == ["test/mark/page64/mix:desktop/ram:64MiB", "test/seen/page64/mix:desktop/ram:64MiB",
-		"test/fresh/page64/mix:desktop/ram:64MiB", "test/faults/bytes:1MiB", "test/halves/bytes:1MiB"], f"benchmarks in order: {names}")
+check(names[:3] == [f"test/mark/{L0}/mix:desktop/ram:64MiB", f"test/seen/{L0}/mix:desktop/ram:64MiB",
+		    f"test/fresh/{L0}/mix:desktop/ram:64MiB"] and
+      [n.split("/")[1] for n in names[3:]] == ["faults", "halves"], f"benchmarks in order: {names}")
 by = {b["name"]: b for b in doc["benchmarks"]}
+by.update({"/".join(n.split("/")[:2]): by[n] for n in names[3:]})
+by.update({n.replace(f"/{L0}/", "/L0/"): by[n] for n in names[:3]})
 for b in doc["benchmarks"]:
 	check(b["iterations"] > 0 and b["run_type"] == "iteration" and "items_per_second" in b, f"{b['name']}: iterations {b['iterations']}")
 	for c in unavail:
 		check(c not in b, f"{b['name']}: unavailable {c} absent")
 	for c in avail:
 		check(c in b, f"{b['name']}: available {c} present")
-f = by["test/faults/bytes:1MiB"]
+f = by["test/faults"]
 check(1.0 <= f["page_faults"] <= 1.05, f"test/faults: {f['page_faults']} page faults per fresh page")
 check(f["iterations"] % 64 == 0, "test/faults: iterations a multiple of its batch")
 check(f["ops"] == 1.0, f"test/faults: kernel counter per item {f['ops']}")
-h = by["test/halves/bytes:1MiB"]
+h = by["test/halves"]
 check(0.5 <= h["page_faults"] <= 0.525, f"test/halves: {h['page_faults']} page faults per item, two items per fresh page")
 check(h["ops"] == 0.5, f"test/halves: kernel counter per item {h['ops']}")
 check(abs(h["items_per_second"] * h["cpu_time"] * 1e-9 - 2.0) < 1e-6, "test/halves: two items per iteration")
-mark = by["test/mark/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
-shared = by["test/seen/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
-fresh = by["test/fresh/page64/mix:desktop/ram:64MiB"]["refcount_seen"]
-check(shared > fresh and shared == mark, f"check sees mark's references (shared {shared}, mark {mark}), fresh does not ({fresh})")
+mark = by["test/mark/L0/mix:desktop/ram:64MiB"]["refcount_seen"]
+shared = by["test/seen/L0/mix:desktop/ram:64MiB"]["refcount_seen"]
+fresh = by["test/fresh/L0/mix:desktop/ram:64MiB"]["refcount_seen"]
+check(shared > fresh and shared == mark, f"seen sees mark's references (shared {shared}, mark {mark}), fresh does not ({fresh})")
 
 mixes = json.load(open(os.path.join(d, "mix.json")))
 check(isinstance(mixes, list) and [m["name"] for m in mixes] == ["desktop"], "mix.json: [desktop]")
 check(mixes == mb["mixes"], "mix.json holds the dump's mixes")
 root = ET.parse(os.path.join(d, "topology.xml")).getroot()
 check(root.tag == "topology" and len(root.findall(".//object[@type='PU']")) == hw["pus"], "topology.xml parses, same PUs")
-check(not os.path.exists(os.path.join(d, ".mdbench.json.tmp")), "no temporary left")
+check(sorted(os.listdir(d)) == [".mdbench.lock", "mdbench.json", "mix.json", "topology.xml"],
+      f"nothing else in the directory: {sorted(os.listdir(d))}")
 sys.exit(1 if fails else 0)
 PYEOF
 [ $? -eq 0 ] || exit 1
 
 # The placement options reach the dump.
-"$mdbench" --layout=page64 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/pinned" \
+"$mdbench" --layout=$L0 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/pinned" \
 	--cpu=0 --node=0 --seed=7 --hugepage --counters=page_faults,task_clock \
 	'--benchmark_filter=^test/faults/' >/dev/null 2>"$tmp/err" ||
 	{ echo "FAIL: pinned run"; cat "$tmp/err"; exit 1; }
@@ -106,7 +123,7 @@ PYEOF
 import json, sys
 doc = json.load(open(sys.argv[1]))
 mb = doc["context"]["memdesc_bench"]
-ok = mb["cpu"] == 0 and mb["node"] == 0 and mb["seed"] == 7 and mb["hugepage"] is True
+ok = mb["cpu"] == 0 and mb["node"] == 0 and mb["seed"] == 7 and mb["conditions"]["hugepage"] is True
 ok = ok and [c["name"] for c in mb["counters"]["available"]] == ["page_faults", "task_clock"]
 ok = ok and mb["counters"]["unavailable"] == []
 b = doc["benchmarks"][0]
@@ -114,6 +131,6 @@ b = doc["benchmarks"][0]
 # spends its time in the fault handler and its user time can round to 0 ns.
 ok = ok and 0 <= b["task_clock"] <= b["real_time"] and 1.0 <= b["page_faults"] <= 1.05
 print(("ok" if ok else "FAIL") + ": --cpu=0 --node=0 --seed=7 --hugepage --counters=page_faults,task_clock:",
-      mb["cpu"], mb["node"], mb["seed"], mb["hugepage"], mb["counters"], b.get("task_clock"))
+      mb["cpu"], mb["node"], mb["seed"], mb["conditions"], mb["counters"], b.get("task_clock"))
 sys.exit(0 if ok else 1)
 PYEOF

@@ -1,10 +1,14 @@
 #!/bin/sh
-# mdbench --list: benchmark names as driver.h spells them, in registration
-# order; layouts with their sizes; counters with availability; the filter as
-# Google Benchmark's (regex search, "-" negates, "all").
-# usage: test_harness_list.sh MDBENCH_TEST
-. "$(dirname "$0")/lib.sh"
+# SPDX-License-Identifier: GPL-2.0
+# mdbench --list and --list=json: benchmark names as mdbench.h spells them,
+# in registration order (RAM, mix, layout, then kernels by pass and name,
+# baselines last); layouts in layouts.list order with their sizes; kernels
+# with class and unit; counters with their encodings; the filter as Google
+# Benchmark's (regex search, "-" negates, "all").
+# usage: test_mdbench_list.sh MDBENCH_TEST PYTHON
+. "$(dirname "$0")/../lib.sh"
 mdbench=$1
+py=$2
 fail=0
 
 names() {	# the benchmark lines of --list, without indentation
@@ -24,30 +28,40 @@ check() {	# check WHAT EXPECTED ACTUAL
 	fi
 }
 
-got=$(names --layout=page64 --ram=64MiB --benchmark_filter=^test/)
-want="test/mark/page64/mix:desktop/ram:64MiB
-test/seen/page64/mix:desktop/ram:64MiB
-test/error/page64/mix:desktop/ram:64MiB
-test/fresh/page64/mix:desktop/ram:64MiB
+"$mdbench" --list=json --ram=64MiB --counters=none >"$tmp/list.json" || fail=1
+set -- $("$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(l["name"] for l in d["layouts"]))' "$tmp/list.json")
+L0=$1
+L1=$2
+nr_layouts=$#
+layouts="$*"
+
+got=$(names --layout=$L0 --ram=64MiB --benchmark_filter=^test/)
+want="test/error/$L0/mix:desktop/ram:64MiB
+test/mark/$L0/mix:desktop/ram:64MiB
+test/seen/$L0/mix:desktop/ram:64MiB
+test/fresh/$L0/mix:desktop/ram:64MiB
 test/faults/bytes:1MiB
 test/halves/bytes:1MiB
 test/spin/bytes:1MiB"
-check "test kernels, shared-memmap ones before the one that mutates, baselines last" "$want" "$got"
+check "test kernels: shared-memmap ones by name, then the one that mutates, baselines last" "$want" "$got"
 
 # Baseline sizes: memmap bytes of each layout at each RAM size, deduplicated, ascending.
-got=$(names --layout=page64,memdesc8,page64 --ram=96MiB,64MiB,64MiB --benchmark_filter=^test/faults)
-want="test/faults/bytes:128KiB
-test/faults/bytes:192KiB
-test/faults/bytes:1MiB
+got=$(names --layout=$L0,$L0 --ram=96MiB,64MiB,64MiB --benchmark_filter=^test/faults)
+want="test/faults/bytes:1MiB
 test/faults/bytes:1536KiB"
 check "baseline sizes as the largest exact binary unit" "$want" "$got"
 
-got=$(names --layout=page32 --ram=64MiB,1GiB --mix=desktop,server --benchmark_filter='^test/mark/')
-want="test/mark/page32/mix:desktop/ram:64MiB
-test/mark/page32/mix:server/ram:64MiB
-test/mark/page32/mix:desktop/ram:1GiB
-test/mark/page32/mix:server/ram:1GiB"
+got=$(names --layout=$L1 --ram=64MiB,1GiB --mix=desktop,server --benchmark_filter='^test/mark/')
+want="test/mark/$L1/mix:desktop/ram:64MiB
+test/mark/$L1/mix:server/ram:64MiB
+test/mark/$L1/mix:desktop/ram:1GiB
+test/mark/$L1/mix:server/ram:1GiB"
 check "RAM sizes outermost, then mixes" "$want" "$got"
+
+got=$(names --layout=$L1,$L0 --ram=64MiB --benchmark_filter='^test/mark/' | cut -d/ -f3)
+check "layouts in layouts.list order, the reference first" "$L0 $L1" "$(echo $got)"
 
 all=$(names --ram=64MiB | wc -l)
 tests=$(names --ram=64MiB --benchmark_filter=^test/ | wc -l)
@@ -55,13 +69,14 @@ others=$(names --ram=64MiB --benchmark_filter=-^test/ | wc -l)
 every=$(names --ram=64MiB --benchmark_filter=all | wc -l)
 check "negative filter is the complement" "$all" "$((tests + others))"
 check "'all' matches everything" "$all" "$every"
-check "3 layouts x 4 test kernels + 3 baselines x 3 sizes" "21" "$tests"
+nr_sizes=$(names --ram=64MiB --benchmark_filter=^test/faults/ | wc -l)
+check "every layout x 4 test kernels + 3 baselines x its sizes" \
+	"$((nr_layouts * 4 + 3 * nr_sizes))" "$tests"
 got=$(names --ram=64MiB --benchmark_filter=-^test/ | grep -c '^test/')
 check "negative filter keeps no test/ benchmark" "0" "$got"
 
-# 64GiB of page32 needs 1.75 GiB of memmap and descriptors.
-if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 4194304 ]; then
-	got=$(names --profile=full --benchmark_filter=^test/mark/page64/ 2>/dev/null | sed 's|.*/ram:||')
+if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 8388608 ]; then
+	got=$(names --profile=full --benchmark_filter=^test/mark/$L0/ 2>/dev/null | sed 's|.*/ram:||')
 	want="256MiB
 1GiB
 4GiB
@@ -69,7 +84,7 @@ if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 4194304 ]; then
 64GiB"
 	check "--profile=full: 256MiB to 64GiB by x4" "$want" "$got"
 fi
-got=$(names --benchmark_filter=^test/mark/page64/ | sed 's|.*/ram:||')
+got=$(names --benchmark_filter=^test/mark/$L0/ | sed 's|.*/ram:||')
 want="256MiB
 1GiB
 4GiB"
@@ -81,12 +96,9 @@ check "--list exits 0" "0" "$rc"
 check "--list prints nothing on stderr" "" "$(cat "$tmp/err")"
 count=$(sed -n 's/^benchmarks (\([0-9]*\)):$/\1/p' "$tmp/list")
 check "--list's count is the number of names" "$all" "$count"
-got=$(grep -E '^  (page64|page32|memdesc8) +sizeof\(struct page\) [0-9]+' "$tmp/list" | awk '{print $1, $4}' | tr -d ',')
-want="page64 64
-page32 32
-memdesc8 8"
-check "layouts with sizeof(struct page)" "$want" "$got"
-got=$(sed -n '/^counters:/,/^mixes/p' "$tmp/list" | awk '/^  /{print $1}')
+got=$(sed -n '/^layouts/,/^kernels/p' "$tmp/list" | awk '/^  /{print $1}')
+check "every layout listed, in order" "$layouts" "$(echo $got)"
+got=$(sed -n '/^counters:/,/^mixes/p' "$tmp/list" | awk '/^  [^ ]/{print $1}')
 want="cycles
 instructions
 L1D_load_misses
@@ -94,15 +106,45 @@ LLC_load_misses
 dTLB_load_misses
 page_faults"
 check "default counters listed" "$want" "$got"
-got=$(grep -E '^  page_faults +PERF_COUNT_SW_PAGE_FAULTS +available$' "$tmp/list" | wc -l)
+got=$(grep -cE '^  page_faults +available$' "$tmp/list")
 check "page_faults available" "1" "$got"
+got=$(grep -cE '^      type 1 \(software\), config 0x2: perf::PERF_COUNT_SW_PAGE_FAULTS' "$tmp/list")
+check "page_faults' encoding listed" "1" "$got"
 if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/cpu_core ]; then
-	got=$(grep -E '^  cycles +PERF_COUNT_HW_CPU_CYCLES +unavailable: .+PMU' "$tmp/list" | wc -l)
+	got=$(grep -cE '^  cycles +unavailable: .+PMU' "$tmp/list")
 	check "no CPU PMU: cycles unavailable with a reason" "1" "$got"
 fi
-got=$("$mdbench" --list --ram=64MiB --counters=none 2>&1 | sed -n '/^counters:/{n;p}')
-check "--counters=none lists none" "  (none)" "$got"
 grep -q '^mixes built in: .*desktop' "$tmp/list"
 check "built-in mixes listed" "0" "$?"
 
+# --list=json: what scripts/collect reads.
+"$py" - "$tmp/list.json" "$all" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+def check(ok, what):
+	if not ok:
+		bad.append(what)
+check(d["schema_version"] == 2, "schema_version 2")
+check(d["reference_layout"] == d["layouts"][0]["name"], "the reference is the first layout")
+check(len(d["benchmarks"]) == int(sys.argv[2]), f"{len(d['benchmarks'])} benchmarks")
+for l in d["layouts"]:
+	check(l["descriptors"] == any(l["desc_sizes"].values()), f"{l['name']}: descriptors")
+	check(l["sizeof_folio"] == l["desc_sizes"]["folio"], f"{l['name']}: sizeof_folio")
+classes = {k["name"]: k["class"] for k in d["kernels"]}
+check(classes.get("test/mark") == "dependent" and classes.get("test/faults") == "baseline",
+      f"classes {classes}")
+for b in d["benchmarks"]:
+	check(b["kernel"] in classes, f"{b['name']}: kernel listed")
+	if b["layout"]:
+		check(b["name"] == f"{b['kernel']}/{b['layout']}/mix:{b['mix']}/ram:{b['params']['ram']}",
+		      f"{b['name']}: parts")
+	else:
+		check(b["name"] == f"{b['kernel']}/bytes:{b['params']['bytes']}", f"{b['name']}: parts")
+check(d["counters"] == {"available": [], "unavailable": []}, "--counters=none: no counters")
+check("desktop" in d["mixes_builtin"], "built-in mixes")
+for w in bad:
+	print("FAIL: --list=json:", w)
+sys.exit(1 if bad else 0)
+PY
 exit $fail

@@ -3,7 +3,7 @@
 # saying how many benchmarks were kept, and a valid mdbench.json holding
 # exactly those, complete false.  Every read while it runs parses: the dump is
 # only ever replaced by rename.
-# usage: test_harness_sigint.sh MDBENCH_TEST PYTHON
+# usage: test_mdbench_sigint.sh MDBENCH_TEST PYTHON
 set -u
 mdbench=$1
 py=$2
@@ -13,7 +13,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 interrupt() {	# interrupt SIGNAL STATUS
 	dir="$tmp/$1"
-	"$mdbench" --layout=page64 --ram=64MiB,128MiB,256MiB,512MiB,1GiB,2GiB \
+	"$mdbench" --layout="$L0" --ram=64MiB,128MiB,256MiB,512MiB,1GiB,2GiB \
 		--benchmark_min_time=0.2 --out="$dir" '--benchmark_filter=^test/spin/' \
 		>/dev/null 2>"$tmp/err.$1" &
 	pid=$!
@@ -45,16 +45,16 @@ d, err, sig = sys.argv[1:]
 doc = json.load(open(os.path.join(d, "mdbench.json")))
 n = len(doc["benchmarks"])
 last = open(err).read().splitlines()[-1]
-want = f"mdbench: interrupted, {n} benchmarks kept in {d}/mdbench.json"
+want = f"mdbench: interrupted, {n} benchmark results kept in {d}/mdbench.json"
 ok = (doc["context"]["memdesc_bench"]["complete"] is False and 1 <= n < 6 and last == want
       and all(b["iterations"] > 0 for b in doc["benchmarks"])
-      and [b["name"] for b in doc["benchmarks"]] == ["test/spin/bytes:%s" % s for s in
-						       ("1MiB", "2MiB", "4MiB", "8MiB", "16MiB", "32MiB")][:n]
-      and not os.path.exists(os.path.join(d, ".mdbench.json.tmp")))
+      and all(b["name"].startswith("test/spin/bytes:") for b in doc["benchmarks"])
+      and not [f for f in os.listdir(d) if ".tmp" in f])
 print(("ok" if ok else "FAIL") + f": SIG{sig}: {n} benchmarks kept, complete false; stderr: {last!r}")
 sys.exit(0 if ok else 1)
 PYEOF
 }
 
+L0=$("$mdbench" --list=json --counters=none | "$py" -c 'import json, sys; print(json.load(sys.stdin)["reference_layout"])')
 interrupt INT 130 || exit 1
 interrupt TERM 143 || exit 1
