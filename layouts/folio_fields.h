@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * folio_fields.h - the folio code that is the same text in every layout:
- * flags, mapping, index, private, _refcount and _mapcount are plain fields
+ * flags, mapping, index, private, _refcount, _mapcount and memcg_data are plain fields
  * of struct folio in page64 (page64.h, where the folio overlays its head
  * page) and in page32 and memdesc8 (memdesc_api.h, where it is a separate
  * descriptor), so reading, writing and copying them is one piece of code.
@@ -28,6 +28,19 @@ static inline void folio_get(struct folio *folio)
 	__atomic_fetch_add(&folio->_refcount, 1, __ATOMIC_RELAXED);
 }
 
+/* folio_ref_try_add(folio, 1): atomic_add_unless(&_refcount, 1, 0). */
+static inline bool folio_try_get(struct folio *folio)
+{
+	int ref = __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
+
+	do {
+		if (!ref)
+			return false;
+	} while (!__atomic_compare_exchange_n(&folio->_refcount, &ref, ref + 1, false,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
 static inline bool folio_put(struct folio *folio)
 {
 	return __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL) == 0;
@@ -49,6 +62,19 @@ static inline void folio_clear_flag(struct folio *folio, enum pageflag flag)
 	__atomic_fetch_and(&folio->flags, ~kpg_mask(flag), __ATOMIC_RELAXED);
 }
 
+static inline bool folio_test_clear_flag(struct folio *folio, enum pageflag flag)
+{
+	return __atomic_fetch_and(&folio->flags, ~kpg_mask(flag), __ATOMIC_ACQ_REL) & kpg_mask(flag);
+}
+
+/* include/linux/memcontrol.h: the low bits of memcg_data are MEMCG_DATA_* flags. */
+#define MDB_MEMCG_DATA_FLAGS_MASK	0x7UL
+
+static inline uintptr_t folio_memcg(const struct folio *folio)
+{
+	return folio->memcg_data & ~MDB_MEMCG_DATA_FLAGS_MASK;
+}
+
 static inline uintptr_t folio_mapping(const struct folio *folio)
 {
 	return folio->mapping;
@@ -67,8 +93,8 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
 
 /*
  * The part of folio_copy_meta() (what migrate_folio() carries) that is the
- * same in every layout: the API's flags, mapping, index, private, _refcount
- * and _mapcount.  The layout adds what it keeps beyond these (page64 its
+ * same in every layout: the API's flags, mapping, index, private, _refcount,
+ * _mapcount and memcg_data.  The layout adds what it keeps beyond these (page64 its
  * large-folio counts, memdesc8/page32 their extra fields).
  */
 static inline void folio_copy_fields(struct folio *dst, const struct folio *src)
@@ -79,6 +105,7 @@ static inline void folio_copy_fields(struct folio *dst, const struct folio *src)
 	dst->private = src->private;
 	dst->_refcount = src->_refcount;
 	dst->_mapcount = src->_mapcount;
+	dst->memcg_data = src->memcg_data;
 }
 
 #endif /* MDB_FOLIO_FIELDS_H */

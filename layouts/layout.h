@@ -135,6 +135,13 @@ static inline unsigned long folio_nr_pages(const struct folio *folio);
 static inline enum page_kind folio_kind(const struct folio *folio);
 static inline int folio_ref_count(const struct folio *folio);
 static inline void folio_get(struct folio *folio);
+/*
+ * folio_try_get(): a reference unless the count is already 0 (the folio is
+ * being freed): read, then compare-and-exchange until it holds or reads 0.
+ * The caller re-checks that the page still belongs to the folio, as
+ * GUP-fast and filemap_get_entry() do.
+ */
+static inline bool folio_try_get(struct folio *folio);
 static inline bool folio_put(struct folio *folio);	/* true: dropped the last reference */
 static inline int folio_mapcount(const struct folio *folio);
 static inline void folio_map(struct folio *folio);	/* one more page-table mapping */
@@ -143,6 +150,10 @@ static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag
 /* PG_reserved is a kind of page (PK_RESERVED), never set on a folio. */
 static inline void folio_set_flag(struct folio *folio, enum pageflag flag);
 static inline void folio_clear_flag(struct folio *folio, enum pageflag flag);
+/* Clears the flag atomically; whether it was set (folio_test_clear_lru()). */
+static inline bool folio_test_clear_flag(struct folio *folio, enum pageflag flag);
+/* The memory cgroup the folio is charged to (folio_memcg()): memcg_data without its flag bits. */
+static inline uintptr_t folio_memcg(const struct folio *folio);
 static inline uintptr_t folio_mapping(const struct folio *folio);
 static inline unsigned long folio_index(const struct folio *folio);
 /* The anon bit of mapping follows the folio's kind, not the caller. */

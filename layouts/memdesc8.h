@@ -15,8 +15,9 @@
  * get_page() is not allowed on them) and PG_reserved comes from the misc
  * subtype.
  *
- * struct folio, 64 bytes (the kernel's figure: an order-2 folio costs
- * 4 * 8 + 64 = 96 bytes instead of 4 * 64 = 256):
+ * struct folio, 80 bytes (72 rounded up to the descriptors' 16-byte
+ * alignment; the memdesc plan keeps memcg_data, so the often-quoted 64 does
+ * not hold: an order-2 folio costs 4 * 8 + 80 = 112 bytes, not 96):
  *
  *	flags		0	8	PG_* bits; order in bits 58-63, the flags'
  *					"fields" area (no page flags left to hold it)
@@ -27,13 +28,12 @@
  *	_refcount	48	4
  *	_mapcount	52	4	count - 1, one for the whole folio
  *	pfn		56	8	nothing else leads back to the memory
+ *	memcg_data	64	8	the memory cgroup (folio_memcg())
  *
- * What today's first 64 bytes of a folio hold and this one does not:
- * memcg_data, whose 8 bytes pfn takes (the 64-byte figure has no room for
- * both); and every per-size field of the tail pages (_large_mapcount,
- * _entire_mapcount, _pincount, _deferred_list), since one mapcount counts
- * for the folio.  No benchmark reads memcg.  Every memdesc of a 2^k folio
- * points to the same descriptor.
+ * What today's folio holds and this one does not: every per-size field of
+ * the tail pages (_large_mapcount, _entire_mapcount, _pincount,
+ * _deferred_list), since one mapcount counts for the folio.  Every memdesc
+ * of a 2^k folio points to the same descriptor.
  *
  * The other descriptors (struct slab 64, ptdesc 64, zpdesc 48, netmem_desc
  * 48 bytes) are memdesc.h's, shared with page32.
@@ -62,6 +62,7 @@ struct folio {
 	int _refcount;
 	int _mapcount;
 	unsigned long pfn;
+	unsigned long memcg_data;
 } __attribute__((aligned(DESC_ALIGN)));
 
 _Static_assert(sizeof(struct page) == 8, "struct page is one memdesc");
@@ -72,11 +73,12 @@ _Static_assert(offsetof(struct folio, private) == 40, "folio.private");
 _Static_assert(offsetof(struct folio, _refcount) == 48, "folio._refcount");
 _Static_assert(offsetof(struct folio, _mapcount) == 52, "folio._mapcount");
 _Static_assert(offsetof(struct folio, pfn) == 56, "folio.pfn");
-_Static_assert(sizeof(struct folio) == 64, "the folio descriptor is 64 bytes");
+_Static_assert(offsetof(struct folio, memcg_data) == 64, "folio.memcg_data");
+_Static_assert(sizeof(struct folio) == 80, "the folio descriptor is 80 bytes");
 
 /*
  * For the analytic model: a lookup reads the folio's flags and _refcount, the
- * scan its flags (the order is in them); 64-byte folios, one line each.
+ * scan its flags (the order is in them); 80-byte folios lie end to end.
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = sizeof(struct folio),					\

@@ -122,7 +122,6 @@ static inline void memdesc_folio_set_order(struct folio *folio, unsigned int ord
 static inline void memdesc_folio_copy_extra(struct folio *dst, const struct folio *src)
 {
 	dst->_pincount = src->_pincount;
-	dst->memcg_data = src->memcg_data;
 }
 
 static inline void memdesc_page_set(struct page *page, memdesc_t m)
