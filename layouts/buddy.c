@@ -17,7 +17,7 @@ int buddy_init(struct buddy *b, unsigned long nr_pfns)
 	unsigned int order;
 
 	memset(b, 0, sizeof(*b));
-	for (order = 0; order <= MAX_FOLIO_ORDER; order++) {
+	for (order = 0; order <= MAX_PAGE_ORDER; order++) {
 		b->cap[order] = (nr_pfns >> order) + 1;
 		b->stack[order] = malloc(b->cap[order] * sizeof(b->stack[order][0]));
 		if (!b->stack[order]) {
@@ -32,7 +32,7 @@ void buddy_destroy(struct buddy *b)
 {
 	unsigned int order;
 
-	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
+	for (order = 0; order <= MAX_PAGE_ORDER; order++)
 		free(b->stack[order]);
 	memset(b, 0, sizeof(*b));
 }
@@ -44,7 +44,7 @@ void buddy_reset(struct buddy *b)
 
 void buddy_push(struct buddy *b, unsigned long pfn, unsigned int order)
 {
-	assert(order <= MAX_FOLIO_ORDER);
+	assert(order <= MAX_PAGE_ORDER);
 	assert(b->nr[order] < b->cap[order]);
 	assert((pfn & ((1UL << order) - 1)) == 0);
 	b->stack[order][b->nr[order]++] = pfn;
@@ -54,7 +54,7 @@ long buddy_pop(struct buddy *b, unsigned int order, unsigned int *got)
 {
 	unsigned int o;
 
-	for (o = order; o <= MAX_FOLIO_ORDER; o++) {
+	for (o = order; o <= MAX_PAGE_ORDER; o++) {
 		if (b->nr[o]) {
 			*got = o;
 			return (long)b->stack[o][--b->nr[o]];

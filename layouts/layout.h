@@ -60,9 +60,9 @@ enum pageflag {
  * builds up within one run).
  */
 struct buddy {
-	unsigned long *stack[MAX_FOLIO_ORDER + 1];	/* head pfns of free blocks */
-	unsigned long nr[MAX_FOLIO_ORDER + 1];
-	unsigned long cap[MAX_FOLIO_ORDER + 1];
+	unsigned long *stack[MAX_PAGE_ORDER + 1];	/* head pfns of free blocks */
+	unsigned long nr[MAX_PAGE_ORDER + 1];
+	unsigned long cap[MAX_PAGE_ORDER + 1];
 };
 
 /* The descriptor types that may live outside the memmap. */

@@ -68,7 +68,7 @@ static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned
 {
 	unsigned int o;
 
-	for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+	for (o = 0; o <= MAX_PAGE_ORDER; o++) {
 		unsigned long h = pfn & ~((1UL << o) - 1);
 		int got = page_buddy_order(mm, pfn_to_page(mm, h));
 

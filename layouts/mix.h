@@ -15,6 +15,8 @@
 
 #define MAX_FOLIO_ORDER		9	/* PMD_ORDER on x86-64: 2 MiB */
 #define PAGEBLOCK_ORDER		MAX_FOLIO_ORDER
+/* The buddy's largest free block: include/linux/mmzone.h MAX_PAGE_ORDER (4 MiB). */
+#define MAX_PAGE_ORDER		10
 
 enum page_kind {
 	PK_FREE,	/* buddy */
