@@ -450,6 +450,7 @@ int main(int argc, char **argv)
 	if (!gb_argv)
 		mdb_dief("out of memory");
 	parse_args(argc, argv, &o, gb_argv, &gb_argc);
+	mdb_interrupt_untouched(o.out);
 	if (o.sim_instance) {
 		if (argc != 2)
 			mdb_dief("--sim-instance=FILE is the only option of a --simulate child");

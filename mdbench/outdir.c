@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "mdbench.h"
 
 static int make_dirs(const char *dir, struct mdb_err *err)
@@ -87,5 +88,8 @@ int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *
 		if (unlink(path))
 			return mdb_errf(err, "--force: cannot remove %s: %s", path, strerror(errno));
 	}
+	/* From here on an interrupt leaves no earlier run's file: say so if it comes. */
+	snprintf(path, sizeof(path), "%s/%s", dir, simulate ? "sim.json" : "mdbench.json");
+	mdb_interrupt_kept(path, -1, NULL);
 	return 0;
 }
