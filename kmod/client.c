@@ -266,10 +266,11 @@ const char *mdb_kmod_counter_text(const struct mdb_kmod *k, const struct mdb_kmo
 		snprintf(buf, len, "unavailable: never scheduled on the PMU (%s)", errno_name(e));
 	else if (k->info.counter_reason[i][0])
 		snprintf(buf, len, "unavailable: %.*s (%s %d)", MDB_KMOD_REASON_LEN,
-			 k->info.counter_reason[i], errno_name(e), -e);
+			 k->info.counter_reason[i], errno_name(e), e);
+	else if (e)
+		snprintf(buf, len, "unavailable: %s (%s %d)", strerror(e), errno_name(e), e);
 	else
-		snprintf(buf, len, "unavailable: %s (%s %d)", e ? strerror(e) : "not requested",
-			 errno_name(e), -e);
+		snprintf(buf, len, "unavailable: not requested");
 	return buf;
 }
 

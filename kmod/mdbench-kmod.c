@@ -114,6 +114,7 @@ static void print_config(unsigned int cfg)
 {
 	static const char *const names[] = {
 		"lockdep", "kasan", "debug_vm", "perf_events", "thp", "kcsan", "preempt_rt",
+		"init_on_alloc",
 	};
 	unsigned int i, n = 0;
 
@@ -187,6 +188,7 @@ static char *thp_region(size_t *len)
 struct pick_lists {
 	uint64_t *pfns[3];
 	size_t nr[3];
+	uint64_t *buf;		/* kept until the runs end: see pick_all() */
 };
 
 static enum mdb_kmod_pick kernel_pick(unsigned int id)
@@ -198,7 +200,11 @@ static enum mdb_kmod_pick kernel_pick(unsigned int id)
 	return MDB_KMOD_PICK_ANY;
 }
 
-/* One pass over kpageflags feeds the three pickers. */
+/*
+ * One pass over kpageflags feeds the three pickers.  The chunk buffer is
+ * freed only after the runs: freeing it now would free its pages, LRU
+ * pages that folio/getput may have picked.
+ */
 static void pick_all(const struct mdb_kmod *k, const struct opts *o, struct pick_lists *pl)
 {
 	uint64_t chunk = 1 << 16, pfn, n, *buf = malloc(chunk * sizeof(*buf));
@@ -227,7 +233,7 @@ static void pick_all(const struct mdb_kmod *k, const struct opts *o, struct pick
 	}
 	for (i = 0; i < 3; i++)
 		pl->nr[i] = mdb_kmod_pick_done(&p[i]);
-	free(buf);
+	pl->buf = buf;
 }
 
 static void print_result(const struct mdb_kmod *k, unsigned int id, uint64_t rep,
@@ -244,10 +250,13 @@ static void print_result(const struct mdb_kmod *k, unsigned int id, uint64_t rep
 	if (mdb_kmod_kernel_takes_pfns(id))
 		printf(" pfns=%llu", (unsigned long long)nr_pfns);
 	if (id == MDB_KMOD_SCAN_COMPACTION)
-		printf(" free_blocks=%llu folios=%llu others=%llu",
+		printf(" offline=%llu free_blocks=%llu free_pages=%llu heads=%llu tails=%llu "
+		       "slab_pages=%llu others=%llu", (unsigned long long)res->scan.offline,
 		       (unsigned long long)res->scan.free_blocks,
-		       (unsigned long long)res->scan.heads,
-		       (unsigned long long)(res->scan.others + res->scan.offline));
+		       (unsigned long long)res->scan.free_pages,
+		       (unsigned long long)res->scan.heads, (unsigned long long)res->scan.tails,
+		       (unsigned long long)res->scan.slab_pages,
+		       (unsigned long long)res->scan.others);
 	for (i = 0; i < MDB_KMOD_NR_COUNTERS; i++) {
 		if (res->counter_valid[i])
 			printf(" %.*s=%.0f", MDB_KMOD_NAME_LEN, k->info.counter_name[i], res->counter[i]);
@@ -319,6 +328,7 @@ static int cmd_run(struct opts *o)
 		failed |= run_one(&k, o, o->kernels[i], &pl);
 	for (i = 0; i < 3; i++)
 		free(pl.pfns[i]);
+	free(pl.buf);
 	mdb_kmod_close(&k);
 	return failed;
 }

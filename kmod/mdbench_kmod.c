@@ -800,7 +800,8 @@ static u32 config_bits(void)
 	       (IS_ENABLED(CONFIG_PERF_EVENTS) ? MDB_KMOD_CFG_PERF_EVENTS : 0) |
 	       (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) ? MDB_KMOD_CFG_THP : 0) |
 	       (IS_ENABLED(CONFIG_KCSAN) ? MDB_KMOD_CFG_KCSAN : 0) |
-	       (IS_ENABLED(CONFIG_PREEMPT_RT) ? MDB_KMOD_CFG_PREEMPT_RT : 0);
+	       (IS_ENABLED(CONFIG_PREEMPT_RT) ? MDB_KMOD_CFG_PREEMPT_RT : 0) |
+	       (want_init_on_alloc(GFP_KERNEL) ? MDB_KMOD_CFG_INIT_ON_ALLOC : 0);
 }
 
 static long do_info(struct mdb_kmod_info __user *arg)

@@ -94,6 +94,8 @@ struct mdb_kmod_node {
 #define MDB_KMOD_CFG_THP		(1U << 4)	/* CONFIG_TRANSPARENT_HUGEPAGE */
 #define MDB_KMOD_CFG_KCSAN		(1U << 5)	/* CONFIG_KCSAN */
 #define MDB_KMOD_CFG_PREEMPT_RT		(1U << 6)	/* CONFIG_PREEMPT_RT */
+/* Not config but boot state: folio_alloc() zeroes what it hands out. */
+#define MDB_KMOD_CFG_INIT_ON_ALLOC	(1U << 7)	/* want_init_on_alloc(GFP_KERNEL) */
 
 struct mdb_kmod_info {
 	__u32 magic;			/* in and out: MDB_KMOD_MAGIC */
@@ -104,7 +106,7 @@ struct mdb_kmod_info {
 	__u32 struct_page_size;		/* sizeof(struct page) */
 	__u32 page_size;		/* PAGE_SIZE */
 	__u32 max_order;		/* largest buddy order (MAX_PAGE_ORDER) */
-	__u32 config;			/* MDB_KMOD_CFG_* */
+	__u32 config;			/* MDB_KMOD_CFG_*, as built and booted */
 	__u32 nr_nodes;			/* online nodes; at most MDB_KMOD_MAX_NODES listed */
 	__u64 min_pfn;			/* lowest node_start_pfn */
 	__u64 end_pfn;			/* highest node_end_pfn, exclusive */
