@@ -114,7 +114,7 @@ mark refcnt \$(cat /sys/module/mdbench_kmod/refcnt)
 rmmod mdbench_kmod; mark rmmod rc=\$?
 dmesg | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|circular locking|Call Trace|mdbench' | sed 's/^/@@ dmesg /'
 mark end uptime=\$(cut -d' ' -f1 /proc/uptime)
-poweroff -f
+reboot -f	# with -no-reboot qemu exits; poweroff would need ACPI
 EOF
 chmod 755 "$root/init" "$root/mdbench-kmod"
 (cd "$root" && find . | cpio -o -H newc --quiet) >"$tmp/initrd.cpio" ||
