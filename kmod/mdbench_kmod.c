@@ -599,7 +599,8 @@ static int k_alloc(struct mdb_ctx *c, unsigned int order)
 				break;
 			snprintf(r->error, sizeof(r->error),
 				 "%lu MiB free, below the floor of %lu MiB (free_floor_mb=%u + one batch)",
-				 avail >> (20 - PAGE_SHIFT), floor >> (20 - PAGE_SHIFT), free_floor_mb);
+				 avail >> (20 - PAGE_SHIFT), floor >> (20 - PAGE_SHIFT),
+				 free_floor_mb);
 			return -ENOMEM;
 		}
 		for (got = 0; got < n; got++) {
