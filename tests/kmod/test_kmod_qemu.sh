@@ -110,8 +110,12 @@ insmod /mdbench_kmod.ko; mark insmod rc=\$?
 /mdbench-kmod census 2>&1; mark census rc=\$?
 /mdbench-kmod refcheck 2>&1; mark refcheck rc=\$?
 /mdbench-kmod deny 2>&1; mark deny rc=\$?
+/mdbench-kmod run --kernel=lookup/seq --ops=200000 --budget-ms=1 2>&1 | sed 's/^run /bounded /'
 mark refcnt \$(cat /sys/module/mdbench_kmod/refcnt)
 rmmod mdbench_kmod; mark rmmod rc=\$?
+insmod /mdbench_kmod.ko free_floor_mb=100000; mark insmod_floor rc=\$?
+/mdbench-kmod run --kernel=alloc/order0 --ops=1 2>&1 | sed 's/^run /floor /'
+rmmod mdbench_kmod; mark rmmod_floor rc=\$?
 dmesg | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|circular locking|Call Trace|mdbench' | sed 's/^/@@ dmesg /'
 mark end uptime=\$(cut -d' ' -f1 /proc/uptime)
 reboot -f	# with -no-reboot qemu exits; poweroff would need ACPI
@@ -186,8 +190,15 @@ grep -q '^census .*stable=1 sum_ok=1 match=1' "$log" ||
 grep -q '^refcheck .* in_use_after_unmap=0 ok=1' "$log" || fail "reference check failed"
 [ "$(grep -c '^deny .*refused=1' "$log")" = 2 ] || fail "an unprivileged open was not refused"
 [ "$(rc_of deny)" = 0 ] || fail "mdbench-kmod deny failed"
+bounded=$(grep '^bounded ' "$log")
+req=$(echo "$bounded" | sed -n 's/.* requests=\([0-9]*\).*/\1/p')
+[ "${req:-0}" -ge 2 ] || fail "a 1 ms budget did not split 200000 lookups: $bounded"
 [ "$(mark refcnt)" = 0 ] || fail "module use count $(mark refcnt) after every file closed"
 [ "$(rc_of rmmod)" = 0 ] || fail "rmmod failed"
+[ "$(rc_of insmod_floor)" = 0 ] || fail "insmod free_floor_mb=100000 failed"
+grep -q '^floor kernel=alloc/order0 error=".*below the floor of' "$log" ||
+	fail "alloc/order0 ran below its free-memory floor: $(grep '^floor ' "$log")"
+[ "$(rc_of rmmod_floor)" = 0 ] || fail "second rmmod failed"
 if grep '^@@ dmesg' "$log" | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|circular locking|Call Trace'; then
 	fail "the kernel complained"
 fi
@@ -199,7 +210,7 @@ case $accel_used in
 esac
 echo "kernel: $(sed -n 's/^info release=\([^ ]*\).*/\1/p' "$log") ($vmlinuz, headers $kdir)"
 echo "guest: ${accel_used:-no hypervisor detected} -> $timing"
-grep -E '^(info|counter|census|refcheck|deny) ' "$log"
-grep '^run ' "$log" | sed 's/ L1D_load_misses=.*//'
+grep -E '^(info|counter|census|refcheck|deny|floor) ' "$log"
+grep -E '^(run|bounded) ' "$log" | sed 's/ L1D_load_misses=.*//'
 echo "guest uptime at /init: $(mark begin), at the end: $(mark end)"
 echo "PASS: kmod_qemu in $(($(date +%s) - start)) s"
