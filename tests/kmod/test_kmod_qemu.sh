@@ -70,6 +70,7 @@ if [ -z "$vmlinuz" ]; then
 	[ -n "$vmlinuz" ] ||
 		skip "no /boot/vmlinuz-* with its headers (Debian: linux-image-amd64 linux-headers-amd64)"
 fi
+[ -e "$vmlinuz" ] || skip "no kernel image $vmlinuz"
 [ -r "$vmlinuz" ] || skip "cannot read $vmlinuz (run as root)"
 [ -f "$kdir/Makefile" ] || skip "no kernel build tree at $kdir"
 
