@@ -307,7 +307,9 @@ static inline u64 batch_len(const struct mdb_ctx *c, u64 batch)
 /*
  * lookup/seq: every pfn of [lo_pfn, hi_pfn) in order, wrapping, as
  * kpageflags_read() walks it: pfn_to_online_page(), then lookup_page().
- * An op is an online pfn looked up; holes are counted in skipped.
+ * An op is a pfn visited; one with no online page (a hole) is also counted
+ * in skipped, as in every kernel: ops are entries walked, skipped and
+ * failed say how many of them did not do the whole work.
  */
 static void k_lookup_seq(struct mdb_ctx *c)
 {
