@@ -182,6 +182,12 @@ extern "C" void mdb_resume_timing(struct mdb_state *st)
 	st->gb->ResumeTiming();
 }
 
+extern "C" void mdb_set_iteration_time(struct mdb_state *st, double seconds)
+{
+	if (st->gb)
+		st->gb->SetIterationTime(seconds);
+}
+
 extern "C" void mdb_skip_with_error(struct mdb_state *st, const char *msg)
 {
 	if (st->gb) {
@@ -445,12 +451,12 @@ static void report_counters(struct mdb_state *st)
 		s.counters[u.name] = make_counter(st, u.value, u.flags);
 }
 
-static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg)
+static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg, bool manual_time)
 {
 	struct mdb_state st;
 
 	st.gb = &s;
-	if (g_counters && mdb_counters_nr_available(g_counters))
+	if (!manual_time && g_counters && mdb_counters_nr_available(g_counters))
 		st.hw = g_counters;
 	fn(&st, arg);
 	hw_stop(&st);		/* a kernel that left its loop early */
@@ -469,7 +475,14 @@ extern "C" int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err)
 
 extern "C" void mdb_register(const char *name, mdb_bench_fn fn, void *arg)
 {
-	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg); })
+	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, false); })
+		->Unit(benchmark::kNanosecond);
+}
+
+extern "C" void mdb_register_manual_time(const char *name, mdb_bench_fn fn, void *arg)
+{
+	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, true); })
+		->UseManualTime()
 		->Unit(benchmark::kNanosecond);
 }
 
