@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# test_kmod_qemu.sh MDBENCH_KMOD SRCDIR: mdbench_kmod in a Debian kernel
-# booted under qemu (KVM when usable, else TCG), with a busybox initramfs.
+# test_kmod_qemu.sh MDBENCH_KMOD SRCDIR [MDBENCH]: mdbench_kmod in a Debian
+# kernel booted under qemu (KVM when usable, else TCG), with a busybox
+# initramfs.
 #
 # On the host: build the module against the guest kernel's headers (in a
 # temporary copy), pack busybox-static, the static mdbench-kmod, the module
@@ -10,19 +11,27 @@
 # (scan/compaction's counts against the same guest's /proc/kpageflags and
 # /proc/buddyinfo, read between two scans that agree), the reference check,
 # the refusals (uid 65534, root without CAP_SYS_ADMIN), the module's use
-# count, rmmod, and the kernel log's complaints.  Then the host checks the
-# serial log.  Timings under TCG are emulated: checked for nothing.
+# count, rmmod, and the kernel log's complaints.  With MDBENCH, also mdbench
+# itself (dynamic: copied with what ldd lists) with the reference layout and
+# the layout kernel side by side on the guest's kpageflags mix at the guest's
+# RAM; its dump comes back on a second serial port, and the host checks it
+# and runs scripts/compare and scripts/plot on it (the fidelity table).
+# Then the host checks the serial log.  Timings under TCG are emulated:
+# checked for nothing.
 #
 # Packages (Debian 12): see README.md beside this file; installed by
 # `scripts/setup --kmod` where setup knows that option, else skipped (77).
 # Environment: MDB_KMOD_VMLINUZ and MDB_KMOD_KDIR boot and build against
 # that kernel image and headers instead of the newest pair under /boot;
 # MDB_KMOD_OPS (default 2048) ops per kernel, MDB_KMOD_OPS9 (64) for
-# alloc/order9.
+# alloc/order9; MDB_KMOD_ROUNDS (3) mdbench's --rounds in the guest;
+# MDB_KMOD_KEEP_DUMP=DIR keeps the guest's dump (and the plots) in DIR.
 set -u
 
 bin=$1
 src=$2
+mdbench=${3:-}
+rounds=${MDB_KMOD_ROUNDS:-3}
 ops=${MDB_KMOD_OPS:-2048}
 ops9=${MDB_KMOD_OPS9:-64}	# an order-9 alloc zeroes 2 MiB: ~10 ms under TCG
 start=$(date +%s)
@@ -53,6 +62,10 @@ busybox=$(command -v busybox || true)
 [ -n "$busybox" ] || skip "busybox missing (Debian: busybox-static)"
 ldd "$busybox" >/dev/null 2>&1 && skip "$busybox is dynamic; the initramfs needs busybox-static"
 ldd "$bin" >/dev/null 2>&1 && skip "$bin is not static"
+if [ -n "$mdbench" ]; then
+	ldd "$mdbench" >/dev/null 2>&1 || skip "cannot list the libraries of $mdbench (ldd)"
+	/usr/bin/python3 -c 'import json' 2>/dev/null || skip "/usr/bin/python3 missing"
+fi
 
 # The kernel: the newest /boot/vmlinuz-* whose headers are installed.
 vmlinuz=${MDB_KMOD_VMLINUZ:-}
@@ -91,6 +104,30 @@ mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 cp "$busybox" "$root/bin/busybox"
 cp "$bin" "$root/mdbench-kmod"
 cp "$tmp/mod/mdbench_kmod.ko" "$root/"
+
+# mdbench and what ldd says it loads, at the same paths; the reference
+# layout and the suite's kernels the module also runs (its benchmarks only).
+guest_mdbench=:
+if [ -n "$mdbench" ]; then
+	cp "$mdbench" "$root/mdbench"
+	for lib in $(ldd "$mdbench" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib" || fail "cannot copy $lib for mdbench"
+	done
+	ref=$("$mdbench" --list=json --counters=none |
+		/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["reference_layout"])') ||
+		fail "mdbench --list=json failed on the host"
+	filter='^(lookup/seq|lookup/random|lookup/random-dep|folio/tail|folio/getput|scan/compaction|alloc/order0|alloc/order9)/'
+	# hugetlb pages are large folios on both sides: tails for folio/tail.
+	guest_mdbench="echo 8 >/proc/sys/vm/nr_hugepages; mark hugepages n=\$(cat /proc/sys/vm/nr_hugepages)
+/mdbench --layout=$ref,kernel '--benchmark_filter=$filter' --rounds=$rounds --benchmark_min_time=0.01 --out=/tmp/dump >/tmp/mdbench.out 2>&1
+rc=\$?; sed 's/^/mdbench| /' /tmp/mdbench.out; mark mdbench rc=\$rc
+mark dump bytes=\$(wc -c </tmp/dump/mdbench.json) md5=\$(md5sum </tmp/dump/mdbench.json | cut -d' ' -f1)
+stty -F /dev/ttyS1 raw -echo; cat /tmp/dump/mdbench.json >/dev/ttyS1; mark dumpsent rc=\$?
+/mdbench --layout=kernel --fixed-ops=256 >/tmp/fixed.out 2>&1
+rc=\$?; sed 's/^/fixed| /' /tmp/fixed.out; mark fixed rc=\$rc
+echo 0 >/proc/sys/vm/nr_hugepages"
+fi
 cat >"$root/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -98,6 +135,7 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+hostname mdbguest	# names the kpageflags mix
 mark() { echo "@@ \$*"; }
 mark begin uptime=\$(cut -d' ' -f1 /proc/uptime)
 mark accel \$(dmesg | grep -o 'Hypervisor detected: .*' | head -n 1)
@@ -111,6 +149,7 @@ insmod /mdbench_kmod.ko; mark insmod rc=\$?
 /mdbench-kmod census 2>&1; mark census rc=\$?
 /mdbench-kmod refcheck 2>&1; mark refcheck rc=\$?
 /mdbench-kmod deny 2>&1; mark deny rc=\$?
+$guest_mdbench
 /mdbench-kmod run --kernel=lookup/seq --ops=200000 --budget-ms=1 2>&1 | sed 's/^run /bounded /'
 mark refcnt \$(cat /sys/module/mdbench_kmod/refcnt)
 rmmod mdbench_kmod; mark rmmod rc=\$?
@@ -128,9 +167,10 @@ chmod 755 "$root/init" "$root/mdbench-kmod"
 # --- guest -------------------------------------------------------------------------
 
 boot() {	# boot ACCEL CPU: 0 if the guest powered off
-	rm -f "$tmp/serial.log"
+	rm -f "$tmp/serial.log" "$tmp/dump.out"
 	timeout 300 qemu-system-x86_64 -accel "$1" -cpu "$2" -smp 1 -m 1G -no-reboot \
 		-display none -monitor none -serial "file:$tmp/serial.log" \
+		-serial "file:$tmp/dump.out" \
 		-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
 		-append "console=ttyS0 loglevel=1 panic=-1 oops=panic" >"$tmp/qemu.log" 2>&1
 }
@@ -209,9 +249,55 @@ case $accel_used in
 *KVM*) timing="KVM" ;;
 *) timing="TCG: times are emulated, not meaningful" ;;
 esac
+
+# mdbench in the guest: its dump, and the scripts on it.
+if [ -n "$mdbench" ]; then
+	[ "$(rc_of mdbench)" = 0 ] || fail "mdbench in the guest exited $(rc_of mdbench)"
+	bytes=$(mark dump | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
+	md5=$(mark dump | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+	[ -n "$bytes" ] && [ -n "$md5" ] || fail "the guest did not say what it sent"
+	[ "$(rc_of dumpsent)" = 0 ] || fail "the guest could not send its dump"
+	# --fixed-ops: the layout kernel alone, every kernel it has, no error.
+	[ "$(rc_of fixed)" = 0 ] || fail "mdbench --layout=kernel --fixed-ops=256 exited $(rc_of fixed)"
+	for k in lookup/seq lookup/random folio/tail folio/getput scan/compaction alloc/order0 \
+		alloc/order9; do
+		n=$(sed -n "s#^fixed| $k/kernel/mix:kpageflags:[^/]*/ram:[^:]*: \([0-9]*\) items\$#\1#p" "$log")
+		[ "${n:-0}" -ge 256 ] || fail "mdbench --fixed-ops: $k on the kernel: $(grep "^fixed| $k/" "$log")"
+	done
+	mkdir "$tmp/dump"
+	head -c "$bytes" "$tmp/dump.out" >"$tmp/dump/mdbench.json"
+	[ "$(md5sum <"$tmp/dump/mdbench.json" | cut -d' ' -f1)" = "$md5" ] ||
+		fail "the dump came back damaged ($(wc -c <"$tmp/dump.out") of $bytes bytes)"
+	/usr/bin/python3 "$src/tests/kmod/check_guest_dump.py" "$tmp/dump/mdbench.json" "$log" \
+		"$ref" "$rounds" "$timing" >"$tmp/dumpcheck" 2>&1 ||
+		{ cat "$tmp/dumpcheck"; fail "the guest's dump"; }
+	# The scripts read schema 2 and draw the fidelity table since the
+	# scripts engineer's rework; an older scripts/ says so, and is not held to it.
+	if grep -q '"real"' "$src/scripts/lib/mdb_dump.py" 2>/dev/null; then
+		"$src/scripts/compare" "$tmp/dump" --layouts "$ref" kernel >"$tmp/compare.md" 2>&1 ||
+			{ cat "$tmp/compare.md"; fail "scripts/compare on the guest's dump"; }
+		"$src/scripts/plot" "$tmp/dump" --out "$tmp/plot" >"$tmp/plot.log" 2>&1 ||
+			{ cat "$tmp/plot.log"; fail "scripts/plot on the guest's dump"; }
+		grep -q '^## Fidelity' "$tmp/plot/report.md" ||
+			fail "scripts/plot's report.md has no fidelity table"
+		scripts=checked
+	else
+		scripts="not checked: this tree's scripts/ predate the fidelity table (\"real\": true)"
+	fi
+	if [ -n "${MDB_KMOD_KEEP_DUMP:-}" ]; then
+		mkdir -p "$MDB_KMOD_KEEP_DUMP" && cp -r "$tmp/dump/." "$MDB_KMOD_KEEP_DUMP/" &&
+			{ [ ! -d "$tmp/plot" ] || cp -r "$tmp/plot" "$MDB_KMOD_KEEP_DUMP/"; }
+	fi
+fi
 echo "kernel: $(sed -n 's/^info release=\([^ ]*\).*/\1/p' "$log") ($vmlinuz, headers $kdir)"
 echo "guest: ${accel_used:-no hypervisor detected} -> $timing"
 grep -E '^(info|counter|census|refcheck|deny|floor) ' "$log"
 grep -E '^(run|bounded) ' "$log" | sed 's/ L1D_load_misses=.*//'
+if [ -n "$mdbench" ]; then
+	cat "$tmp/dumpcheck"
+	echo "scripts/compare and scripts/plot on it: $scripts"
+	[ "$scripts" = checked ] &&
+		sed -n '/^## Fidelity/,/^## /p' "$tmp/plot/report.md" | sed '$d'
+fi
 echo "guest uptime at /init: $(mark begin), at the end: $(mark end)"
 echo "PASS: kmod_qemu in $(($(date +%s) - start)) s"
