@@ -40,8 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/kernel-page-flags.h>
-
 #include "client.h"
 #include "mdbench.h"
 #include "units.h"
@@ -51,7 +49,6 @@
 #define REAL_BATCH_ALLOC	64	/* the module's own alloc batch */
 /* The most pfns a random walk holds: the user-space kernels' cap (bench/bench.h). */
 #define REAL_LIST_MAX		(1UL << 20)
-#define KPAGE_CHUNK		(1UL << 16)
 
 static const char *const pick_what[] = {
 	[MDB_KMOD_PICK_ANY] = "any online pfn",
@@ -81,23 +78,19 @@ static struct mdb_real the_real;
 
 /* --- opening ------------------------------------------------------------ */
 
-/* pfns of [lo, hi) that /proc/kpageflags does not flag KPF_NOPAGE. */
+/*
+ * pfns of [lo, hi) that /proc/kpageflags does not flag KPF_NOPAGE: those the
+ * picker of any online pfn finds, told to keep none.
+ */
 static int count_online(uint64_t lo, uint64_t hi, uint64_t *online, struct mdb_err *err)
 {
-	uint64_t *buf = malloc(KPAGE_CHUNK * sizeof(*buf)), pfn, n, i;
-	int ret = 0;
+	struct mdb_kmod_picker p;
 
-	if (!buf)
-		return mdb_errf(err, "out of memory for /proc/kpageflags");
-	*online = 0;
-	for (pfn = lo; pfn < hi && !ret; pfn += n) {
-		n = hi - pfn < KPAGE_CHUNK ? hi - pfn : KPAGE_CHUNK;
-		ret = mdb_kmod_read_kpage("/proc/kpageflags", pfn, n, buf, err);
-		for (i = 0; !ret && i < n; i++)
-			*online += !(buf[i] & (1ULL << KPF_NOPAGE));
-	}
-	free(buf);
-	return ret;
+	mdb_kmod_pick_init(&p, MDB_KMOD_PICK_ANY, 0, NULL, 0);
+	if (mdb_kmod_pick_kpageflags(&p, lo, hi, err))
+		return -1;
+	*online = p.seen;
+	return 0;
 }
 
 struct mdb_real *mdb_real_open(const struct mdb_run *run)
