@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "client.h"
 #include "mdbench.h"
 #include "units.h"
@@ -47,8 +48,8 @@
 /* Ops per Google Benchmark batch, each one request or more to the module. */
 #define REAL_BATCH		4096
 #define REAL_BATCH_ALLOC	64	/* the module's own alloc batch */
-/* The most pfns a random walk holds: the user-space kernels' cap (bench/bench.h). */
-#define REAL_LIST_MAX		(1UL << 20)
+/* The most pfns a random walk holds: the user-space kernels' cap. */
+#define REAL_LIST_MAX		BENCH_LIST_MAX
 
 static const char *const pick_what[] = {
 	[MDB_KMOD_PICK_ANY] = "any online pfn",
