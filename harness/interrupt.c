@@ -78,6 +78,21 @@ void mdb_interrupt_kept(const char *path, long nr, const char *what)
 		set_message("mdbench: interrupted, %ld %s kept in %s\n", nr, what, path);
 }
 
+static sigset_t held, before_hold;
+
+void mdb_interrupt_hold(void)
+{
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigprocmask(SIG_BLOCK, &held, &before_hold);
+}
+
+void mdb_interrupt_resume(void)
+{
+	sigprocmask(SIG_SETMASK, &before_hold, NULL);
+}
+
 void mdb_interrupt_release(void)
 {
 	set_action(SIG_DFL);

@@ -28,6 +28,14 @@ void mdb_interrupt_catch(bool exit_now);
 void mdb_interrupt_untouched(const char *dir);
 /* The file results go to, and how many of what are in it (-1: it does not exist yet). */
 void mdb_interrupt_kept(const char *path, long nr, const char *what);
+/*
+ * Holds SIGINT and SIGTERM back while the disk and the message change
+ * together (a file written and the count that describes it): a signal that
+ * comes meanwhile is handled at mdb_interrupt_resume(), so the message always
+ * matches what is on disk.
+ */
+void mdb_interrupt_hold(void);
+void mdb_interrupt_resume(void);
 /* Back to the default action. */
 void mdb_interrupt_release(void);
 

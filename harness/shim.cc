@@ -613,7 +613,9 @@ public:
 			return;
 		}
 		json_object_set_new(json_object_get(doc_, "context"), "memdesc_bench", ours);
+		mdb_interrupt_hold();	/* the file and the count in the interrupt message change together */
 		if (mdb_json_write(rep_->path, doc_, &err)) {
+			mdb_interrupt_resume();
 			if (!write_failed_)
 				fprintf(stderr, "mdbench: %s (trying again after the next benchmark)\n",
 					err.msg);
@@ -626,6 +628,7 @@ public:
 		write_failed_ = false;
 		on_disk_ = json_array_size(benchmarks_);
 		mdb_interrupt_kept(rep_->path, (long)on_disk_, "benchmark results");
+		mdb_interrupt_resume();
 	}
 
 	unsigned long failed() const { return failed_; }
@@ -679,10 +682,12 @@ extern "C" int mdb_report_start(const struct mdb_report *rep, struct mdb_err *er
 	doc = json_pack("{s:{s:o}, s:[]}", "context", "memdesc_bench", ours, "benchmarks");
 	if (!doc)
 		return mdb_errf(err, "out of memory for the dump");
+	mdb_interrupt_hold();
 	ret = mdb_json_write(rep->path, doc, err);
 	json_decref(doc);
 	if (!ret)
 		mdb_interrupt_kept(rep->path, 0, "benchmark results");
+	mdb_interrupt_resume();
 	return ret;
 }
 
