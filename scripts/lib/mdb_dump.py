@@ -397,13 +397,19 @@ def _check_entry(e, i, c, counters):
 		c.opt(e, k, c.int, where=w)
 	if "time_unit" in e:
 		c.one_of(e["time_unit"], f"{w}.time_unit", tuple(TIME_TO_NS))
-	for k, v in e.items():
-		if k in ENTRY_FIELDS and k not in TIME_METRICS:
+	for k, v in e.items():		# every number finite; times not negative
+		t = type(v)
+		if t is float:
+			if v - v == 0 and (v >= 0 or k not in TIME_METRICS):
+				continue
+			if rt == "aggregate" and v != v:
+				continue	# Google Benchmark's NaN cv of a counter whose mean is 0
+		elif t is int:
+			if -_INT_MAX < v < _INT_MAX and (v >= 0 or k not in TIME_METRICS):
+				continue
+		elif k not in TIME_METRICS and k not in counters:
 			continue
-		if rt == "aggregate" and isinstance(v, float) and math.isnan(v):
-			continue	# Google Benchmark's NaN cv of a counter whose mean is 0
-		if _is_num(v) or k in TIME_METRICS or k in counters:
-			c.num(v, f"{w}.{printable(k)}", lo=0 if k in TIME_METRICS else None)
+		c.num(v, f"{w}.{printable(k)}", lo=0 if k in TIME_METRICS else None)
 	if (not failed and rt != "aggregate" and "real_time" in e) and "time_unit" not in e:
 		c.fail(w, "real_time without time_unit")
 	return name
@@ -457,7 +463,7 @@ class Bench:
 	alike), its aggregates, and whether any entry failed."""
 
 	__slots__ = ("name", "kernel", "layout", "params", "mix", "ram", "bytes", "variant",
-		     "threads", "kclass", "reps", "aggs", "error", "failed_reps")
+		     "threads", "kclass", "reps", "aggs", "error", "failed_reps", "cache")
 
 	def __init__(self, name, kernel, layout, params, kclass):
 		self.name, self.kernel, self.layout, self.params = name, kernel, layout, params
@@ -469,18 +475,23 @@ class Bench:
 		self.threads = 1
 		self.reps, self.aggs = [], {}
 		self.error, self.failed_reps = None, 0
+		self.cache = {}
 
 	@property
 	def timed(self):
 		return self.kclass in TIMED_CLASSES
 
 	def values(self, metric):
-		"""The metric's value in every repetition that has it (ns for times)."""
-		out = []
-		for e in self.reps:
-			v = e.get(metric)
-			if _is_num(v):
-				out.append(v * TIME_TO_NS[e.get("time_unit", "ns")] if metric in TIME_METRICS else v)
+		"""The metric's value in every repetition that has it (ns for times);
+		kept, since figures and tables ask again."""
+		out = self.cache.get(metric)
+		if out is None:
+			out = self.cache[metric] = []
+			for e in self.reps:
+				v = e.get(metric)
+				if _is_num(v):
+					out.append(v * TIME_TO_NS[e.get("time_unit", "ns")]
+						   if metric in TIME_METRICS else v)
 		return out
 
 	def agg_value(self, agg, metric):

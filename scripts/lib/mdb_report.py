@@ -17,31 +17,43 @@ GiB = 1 << 30
 
 class Cells:
 	"""One row of a comparison: each side's n and median (or why it has
-	none) and the Comparison (None when a side failed or lacks the metric)."""
+	none) and the Comparison (None when a side failed or lacks the metric).
+	Made by compare_rows(), which runs the tests of all rows together."""
 
-	def __init__(self, da, ba, db, bb, metric, alpha):
+	def __init__(self, da, ba, db, bb, metric):
 		self.metric = metric
-		self.cmp = None
-		self.failed = bool(ba.error or bb.error)
+		self.cmp = self.samples = None
 		(va, ha), (vb, hb) = ba.sample(metric), bb.sample(metric)
+		self.aggregates = "aggregate" in (ha, hb)
 		self.n_a, self.n_b = len(va), len(vb)
 		self.a = md.fmt(median(va)) if va and not ba.error else da.missing_cell(ba, metric)
 		self.b = md.fmt(median(vb)) if vb and not bb.error else db.missing_cell(bb, metric)
-		if self.failed:
+		if ba.error or bb.error:
 			self.verdict = "failed"
 		elif not va or not vb:
 			self.verdict = "-"
 		else:
-			self.cmp = st.compare(va, vb, alpha)
-			self.verdict = self.cmp.verdict
-			if "aggregate" in (ha, hb) and self.cmp.p is None and self.cmp.verdict != "same":
-				self.verdict = "aggregates only: no test"
+			self.samples = (va, vb)
+
+	def set(self, cmp):
+		self.cmp, self.verdict = cmp, cmp.verdict
+		if self.aggregates and cmp.p is None and cmp.verdict != "same":
+			self.verdict = "aggregates only: no test"
 
 	def cells(self):
 		c = self.cmp
 		return [str(self.n_a), self.a, str(self.n_b), self.b,
 			c.estimate_text() if c else "-", c.ci_text() if c else "-",
 			c.p_text() if c else "-", self.verdict]
+
+
+def compare_rows(items, alpha):
+	"""[Cells] of [(dump A, Bench A, dump B, Bench B, metric)]."""
+	rows = [Cells(*it) for it in items]
+	todo = [r for r in rows if r.samples]
+	for r, c in zip(todo, st.compare_all([r.samples for r in todo], alpha)):
+		r.set(c)
+	return rows
 
 
 COMPARE_HEADER = ["n A", "A", "n B", "B", "B/A", "interval", "p", "verdict"]
@@ -75,20 +87,21 @@ def reference_pairs(dump, pool="native"):
 
 
 class Ratio:
-	"""A layout's time against the reference layout's for one benchmark."""
+	"""A layout's time against the reference layout's for one benchmark;
+	made by ratios(), which runs the tests of all of them together."""
 
 	__slots__ = ("ref", "bench", "cmp", "failed")
 
-	def __init__(self, ref, bench, alpha):
+	def __init__(self, ref, bench):
 		self.ref, self.bench = ref, bench
 		self.failed = ref.error or bench.error
 		self.cmp = None
-		if not self.failed:
-			va, vb = ref.values("real_time"), bench.values("real_time")
-			if not va or not vb:
-				va, vb = ref.sample("real_time")[0], bench.sample("real_time")[0]
-			if va and vb:
-				self.cmp = st.compare(va, vb, alpha)
+
+	def samples(self):
+		if self.failed:
+			return None
+		va, vb = self.ref.sample("real_time")[0], self.bench.sample("real_time")[0]
+		return (va, vb) if va and vb else None
 
 	@property
 	def value(self):
@@ -103,6 +116,16 @@ class Ratio:
 		if c.ci:
 			return f"{st.fmt3(c.ratio)} ({st.fmt3(c.ci[0])}..{st.fmt3(c.ci[1])})"
 		return st.fmt3(c.ratio)
+
+
+def ratios(pairs, alpha):
+	"""[Ratio] of [(reference Bench, Bench)]."""
+	out = [Ratio(r, b) for r, b in pairs]
+	todo = [(x, x.samples()) for x in out]
+	todo = [(x, s) for x, s in todo if s]
+	for (x, _), c in zip(todo, st.compare_all([s for _, s in todo], alpha)):
+		x.cmp = c
+	return out
 
 
 def row_key(b):
@@ -132,11 +155,12 @@ def summary(dump, alpha):
 	"""(rows, columns, {(row, column): Ratio}): rows are row_key()s, columns
 	(layout, RAM) of every non-reference layout, in the dump's order."""
 	cells, rows, cols = {}, {}, {}
-	for ref, b in reference_pairs(dump):
+	for x in ratios(reference_pairs(dump), alpha):
+		b = x.bench
 		r, c = row_key(b), (b.layout, b.ram or 0)
 		rows.setdefault(r, None)
 		cols.setdefault(c, None)
-		cells[(r, c)] = Ratio(ref, b, alpha)
+		cells[(r, c)] = x
 	order = {n: i for i, n in enumerate(dump.layout_names)}
 	cols = sorted(cols, key=lambda c: (order.get(c[0], 0), c[1]))
 	return list(rows), cols, cells
@@ -308,13 +332,10 @@ def fidelity(dump, alpha):
 	kernel's time over the reference's."""
 	ref = dump.reference
 	by_key = {b.key_without_layout(): b for b in dump.native.values() if b.layout == ref}
-	out = []
-	for real in dump.real_layouts:
-		for b in dump.native.values():
-			if b.layout == real and b.timed:
-				r = by_key.get(b.key_without_layout())
-				out.append((real, Ratio(r, b, alpha) if r else None, b))
-	return out
+	rows = [(real, by_key.get(b.key_without_layout()), b) for real in dump.real_layouts
+		for b in dump.native.values() if b.layout == real and b.timed]
+	done = iter(ratios([(r, b) for _, r, b in rows if r], alpha))
+	return [(real, next(done) if r else None, b) for real, r, b in rows]
 
 
 # -- conditions -------------------------------------------------------------
@@ -353,6 +374,9 @@ def scalar(v):
 # -- the figures ----------------------------------------------------------------
 
 SIM_PLOTTED = ("sim_D1_misses", "sim_LL_misses")	# sim.json's fields, results/SCHEMA.md
+# A heat map of more cells is drawn in colour only, and as PNG alone: its
+# SVG would only wrap the same bitmap.
+ANNOTATE_CELLS = 600
 
 
 def _benches(dumps, pool):
@@ -378,8 +402,18 @@ def zero_counters(dumps):
 		if c in seen and c not in nonzero]
 
 
+class Figure:
+	"""One figure of the plan: basename, kind, args and the formats written."""
+
+	__slots__ = ("name", "kind", "args", "exts")
+
+	def __init__(self, name, kind, args, cells=0):
+		self.name, self.kind, self.args = name, kind, args
+		self.exts = ("png",) if cells > ANNOTATE_CELLS else ("png", "svg")
+
+
 def plan(dumps):
-	"""The figures scripts/plot draws, as (basename, kind, args), in order.
+	"""The figures scripts/plot draws, as [Figure], in order.
 
 	summary: each layout's ratio to the reference per kernel and RAM (one
 	panel per dump); time (kernel): ns/op per layout against RAM, a panel
@@ -387,36 +421,40 @@ def plan(dumps):
 	a heat map of its per-op value, kernels by layouts and RAM; sim
 	(metric, mix, kernels): one panel per kernel; footprint: bars per mix
 	and layout; breakeven (mix): footprint against the small-folio
-	descriptor size.  Each is written as .png and .svg."""
+	descriptor size.  Each is written as .png and .svg, but heat maps of
+	more than ANNOTATE_CELLS cells as .png alone."""
 	out = []
-	if any(reference_pairs(d) for d in dumps):
-		out.append(("summary", "summary", ()))
+	pairs = sum(len(reference_pairs(d)) for d in dumps)
+	if pairs:
+		out.append(Figure("summary", "summary", (), pairs))
 	native = [b for b in _benches(dumps, "native") if b.layout and b.timed and b.ram]
 	threads = {}
 	for b in native:
 		threads.setdefault(b.kernel, set()).add(b.threads)
 	for k in threads:
-		out.append((f"time-{md.slug(k)}", "time", (k,)))
+		out.append(Figure(f"time-{md.slug(k)}", "time", (k,)))
 		if len(threads[k]) > 1:
-			out.append((f"threads-{md.slug(k)}", "threads", (k,)))
+			out.append(Figure(f"threads-{md.slug(k)}", "threads", (k,)))
 	zero = set(zero_counters(dumps))
 	for c in md.first_seen(c for d in dumps for c in d.counters_available()):
+		cells = sum(1 for b in native if b.has(c) or b.error)
 		if c not in zero and any(b.has(c) for b in native):
-			out.append((f"counter-{md.slug(c)}", "counter", (c,)))
+			out.append(Figure(f"counter-{md.slug(c)}", "counter", (c,), cells))
 	sim = [b for b in _benches(dumps, "sim") if b.layout and b.timed and b.ram]
 	for metric in SIM_PLOTTED:
 		for mix in md.first_seen(b.mix or "" for b in sim):
 			kernels = md.first_seen(b.kernel for b in sim if (b.mix or "") == mix and
 						b.has(metric))
 			if kernels:
-				out.append((f"{metric}-{md.slug(mix or 'nomix')}", "sim", (metric, mix, kernels)))
+				out.append(Figure(f"{metric}-{md.slug(mix or 'nomix')}", "sim",
+						  (metric, mix, kernels)))
 	if any(report_benches(d) for d in dumps):
-		out.append(("footprint", "footprint", ()))
+		out.append(Figure("footprint", "footprint", ()))
 	for mix in md.first_seen(be.mix for d in dumps for be in breakeven(d)):
-		out.append((f"breakeven-{md.slug(mix or 'nomix')}", "breakeven", (mix,)))
+		out.append(Figure(f"breakeven-{md.slug(mix or 'nomix')}", "breakeven", (mix,)))
 	return out
 
 
 def expected_plots(dumps):
-	"""Every plot basename scripts/plot writes for these dumps."""
-	return [name for name, _, _ in plan(dumps)]
+	"""[(basename, formats)] of every plot scripts/plot writes for these dumps."""
+	return [(f.name, f.exts) for f in plan(dumps)]

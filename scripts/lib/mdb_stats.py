@@ -34,6 +34,7 @@ DEFAULT_ALPHA = 0.01
 # scipy's exact Mann-Whitney distribution depends on (m, n, U) alone when a
 # sample has no ties: the interval's rank k is kept per (m, n, alpha).
 _K_CACHE = {}
+_P_CACHE = {}
 
 
 class Comparison:
@@ -44,7 +45,7 @@ class Comparison:
 	def __init__(self, n_a, n_b):
 		self.n_a, self.n_b = n_a, n_b
 		self.ratio = self.diff = self.ci = self.p = None
-		self.verdict, self.kind = "", "ratio"
+		self.verdict, self.kind = None, "ratio"
 
 	def estimate_text(self):
 		if self.kind == "ratio":
@@ -138,20 +139,61 @@ def hodges_lehmann(la, lb, alpha):
 
 def compare(a, b, alpha=DEFAULT_ALPHA):
 	"""Comparison of samples a (A) and b (B), each a list of values."""
+	return compare_all([(a, b)], alpha)[0]
+
+
+def compare_all(pairs, alpha=DEFAULT_ALPHA):
+	"""[Comparison] of every (a, b) in pairs.  scipy is asked once per
+	order of the values (_ranks): a dump of thousands of benchmarks with
+	5 repetitions a side has at most 252 of them."""
+	out, pending = [], []
+	for i, (a, b) in enumerate(pairs):
+		c = _estimate(a, b, alpha)
+		out.append(c)
+		if c.verdict is None:
+			pending.append((i, a, b))
+	for i, a, b in pending:
+		key = _ranks(a, b)
+		p = _P_CACHE.get(key)
+		if p is None:
+			p = _P_CACHE[key] = _mwu(a, b)
+		out[i].p = p
+		out[i].verdict = "differs" if p < alpha else "no difference"
+	return out
+
+
+def _ranks(a, b):
+	"""What the U test's p-value depends on: the order of A's and B's
+	values, ties included (scipy's method choice and tie correction
+	follow from it).  Samples with the same order share one scipy call."""
+	tagged = sorted([(x, 0) for x in a] + [(y, 1) for y in b])
+	out, i = [], 0
+	while i < len(tagged):
+		j = i + 1
+		while j < len(tagged) and tagged[j][0] == tagged[i][0]:
+			j += 1
+		out.append(tuple(sorted(t for _, t in tagged[i:j])))
+		i = j
+	return tuple(out)
+
+
+def _estimate(a, b, alpha):
+	"""A Comparison with all but the p-value; its verdict None when the U
+	test is still to be done."""
 	c = Comparison(len(a), len(b))
 	if not a or not b:
 		c.verdict = "n/a"
 		return c
 	positive = min(a) > 0 and min(b) > 0
 	c.kind = "ratio" if positive else "diff"
+	single = len(a) < 2 or len(b) < 2
 	if min(a) == max(a) and min(b) == max(b):		# no spread: exact
 		if positive:
 			c.ratio = b[0] / a[0]
 		else:
 			c.diff = b[0] - a[0]
-		c.verdict = "same" if a[0] == b[0] else "differs (exact)"
-		if len(a) < 2 or len(b) < 2:
-			c.verdict = "n = 1: no test"
+		c.verdict = "n = 1: no test" if single else (
+			"same" if a[0] == b[0] else "differs (exact)")
 		return c
 	if positive:
 		la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
@@ -160,11 +202,7 @@ def compare(a, b, alpha=DEFAULT_ALPHA):
 		c.ci = (math.exp(ci[0]), math.exp(ci[1])) if ci else None
 	else:
 		c.diff, c.ci = hodges_lehmann(a, b, alpha)
-	if len(a) < 2 or len(b) < 2:
-		c.verdict = "n = 1: no test"
-		return c
-	c.p = _mwu(a, b)
-	c.verdict = "differs" if c.p < alpha else "no difference"
+	c.verdict = "n = 1: no test" if single else None
 	return c
 
 
