@@ -355,7 +355,7 @@ def _check_mb(mb, c, sim):
 		for j, a in enumerate(c.opt(c.obj(p, pw), "argv", c.list, where=pw) or []):
 			c.str(a, f"{pw}.argv[{j}]", empty=True)
 		c.opt(p, "complete", c.bool, where=pw)
-		c.opt(p, "rounds", c.int, where=pw)
+		c.opt(p, "rounds", c.bool, where=pw)
 		c.opt(p, "why", c.str, where=pw, empty=True)
 	for k in ("git_commit", "profile", "cpu_model", "thp"):
 		if not isinstance(mb.get(k), (dict, type(None))):
@@ -841,6 +841,10 @@ def error_line(e):
 	or (a bug) an internal error."""
 	if isinstance(e, DumpError):
 		return str(e)
+	import subprocess
+	if isinstance(e, subprocess.CalledProcessError):
+		cmd = e.cmd if isinstance(e.cmd, str) else " ".join(map(str, e.cmd))
+		return f"{cmd}: exit status {e.returncode}"
 	if isinstance(e, OSError):
 		return f"{e.filename or ''}: {e.strerror or e}" if e.filename else str(e.strerror or e)
 	if isinstance(e, MemoryError):
