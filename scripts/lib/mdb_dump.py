@@ -519,7 +519,7 @@ class Bench:
 	def metrics(self):
 		"""Numeric measurement fields of its entries, first-seen order."""
 		seen = {}
-		for e in self.reps:
+		for e in self.reps or self.aggs.values():
 			for k, v in e.items():
 				if _is_num(v) and (k not in ENTRY_FIELDS or k in TIME_METRICS):
 					seen.setdefault(k, None)

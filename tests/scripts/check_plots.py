@@ -2,8 +2,8 @@
 """check_plots OUT_DIR [--dump DUMP]... [--expect NAME]...
 
 Checks what scripts/plot wrote into OUT_DIR: every plot the dumps call for
-(mdb_dump.expected_plots) and every --expect NAME exists as NAME.png and
-NAME.svg; every PNG is one (signature, an IHDR chunk first with a valid CRC
+(mdb_report.expected_plots: NAME.png and, but for the largest heat maps,
+NAME.svg) and every --expect NAME exists; every PNG is one (signature, an IHDR chunk first with a valid CRC
 and non-zero size, IEND last); every SVG parses as XML with an <svg> root;
 report.md exists and links every PNG.  Prints each problem and exits 1, or
 prints what it checked and exits 0.  CI runs it on results/ci; CTest runs it
@@ -18,7 +18,7 @@ import xml.etree.ElementTree as ET
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "lib"))
 
 PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
@@ -68,9 +68,10 @@ def svg_problem(path):
 
 
 def check(out, names):
+	"""(problems, files checked); names: [(basename, formats)]."""
 	problems, checked = [], 0
-	for n in names:
-		for ext in ("png", "svg"):
+	for n, exts in names:
+		for ext in exts:
 			if not os.path.exists(os.path.join(out, f"{n}.{ext}")):
 				problems.append(f"{n}.{ext}: missing")
 	for fn in sorted(os.listdir(out)) if os.path.isdir(out) else []:
@@ -91,7 +92,7 @@ def check(out, names):
 	else:
 		with open(report) as f:
 			text = f.read()
-		for n in names:
+		for n, _ in names:
 			if f"({n}.png)" not in text:
 				problems.append(f"report.md: no link to {n}.png")
 	return problems, checked
@@ -103,10 +104,11 @@ def main(argv):
 	p.add_argument("--dump", action="append", default=[])
 	p.add_argument("--expect", action="append", default=[])
 	a = p.parse_args(argv)
-	names = list(a.expect)
+	names = [(n, ("png", "svg")) for n in a.expect]
 	if a.dump:
 		import mdb_dump as md
-		names += md.expected_plots(md.load_dumps(a.dump))
+		import mdb_report as mr
+		names += mr.expected_plots(md.load_dumps(a.dump))
 	if not names:
 		print("check_plots: nothing expected: give --dump or --expect", file=sys.stderr)
 		return 2
