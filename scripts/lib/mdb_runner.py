@@ -171,7 +171,7 @@ def wide(path, threshold):
 			s = st.relative_spread(v)
 			if s > threshold:
 				out.append((b.name, s))
-	return sorted(out, key=lambda x: -x[1])
+	return sorted(out, key=lambda x: -round(x[1], 6))	# ties in the dump's order
 
 
 def merge(out_path, parts, rounds_parts=()):

@@ -1,23 +1,31 @@
 #!/usr/bin/python3
-"""scripts/collect against the fake mdbench (test_scripts_fake_mdbench.py):
-the steps of a dry run, the bundle of a whole run (MANIFEST, SHA256SUMS,
-tarball, merged dump), and the bundle an interrupt leaves."""
+"""scripts/collect against the fake mdbench (fake_mdbench.py): the steps of
+a dry run, the bundle of a whole run (rounds, the re-run of wide spreads,
+MANIFEST, SHA256SUMS, tarball, merged dump, report, headline), the bundle
+an interrupt leaves, and a run as another user from a copy of the tree
+(nothing depends on where this clone lives or its permissions)."""
 
 import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tarfile
+import tempfile
 import time
 
-from test_scripts_util import Scratch, TESTS, main, script, PY, run
+from testlib import FAKE, PY, TOP, Scratch, main, run, script
 
-FAKE = os.path.join(TESTS, "test_scripts_fake_mdbench.py")
-# The fixture machine "one": 4 kernels x 3 layouts + footprint x 3 layouts + 2 baselines.
-GROUPS = 17
-BENCHMARKS = 53
+# The fixture machine "one" on its default mix: 6 kernels x 3 layouts x 3
+# sizes, footprint x 3 layouts x 3 sizes, 2 baselines x 4 sizes.
+KERNELS = ["convert/pfn_to_page", "lookup/random", "lookup/seq", "folio/tail",
+	   "scan/compaction", "alloc/order0", "footprint", "baseline/latency",
+	   "baseline/bandwidth"]
+GROUPS = len(KERNELS)
+BENCHMARKS = 71
+ROUNDS = 5
 
 
 class CollectCase(Scratch):
@@ -25,13 +33,14 @@ class CollectCase(Scratch):
 		cmd = [PY, script("collect"), "--mdbench", FAKE, "--results", self.tmp, *args]
 		return run(cmd, env=dict(os.environ, **(env or {})))
 
-	def bundle(self):
-		tars = [f for f in os.listdir(self.tmp) if f.endswith(".tar.gz")]
-		self.assertEqual(len(tars), 1, os.listdir(self.tmp))
-		self.assertRegex(tars[0], r"^[\w-]+-\d{8}T\d{6}Z\.tar\.gz$")
+	def bundle(self, where=None):
+		where = where or self.tmp
+		tars = [f for f in os.listdir(where) if f.endswith(".tar.gz")]
+		self.assertEqual(len(tars), 1, os.listdir(where))
+		self.assertRegex(tars[0], r"^[\w.-]+-\d{8}T\d{6}Z\.tar\.gz$")
 		name = tars[0][:-len(".tar.gz")]
 		x = os.path.join(self.tmp, "x")
-		with tarfile.open(os.path.join(self.tmp, tars[0])) as t:
+		with tarfile.open(os.path.join(where, tars[0])) as t:
 			for m in t.getmembers():	# all under one folder, plain files and dirs
 				self.assertTrue(m.name == name or m.name.startswith(name + "/"), m.name)
 				self.assertTrue(m.isfile() or m.isdir(), m.name)
@@ -69,82 +78,133 @@ class CollectDryRun(CollectCase):
 	def test_lists_steps_and_runs_nothing(self):
 		rc, out, err = self.collect("--dry-run")
 		self.assertEqual((rc, err), (0, ""))
-		total = GROUPS + 5	# + footprint over all mixes, kpageflags, simulate, system, bundle
-		self.assertIn(f"[1/{total}] lookup/random page64: mdbench --out=groups/01 (3 benchmarks)\n", out)
-		self.assertIn(f"[{GROUPS}/{total}] baseline/bandwidth: mdbench --out=groups/17 (4 benchmarks)\n", out)
+		# + re-run, footprint over all mixes, kpageflags, simulate, system, bundle
+		total = GROUPS + 6
+		self.assertIn(f"[1/{total}] convert/pfn_to_page: mdbench --rounds=5 --out=groups/01 "
+			      "(9 benchmarks)\n", out)
+		self.assertIn(f"[{GROUPS}/{total}] baseline/bandwidth: mdbench --rounds=5 "
+			      f"--out=groups/{GROUPS:02d} (4 benchmarks)\n", out)
+		self.assertIn(f"[{GROUPS + 1}/{total}] re-run wide spreads: mdbench --rounds=10 of those "
+			      "whose spread > 0.05 --out=rounds\n", out)
 		# the built-ins the fake lists, then results/mixes/*.json
-		self.assertIn(f"[{GROUPS + 1}/{total}] footprint, mixes desktop, server", out)
-		self.assertIn(f"[{GROUPS + 2}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
-		self.assertIn(f"[{GROUPS + 3}/{total}] simulate: mdbench --simulate --profile=quick", out)
-		self.assertIn(f"[{total}/{total}] bundle: merge groups, plot, MANIFEST, SHA256SUMS, tar.gz", out)
+		self.assertIn(f"[{GROUPS + 2}/{total}] footprint, mixes desktop, server, desktop-16g, "
+			      "server-256g: mdbench --mix=... --benchmark_filter=^(footprint)/", out)
+		self.assertIn(f"[{GROUPS + 3}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
+		self.assertIn(f"[{GROUPS + 4}/{total}] simulate: mdbench --simulate --profile=quick", out)
+		self.assertIn(f"[{total}/{total}] bundle: merge groups, plot, MANIFEST, SHA256SUMS, tar.gz",
+			      out)
 		self.assertEqual(os.listdir(self.tmp), [])
 
 	def test_options_shape_the_steps(self):
 		rc, out, _ = self.collect("--dry-run", "--no-simulate", "--kpageflags=skip",
-					  "--layout=memdesc8")
+					  "--layout=memdesc8", "--rounds=9", "--rerun-spread=0")
 		self.assertEqual(rc, 0)
 		self.assertNotIn("simulate", out)
 		self.assertNotIn("kpageflags", out)
-		# 4 kernels + footprint + 2 baselines, + footprint over all mixes, system, bundle
-		self.assertIn("[1/10] lookup/random memdesc8:", out)
+		self.assertNotIn("re-run", out)
+		# the layout's 6 kernels, footprint and 2 baselines, + footprint over all
+		# mixes, system, bundle
+		self.assertIn("[1/12] convert/pfn_to_page: mdbench --rounds=9 --out=groups/01 "
+			      "(3 benchmarks)", out)
 
 
 class CollectBundle(CollectCase):
 	def test_whole_run(self):
 		log = os.path.join(self.tmp, "argv.log")
-		rc, out, err = self.collect("--cpu=1", env={"FAKE_MDBENCH_LOG": log})
+		rc, out, err = self.collect("--cpu=1", env={"FAKE_MDBENCH_LOG": log,
+							     "FAKE_MDBENCH_WIDE": "^lookup/seq/page32/"})
 		self.assertEqual(rc, 0, out + err)
-		total = GROUPS + 5
-		for i, title in ((1, "lookup/random page64"), (8, "folio/tail page32"),
-				 (GROUPS + 4, "system info"), (total, "bundle")):
+		os.remove(log)
+		total = GROUPS + 6
+		for i, title in ((1, "convert/pfn_to_page"), (6, "alloc/order0"),
+				 (GROUPS + 5, "system info"), (total, "bundle")):
 			self.assertIn(f"[{i}/{total}] {title} ...\n", out)
+		self.assertIn("[rounds] 3 benchmarks spread wider than 0.05 over their rounds (widest "
+			      "lookup/seq/page32/mix:desktop/ram:256MiB): 10 more rounds\n", out)
+		# the headline table, then the bundle
+		self.assertIn("lookup/seq           4GiB  0.667 (0.467..0.867)  0.542 (0.520..0.564)\n",
+			      out)
 		self.assertRegex(out, r"collect: complete; bundle .*\.tar\.gz\n$")
 		d = self.bundle()
 		text, files = self.manifest(d)
 		self.assertIn("status: complete\n", text)
-		for rel in ("mdbench.json", "sim.json", "topology.xml", "mix.json", "list.txt",
+		self.assertIn("note: alloc/order0: some benchmarks failed (see groups/06.log and the "
+			      "report)\n", text)
+		for rel in ("mdbench.json", "sim.json", "topology.xml", "mix.json", "list.json",
 			    "system/uname.txt", "system/lscpu.txt", "system/perf_event_paranoid",
 			    "system/thp_enabled", "system/thp_defrag", "report/report.md",
-			    "groups/01/", "footprint/1/", "kpageflags/mix.json"):
+			    "groups/01/", "rounds/", "footprint/1/", "kpageflags/mix.json"):
 			self.assertIn(rel, files)
 		self.assert_sums(d)
 		doc, mb = self.merged(d)
 		self.assertTrue(mb["complete"])
-		names = {b["run_name"] for b in doc["benchmarks"]}
-		# the groups' 53, footprint for mix server (desktop's came with the groups)
-		# and for this machine's kpageflags mix, 3 layouts x 3 sizes each
-		self.assertEqual(len(names), BENCHMARKS + 9 + 9)
-		self.assertIn("footprint/memdesc8/mix:server/ram:4GiB", names)
+		names = [b["run_name"] for b in doc["benchmarks"]]
+		# the groups' 71, footprint for server and the two results/mixes files
+		# (desktop's came with the groups) and the kpageflags mix, 9 each
+		self.assertEqual(len(set(names)), BENCHMARKS + 4 * 9)
+		self.assertEqual(names.count("lookup/seq/page32/mix:desktop/ram:1GiB"), ROUNDS + 10)
+		self.assertEqual(names.count("lookup/seq/page64/mix:desktop/ram:1GiB"), ROUNDS)
+		self.assertEqual(names.count("footprint/page32/mix:server-256g/ram:1GiB"), 1)
 		self.assertIn("footprint/page32/mix:kpageflags/ram:1GiB", names)
 		self.assertIn(f"the measured benchmarks ({BENCHMARKS} of {BENCHMARKS})", text)
-		self.assertEqual(len(mb["parts"]), GROUPS + 2)	# + footprint pass, kpageflags
+		self.assertEqual([p["rounds"] for p in mb["parts"]], [False] * (GROUPS + 2) + [True])
 		with open(os.path.join(d, "system", "uname.txt")) as f:
 			self.assertEqual(f.read(), subprocess.run(["uname", "-a"], capture_output=True,
 								  text=True).stdout)
-		# Every mdbench run got the full profile and the forwarded option;
-		# each group selects exactly its benchmarks.
+		# the report shows every group's command
+		with open(os.path.join(d, "report", "report.md")) as f:
+			report = f.read()
+		self.assertEqual(report.count("`mdbench --profile=full --cpu=1 --rounds=5 --out="), GROUPS)
+		self.assertIn("(extra rounds)", report)
+
+	def test_every_run_gets_the_options(self):
+		log = os.path.join(self.tmp, "argv.log")
+		with tempfile.TemporaryDirectory() as res:
+			p = run([PY, script("collect"), "--mdbench", FAKE, "--results", res, "--cpu=1",
+				 "--no-plot", "--no-simulate"], env=dict(os.environ, FAKE_MDBENCH_LOG=log))
+			self.assertEqual(p[0], 0, p[1] + p[2])
 		with open(log) as f:
 			argvs = f.read().splitlines()
-		groups = [a for a in argvs if "--out=" in a and "/groups/" in a]
+		groups = [a for a in argvs if "/groups/" in a]
 		self.assertEqual(len(groups), GROUPS)
-		self.assertTrue(all("--profile=full --cpu=1" in a for a in groups))
+		self.assertTrue(all(a.startswith("--profile=full --cpu=1 --rounds=5 --out=")
+				    for a in groups), groups)
+		# each group selects exactly its benchmarks, all layouts together
 		self.assertIn("--benchmark_filter=^(baseline/latency/bytes:4MiB|baseline/latency/bytes:16MiB|"
-			      "baseline/latency/bytes:64MiB|baseline/latency/bytes:256MiB)$", groups[15])
-		self.assertTrue(any("--simulate" in a and "--profile=quick" in a for a in argvs))
+			      "baseline/latency/bytes:64MiB|baseline/latency/bytes:256MiB)$", groups[7])
+		self.assertIn("=^(lookup/random/page64/mix:desktop/ram:256MiB|"
+			      "lookup/random/page64/mix:desktop/ram:1GiB|", groups[1])
+		self.assertIn("|lookup/random/memdesc8/mix:desktop/ram:4GiB)$", groups[1])
+		self.assertTrue(argvs[0].startswith("--list=json --profile=full --cpu=1"))
 
-	def test_not_root_notes_kpageflags(self):
+	def test_not_root_from_a_copy(self):
+		"""As an unprivileged user when root: from a world-readable copy of what
+		collect needs, so that a clone inside a 0700 folder does not matter."""
 		if os.geteuid() != 0:
-			rc, out, _ = self.collect("--no-simulate", "--no-plot")
+			rc, out, err = self.collect("--no-simulate", "--no-plot")
+			where = self.tmp
 		else:
-			os.chmod(self.tmp, 0o777)
-			p = subprocess.run([PY, script("collect"), "--mdbench", FAKE, "--results",
-					    self.tmp, "--no-simulate", "--no-plot"], capture_output=True,
-					   text=True, user=65534, group=65534,
-					   env=dict(os.environ, HOME=self.tmp))
-			rc, out = p.returncode, p.stdout + p.stderr
-		self.assertEqual(rc, 0, out)
+			tree = tempfile.mkdtemp(prefix="mdb-collect-tree-")
+			self.addCleanup(shutil.rmtree, tree, ignore_errors=True)
+			os.chmod(tree, 0o755)
+			for rel in ("scripts", "tests/scripts", "results/mixes"):
+				shutil.copytree(os.path.join(TOP, rel), os.path.join(tree, rel),
+						ignore=shutil.ignore_patterns("__pycache__"))
+			for root, dirs, _ in os.walk(tree):
+				for x in dirs:
+					os.chmod(os.path.join(root, x), 0o755)
+			where = os.path.join(tree, "out")
+			os.makedirs(where)
+			os.chmod(where, 0o777)
+			p = subprocess.run([PY, os.path.join(tree, "scripts", "collect"), "--mdbench",
+					    os.path.join(tree, "tests", "scripts", "fake_mdbench.py"),
+					    "--results", where, "--no-simulate", "--no-plot"],
+					   capture_output=True, text=True, user=65534, group=65534,
+					   env=dict(os.environ, HOME=where), cwd=where)
+			rc, out, err = p.returncode, p.stdout, p.stderr
+		self.assertEqual(rc, 0, out + err)
 		self.assertIn("kpageflags mix: skipped", out)
-		text, files = self.manifest(self.bundle())
+		text, files = self.manifest(self.bundle(where))
 		self.assertRegex(text, r"note: kpageflags: not root \(euid \d+\): no snapshot of this "
 				 r"machine's mix; run collect as root for it\n")
 		self.assertNotIn("kpageflags/mix.json", files)
@@ -152,10 +212,10 @@ class CollectBundle(CollectCase):
 
 
 class CollectInterrupt(CollectCase):
-	def interrupt(self, sig, log="08.log", hang=None):
-		"""Runs collect until the fake hangs in group 8 (or as hang says), then sends sig."""
+	def interrupt(self, sig, log="03.log", hang=None):
+		"""Runs collect until the fake hangs in group 3 (or as hang says), then sends sig."""
 		cmd = [PY, script("collect"), "--mdbench", FAKE, "--results", self.tmp, "--no-plot"]
-		env = dict(os.environ, **(hang or {"FAKE_MDBENCH_HANG": "^folio/tail/page32/"}))
+		env = dict(os.environ, **(hang or {"FAKE_MDBENCH_HANG": "^lookup/seq/"}))
 		p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
 				     env=env)
 		deadline = time.time() + 60
@@ -176,21 +236,22 @@ class CollectInterrupt(CollectCase):
 		self.assertEqual(rc, 130, out)
 		self.assertIn("collect: interrupted; packing what finished", out)
 		self.assertRegex(out, r"collect: partial; bundle .*\.tar\.gz\n$")
-		self.assertNotIn("[9/", out)
+		self.assertNotIn("[4/", out)
 		d = self.bundle()
 		text, files = self.manifest(d)
 		self.assertIn("status: partial\n", text)
 		self.assertIn("interrupted: yes (SIGINT or SIGTERM); what finished is kept\n", text)
-		# 7 whole groups of 3 and the half the interrupted group had written
-		self.assertIn(f"partial: 22 of {BENCHMARKS} benchmarks finished\n", text)
-		for rel in ("mdbench.json", "groups/08/", "system/uname.txt", "topology.xml"):
+		# 2 whole groups of 9, and the 9 that the interrupted group's first
+		# rounds had written (22 of its 45 entries)
+		self.assertIn(f"partial: 27 of {BENCHMARKS} benchmarks finished\n", text)
+		for rel in ("mdbench.json", "groups/03/", "system/uname.txt", "topology.xml"):
 			self.assertIn(rel, files)
 		self.assertNotIn("sim.json", files)
 		self.assert_sums(d)
 		doc, mb = self.merged(d)
 		self.assertFalse(mb["complete"])
-		self.assertEqual(len(doc["benchmarks"]), 22)
-		self.assertEqual([p["complete"] for p in mb["parts"]], [True] * 7 + [False])
+		self.assertEqual(len(doc["benchmarks"]), 2 * 9 * ROUNDS + 22)
+		self.assertEqual([p["complete"] for p in mb["parts"]], [True, True, False])
 
 	def test_ctrl_c(self):
 		self.check_partial(*self.interrupt(signal.SIGINT))
