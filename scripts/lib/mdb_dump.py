@@ -140,13 +140,13 @@ def _is_num(v):
 	return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _what(v):
+def _what(v, width=40):
 	"""A value as an error line shows it: short, one line."""
 	try:
 		text = json.dumps(v, ensure_ascii=False, allow_nan=True)
 	except (TypeError, ValueError, RecursionError):
 		text = type(v).__name__
-	return printable(text if len(text) <= 40 else text[:37] + "...")
+	return printable(text if len(text) <= width else text[:width - 3] + "...")
 
 
 class Checker:
@@ -157,31 +157,41 @@ class Checker:
 		self.path = printable(path)
 
 	def fail(self, where, problem):
-		raise DumpError(f"{self.path}: {where}: {problem}")
+		"""problem follows the field's name: '"x" is not a number', 'is NaN'."""
+		raise DumpError(f"{self.path}: {where} {problem}")
+
+	def present(self, v, where):
+		if v is None:
+			self.fail(where, "is missing (or null)")
 
 	def obj(self, v, where):
+		self.present(v, where)
 		if not isinstance(v, dict):
 			self.fail(where, f"{_what(v)} is not an object")
 		return v
 
 	def list(self, v, where):
+		self.present(v, where)
 		if not isinstance(v, list):
 			self.fail(where, f"{_what(v)} is not a list")
 		return v
 
 	def str(self, v, where, empty=False):
+		self.present(v, where)
 		if not isinstance(v, str):
 			self.fail(where, f"{_what(v)} is not a string")
 		if not empty and not v:
-			self.fail(where, "empty string")
+			self.fail(where, "is empty")
 		return v
 
 	def bool(self, v, where):
+		self.present(v, where)
 		if not isinstance(v, bool):
 			self.fail(where, f"{_what(v)} is not true or false")
 		return v
 
 	def int(self, v, where, lo=0, hi=_INT_MAX):
+		self.present(v, where)
 		if not isinstance(v, int) or isinstance(v, bool):
 			self.fail(where, f"{_what(v)} is not an integer")
 		if not lo <= v <= hi:
@@ -190,12 +200,13 @@ class Checker:
 
 	def num(self, v, where, lo=None):
 		"""A finite number (not a bool), at least lo."""
+		self.present(v, where)
 		if not _is_num(v):
 			self.fail(where, f"{_what(v)} is not a number")
 		if isinstance(v, int) and abs(v) >= _INT_MAX:
 			self.fail(where, f"{_what(v)} is out of range")
 		if isinstance(v, float) and math.isnan(v):
-			self.fail(where, "NaN")
+			self.fail(where, "is NaN")
 		if not math.isfinite(v):
 			self.fail(where, f"{_what(v)} is not finite")
 		if lo is not None and v < lo:
@@ -205,12 +216,19 @@ class Checker:
 	def opt(self, d, key, check, *args, where, **kw):
 		"""d[key] checked by check, or None when absent or null."""
 		v = d.get(key)
-		return None if v is None else check(v, f"{where}.{key}", *args, **kw)
+		return None if v is None else check(v, field(where, key), *args, **kw)
 
 	def one_of(self, v, where, allowed):
+		self.present(v, where)
 		if v not in allowed:
 			self.fail(where, f"{_what(v)} (want {', '.join(allowed)})")
 		return v
+
+
+def field(where, key):
+	"""A field's name in an error line: 'context.memdesc_bench.run_id', or
+	'benchmarks[3] "name": time_unit' in an entry."""
+	return f"{where} {printable(key)}" if where.endswith(":") else f"{where}.{printable(key)}"
 
 
 def _read_json(path):
@@ -235,6 +253,8 @@ def _read_json(path):
 		ends = e.pos >= len(raw.rstrip()) or e.msg.startswith("Unterminated string")
 		what = "truncated JSON" if ends else "malformed JSON"
 		raise DumpError(f"{printable(path)}: {what} at line {e.lineno} column {e.colno}: {e.msg}")
+	except ValueError as e:		# an integer of more than 4300 digits
+		raise DumpError(f"{printable(path)}: unreadable JSON: {e}")
 
 
 def _constant(name):
@@ -260,7 +280,7 @@ def _gb_custom_context(ctx, c):
 		try:
 			return json.loads(keys[key], parse_constant=_constant)
 		except (ValueError, RecursionError):
-			c.fail(f"context.\"memdesc_bench.{key}\"", "not JSON text")
+			c.fail(f"context.\"memdesc_bench.{key}\"", "is not JSON text")
 
 	ver = keys.get("schema_version", "")
 	mb = {"schema_version": int(ver) if re.fullmatch(r"\d{1,9}", ver) else ver,
@@ -292,7 +312,7 @@ def _check_mb(mb, c, sim):
 	c.bool(mb.get("complete"), f"{w}.complete")
 	layouts = c.list(mb.get("layouts"), f"{w}.layouts")
 	if not layouts:
-		c.fail(f"{w}.layouts", "empty list")
+		c.fail(f"{w}.layouts", "is an empty list")
 	names = set()
 	for i, l in enumerate(layouts):
 		lw = f"{w}.layouts[{i}]"
@@ -301,7 +321,7 @@ def _check_mb(mb, c, sim):
 		if "/" in n or ":" in n:
 			c.fail(f"{lw}.name", f"{_what(n)} holds '/' or ':' (the name separators)")
 		if n in names:
-			c.fail(f"{lw}.name", f"{_what(n)} listed twice")
+			c.fail(f"{lw}.name", f"{_what(n)} is listed twice")
 		names.add(n)
 		c.int(l.get("sizeof_page"), f"{lw}.sizeof_page", 1, 1 << 20)
 		c.opt(l, "sizeof_folio", c.int, 0, 1 << 20, where=lw)
@@ -320,7 +340,7 @@ def _check_mb(mb, c, sim):
 		c.obj(k, kw)
 		n = c.str(k.get("name"), f"{kw}.name")
 		if n in seen:
-			c.fail(f"{kw}.name", f"{_what(n)} listed twice")
+			c.fail(f"{kw}.name", f"{_what(n)} is listed twice")
 		seen.add(n)
 		c.one_of(k.get("class"), f"{kw}.class", KERNEL_CLASSES)
 		c.opt(k, "unit", c.str, where=kw)
@@ -381,12 +401,12 @@ def _check_entry(e, i, c, counters):
 	w = f"benchmarks[{i}]"
 	c.obj(e, w)
 	name = c.str(e.get("name"), f"{w}.name")
-	w = f"benchmarks[{i}] {_what(name)}"
+	w = f"benchmarks[{i}] {_what(name, 200)}:"
 	c.opt(e, "run_name", c.str, where=w)
 	rt = e.get("run_type", "iteration")
-	c.one_of(rt, f"{w}.run_type", RUN_TYPES)
+	c.one_of(rt, field(w, "run_type"), RUN_TYPES)
 	if rt == "aggregate":
-		c.str(e.get("aggregate_name"), f"{w}.aggregate_name")
+		c.str(e.get("aggregate_name"), field(w, "aggregate_name"))
 	failed = c.opt(e, "error_occurred", c.bool, where=w)
 	c.opt(e, "error_message", c.str, where=w, empty=True)
 	if c.opt(e, "skipped", c.str, where=w, empty=True) not in (None, "", "false"):
@@ -396,7 +416,7 @@ def _check_entry(e, i, c, counters):
 	for k in ("repetitions", "repetition_index", "family_index", "per_family_instance_index"):
 		c.opt(e, k, c.int, where=w)
 	if "time_unit" in e:
-		c.one_of(e["time_unit"], f"{w}.time_unit", tuple(TIME_TO_NS))
+		c.one_of(e["time_unit"], field(w, "time_unit"), tuple(TIME_TO_NS))
 	for k, v in e.items():		# every number finite; times not negative
 		t = type(v)
 		if t is float:
@@ -409,9 +429,9 @@ def _check_entry(e, i, c, counters):
 				continue
 		elif k not in TIME_METRICS and k not in counters:
 			continue
-		c.num(v, f"{w}.{printable(k)}", lo=0 if k in TIME_METRICS else None)
+		c.num(v, field(w, k), lo=0 if k in TIME_METRICS else None)
 	if (not failed and rt != "aggregate" and "real_time" in e) and "time_unit" not in e:
-		c.fail(w, "real_time without time_unit")
+		c.fail(w[:-1], "has real_time but no time_unit")
 	return name
 
 
