@@ -895,21 +895,3 @@ def cli(prog, main, argv=None):
 		die(prog, f"{e} (scripts/setup installs python3-matplotlib and python3-scipy)")
 	except Exception as e:  # noqa: BLE001 - no tracebacks for users
 		die(prog, error_line(e))
-
-
-def _merge_main(argv):
-	"""mdb_dump.py merge OUT.json IN.json... [--rounds IN.json...]"""
-	p = ArgumentParser(prog="merge", description="Merges parts of one run into one dump.")
-	p.add_argument("out")
-	p.add_argument("parts", nargs="+")
-	p.add_argument("--rounds", nargs="+", default=[], metavar="PART",
-		       help="parts holding extra rounds of benchmarks already in the others")
-	a = p.parse_args(argv)
-	docs = [read_doc(x)[0] for x in a.parts + a.rounds]
-	write_doc(merge_docs(docs, rounds=range(len(a.parts), len(docs))), a.out)
-
-
-if __name__ == "__main__":
-	if sys.argv[1:2] != ["merge"]:
-		die("mdb_dump", "usage: mdb_dump.py merge OUT.json IN.json... [--rounds IN.json...]")
-	cli("merge", _merge_main, sys.argv[2:])

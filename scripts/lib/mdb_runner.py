@@ -192,12 +192,6 @@ def merge(out_path, parts, rounds_parts=()):
 	return doc, bad
 
 
-def headline(path, alpha=st.DEFAULT_ALPHA):
-	"""The headline table of the dump at path, as lines."""
-	import mdb_report as mr
-	return mr.headline(md.Dump(path), alpha)
-
-
 class Child:
 	"""The mdbench running now, for Ctrl-C and SIGTERM: stopped, then waited for."""
 

@@ -6,8 +6,6 @@ p-values and verdicts the chosen numbers imply (fixtures/make_fixtures.py):
 when the sides do not overlap, and the p-value of two separated samples of
 5 is 2/252 = 0.00794."""
 
-import json
-import os
 
 from testlib import PY, Scratch, fixture, load, main, script, table_rows
 

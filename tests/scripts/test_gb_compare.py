@@ -42,7 +42,7 @@ class GoogleBenchmarkCompare(Scratch):
 		"""{name: U test p-value of real_time} from compare.py's JSON report."""
 		out = os.path.join(self.tmp, "diff.json")
 		rc, stdout, err = run([PY, os.path.join(self.tools(), "compare.py"), "--no-color",
-				       "-d", out, "benchmarks", a, b])
+				       "--alpha", "0.01", "-d", out, "benchmarks", a, b])
 		self.assertEqual(rc, 0, err)
 		self.assertIn("_pvalue", stdout)
 		with open(out) as f:
