@@ -9,6 +9,7 @@ under 30 s at 10,000 benchmarks.
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -20,9 +21,13 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 
 
 def timed(cmd):
-	t0 = time.monotonic()
+	"""(wall seconds, CPU seconds of it and its children, CompletedProcess):
+	on a shared machine the CPU time is the steadier of the two."""
+	r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
 	p = subprocess.run(cmd, capture_output=True, text=True)
-	return time.monotonic() - t0, p
+	r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+	cpu = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+	return time.monotonic() - t0, cpu, p
 
 
 def main():
@@ -36,14 +41,17 @@ def main():
 		subprocess.run([sys.executable, os.path.join(HERE, "make_big_dump.py"), tmp,
 				"--benchmarks", str(a.benchmarks), "--rounds", str(a.rounds)], check=True)
 		size = os.path.getsize(os.path.join(tmp, "mdbench.json"))
-		t, p = timed([sys.executable, os.path.join(TOP, "scripts", "plot"), tmp])
+		load = os.getloadavg()[0]
+		t, cpu, p = timed([sys.executable, os.path.join(TOP, "scripts", "plot"), tmp])
 		figs = len([f for f in os.listdir(tmp) if f.endswith(".png")])
-		print(f"plot: {t:.1f} s, exit {p.returncode}, {figs} figures "
-		      f"(dump {size / 1e6:.1f} MB, {a.benchmarks} benchmarks x {a.rounds} rounds)")
+		print(f"plot: {t:.1f} s ({cpu:.1f} s CPU, {os.cpu_count()} CPUs, load {load:.1f}), "
+		      f"exit {p.returncode}, {figs} figures (dump {size / 1e6:.1f} MB, "
+		      f"{a.benchmarks} benchmarks x {a.rounds} rounds)")
 		if p.returncode:
 			print(p.stderr.strip())
-		t, p = timed([sys.executable, os.path.join(TOP, "scripts", "compare"), tmp, tmp])
-		print(f"compare: {t:.1f} s, exit {p.returncode}, {len(p.stdout.splitlines())} lines")
+		t, cpu, p = timed([sys.executable, os.path.join(TOP, "scripts", "compare"), tmp, tmp])
+		print(f"compare: {t:.1f} s ({cpu:.1f} s CPU), exit {p.returncode}, "
+		      f"{len(p.stdout.splitlines())} lines")
 	finally:
 		if not a.keep:
 			shutil.rmtree(tmp, ignore_errors=True)
