@@ -34,6 +34,7 @@ class Cells:
 			self.verdict = "-"
 		else:
 			self.samples = (va, vb)
+		self.exact = "report" in (ba.kclass, bb.kclass)	# counts, not measurements
 
 	def set(self, cmp):
 		self.cmp, self.verdict = cmp, cmp.verdict
@@ -51,7 +52,8 @@ def compare_rows(items, alpha):
 	"""[Cells] of [(dump A, Bench A, dump B, Bench B, metric)]."""
 	rows = [Cells(*it) for it in items]
 	todo = [r for r in rows if r.samples]
-	for r, c in zip(todo, st.compare_all([r.samples for r in todo], alpha)):
+	for r, c in zip(todo, st.compare_all([r.samples for r in todo], alpha,
+					     [r.exact for r in todo])):
 		r.set(c)
 	return rows
 

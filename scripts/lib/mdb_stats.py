@@ -22,7 +22,8 @@ Two samples A and B of one metric (one value per repetition: mdbench's
 
 A metric that does not vary within either side (footprint bytes,
 deterministic counters, callgrind's counts) is compared exactly: 'same' or
-'differs', no test.  A side with one value gives a ratio but no interval
+'differs', no test; a report kernel's values (exact=True) so even with one
+value a side.  A side with one value gives a ratio but no interval
 and no test ('n = 1: no test').  Values that are not all positive (a
 counter at 0) are compared as a difference B - A instead of a ratio.
 """
@@ -137,18 +138,20 @@ def hodges_lehmann(la, lb, alpha):
 	return est, (d[k_lo - 1], d[len(d) - k_hi])
 
 
-def compare(a, b, alpha=DEFAULT_ALPHA):
-	"""Comparison of samples a (A) and b (B), each a list of values."""
-	return compare_all([(a, b)], alpha)[0]
+def compare(a, b, alpha=DEFAULT_ALPHA, exact=False):
+	"""Comparison of samples a (A) and b (B), each a list of values; exact:
+	the values are counts, not measurements (a report kernel's bytes), so
+	that one value a side is enough to tell same from different."""
+	return compare_all([(a, b)], alpha, [exact])[0]
 
 
-def compare_all(pairs, alpha=DEFAULT_ALPHA):
+def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None):
 	"""[Comparison] of every (a, b) in pairs.  scipy is asked once per
 	order of the values (_ranks): a dump of thousands of benchmarks with
 	5 repetitions a side has at most 252 of them."""
 	out, pending = [], []
 	for i, (a, b) in enumerate(pairs):
-		c = _estimate(a, b, alpha)
+		c = _estimate(a, b, alpha, exact[i] if exact else False)
 		out.append(c)
 		if c.verdict is None:
 			pending.append((i, a, b))
@@ -177,7 +180,7 @@ def _ranks(a, b):
 	return tuple(out)
 
 
-def _estimate(a, b, alpha):
+def _estimate(a, b, alpha, exact):
 	"""A Comparison with all but the p-value; its verdict None when the U
 	test is still to be done."""
 	c = Comparison(len(a), len(b))
@@ -192,7 +195,7 @@ def _estimate(a, b, alpha):
 			c.ratio = b[0] / a[0]
 		else:
 			c.diff = b[0] - a[0]
-		c.verdict = "n = 1: no test" if single else (
+		c.verdict = "n = 1: no test" if single and not exact else (
 			"same" if a[0] == b[0] else "differs (exact)")
 		return c
 	if positive:

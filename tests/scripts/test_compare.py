@@ -91,6 +91,20 @@ class CompareDumps(CompareCase):
 		text = self.compare(fixture("one"), fixture("gbnative", "out.json"))
 		self.assertIn("Rows: 1 failed, 61 no difference, 250 same", text)
 
+	def test_report_values_of_one_round(self):
+		"""A footprint pass runs one round: its bytes are counts, compared exactly."""
+		doc = load(fixture("one", "mdbench.json"))
+		seen, keep = set(), []
+		for b in doc["benchmarks"]:
+			if not (b["name"].startswith("footprint/") and b["name"] in seen):
+				keep.append(b)
+			seen.add(b["name"])
+		doc["benchmarks"] = keep
+		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc)))
+		self.assertEqual(rows[("footprint/page32/mix:server/ram:1GiB", "total_bytes")],
+				 ["5", "10747904", "1", "10747904", "1.000", "-", "-", "same"])
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1], "no difference")
+
 	def test_aggregates_only(self):
 		"""--benchmark_report_aggregates_only: medians, no test."""
 		doc = load(fixture("reps", "mdbench.json"))
