@@ -36,6 +36,10 @@ ENTRY_FIELDS = {"name", "run_name", "run_type", "family_index", "per_family_inst
 		"error_message", "label", "skipped", "kernel", "layout", "mix", "ram_bytes",
 		"buf_bytes", "sim_ops", "sim_totals", "items_per_second", "bytes_per_second"}
 TIME_METRICS = ("real_time", "cpu_time")
+# The footprint report's counters in the order a reader wants them (the dump's
+# own order is alphabetical: Google Benchmark keeps counters in a std::map).
+FOOTPRINT_ORDER = ("memmap_bytes", "desc_bytes", "total_bytes", "bytes_per_GiB", "overhead_pct",
+		   "desc_count", "desc_reserved_bytes", "folio_desc_bytes")
 # The footprint report's small-folio descriptor size and the name parameter
 # of a sweep over it (--folio-desc-bytes: .../folio:96B).
 FOLIO_FIELD, FOLIO_PARAM = "folio_desc_bytes", "folio"

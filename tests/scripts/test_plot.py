@@ -72,11 +72,12 @@ class PlotOne(PlotCase):
 			["desc_adjacency", "0.03"],
 			["run id", "20251203T060000Z-0a1b2c3d"],
 			["repetitions", "5"],
-			# footprint: memmap 8 B/page = 2 MiB per GiB, descriptors 6 MiB per GiB
-			["desktop", "-", "memdesc8", "1GiB", "2097152", "6291456", "81920", "6291456",
-			 "8388608", "8388608", "0.781", "80"],
-			["server", "-", "page64", "4GiB", "67108864", "0", "0", "0", "67108864",
-			 "16777216", "1.562", "0"],
+			# footprint: memmap 8 B/page = 2 MiB per GiB, descriptors 6 MiB per GiB;
+			# memmap, descriptors, total, per GiB, %, then count, reserved, folio size
+			["desktop", "-", "memdesc8", "1GiB", "2097152", "6291456", "8388608", "8388608",
+			 "0.781", "81920", "6291456", "80"],
+			["server", "-", "page64", "4GiB", "67108864", "0", "67108864", "16777216", "1.562",
+			 "0", "0", "0"],
 		])
 		self.assertIn("- `context_switches` was counted and is 0 in every benchmark: no figure.",
 			      text)
