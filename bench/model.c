@@ -25,10 +25,13 @@
  *		descriptor in page32 and memdesc8, from _nr_pages in page64's
  *		first tail (offset 120: the next line).  A free block's order
  *		is in its head entry in every layout.
- * init/memmap	1/E + 1/512 + 1/4096: every entry written once, then
- *		memblock_free_all()'s pageblock heads written again (the
- *		memmap is far larger than L1 by then) and their pfns pushed on
- *		the buddy's order-9 stack, 8 bytes each.
+ * init/memmap	2/E + 1/8192: every entry written by the first pass
+ *		(memmap_init_range()), then again by the second
+ *		(__free_pages_core(), block by block; the memmap is far larger
+ *		than L1 by then), each MAX_PAGE_ORDER block's head rewritten
+ *		by set_buddy_order() (a line the second pass wrote just before:
+ *		not counted again) and its pfn pushed on the buddy's stack,
+ *		8 bytes per 1024 pfns.
  * convert/...	0: pfn_to_page() and page_to_pfn() are arithmetic.
  *
  * D_lookup and D_scan are lines per descriptor when consecutive folios'
@@ -187,8 +190,7 @@ bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *
 
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
-	*lines = 1.0 / per_line + 1.0 / (1UL << PAGEBLOCK_ORDER) +
-		 1.0 / (1UL << PAGEBLOCK_ORDER) * sizeof(unsigned long) / LINE;
+	*lines = 2.0 / per_line + 1.0 / (1UL << MAX_PAGE_ORDER) * sizeof(unsigned long) / LINE;
 	return true;
 }
 

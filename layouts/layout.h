@@ -165,10 +165,17 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
  * they never choose pfns, the buddy does.
  */
 /*
- * Boot: write pfn's entry as memmap_init_range() does and __free_pages_core()
- * leaves it: a free page that heads no block.
+ * Boot, first pass: write pfn's entry as memmap_init_range() ->
+ * __init_single_page() does: allocated (a reference count of 1, or the
+ * layout's "reserved, no descriptor" state), given to nobody yet.
  */
 static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn);
+/*
+ * Boot, second pass: what __free_pages_core() does to every page before the
+ * buddy gets it (__ClearPageReserved(), set_page_count(0)): a free page
+ * that heads no block.  Every pfn takes both passes before anything else.
+ */
+static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn);
 /*
  * Hand 2^order pfns from pfn to the buddy.  Writes the head's entry only, as
  * set_buddy_order() does: the other pages are already free (boot or

@@ -518,15 +518,26 @@ static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int o
 }
 
 /*
- * __init_single_page() (zeroed, _mapcount -1, lru self-linked) with the
- * reference __free_pages_core() drops before the buddy gets the page.
+ * __init_single_page(): zeroed (mm_zero_struct_page()), init_page_count()'s
+ * reference, page_mapcount_reset(), INIT_LIST_HEAD(&page->lru).  The flags'
+ * zone, node and section fields (set_page_links()) are left out: nothing
+ * here reads them.
  */
 static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn)
 {
 	struct page *page = pfn_to_page(mm, pfn);
 
-	*page = (struct page){ ._mapcount = -1 };
+	*page = (struct page){ ._mapcount = -1, ._refcount = 1 };
 	page->lru.next = page->lru.prev = &page->lru;
+}
+
+/* __free_pages_core()'s loop: __ClearPageReserved(), set_page_count(0). */
+static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn)
+{
+	struct page *page = pfn_to_page(mm, pfn);
+
+	page->flags &= ~PAGE64_RESERVED;
+	page->_refcount = 0;
 }
 
 /* set_buddy_order() + __SetPageBuddy(): the head only. */
