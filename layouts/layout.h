@@ -245,7 +245,7 @@ struct model_field {
 	unsigned short off, len;
 };
 
-#define MODEL_MAX_FIELDS	4
+#define MODEL_MAX_FIELDS	6
 
 struct model_reads {
 	unsigned int nr;
@@ -262,8 +262,16 @@ struct layout_model {
 	/* Bytes between neighbouring folio descriptors; 0: the folio overlays the memmap. */
 	unsigned int desc_stride;
 	struct model_reads lookup;	/* page_test_flag() and page_ref_count() of a folio page */
-	struct model_reads scan;	/* folio_nr_pages() of any folio */
-	struct model_reads scan_large;	/* what folio_nr_pages() reads beyond that of a large one */
+	struct model_reads scan;	/* folio_order() of any folio: compaction skipping it */
+	struct model_reads scan_large;	/* what folio_order() reads beyond that of a large one */
+	/*
+	 * What isolate_migratepages_block() reads of a folio it takes off the
+	 * LRU: flags, mapping, _refcount, _mapcount, memcg_data and whatever
+	 * folio_nr_pages() needs; and, of a large folio, what it reads beyond
+	 * that (page64: _large_mapcount and _nr_pages in the first tail).
+	 */
+	struct model_reads isolate;
+	struct model_reads isolate_large;
 };
 
 /*
