@@ -65,8 +65,12 @@ done
 [ $? -eq 1 ] || { echo "FAIL all-order0: exit status, expected 1 (failed kernels)"; fail=1; }
 for layout in $layouts; do
 	for case in "alloc/order0:no free block of order 0" "alloc/order9:no free block of order 9" \
+		    "alloc/order0-zero:no free block of order 0" \
+		    "alloc/order9-zero:no free block of order 9" \
 		    "migrate/order0:no free block of order 0 to migrate to" \
-		    "migrate/order9:no folio of order 9" "folio/tail:no large folio" \
+		    "migrate/order0-copy:no free block of order 0 to migrate to" \
+		    "migrate/order9:no folio of order 9" "migrate/order9-copy:no folio of order 9" \
+		    "folio/tail:no large folio" \
 		    "folio/tail-dep:no large folio" "folio/tail-cold:no large folio"; do
 		kernel=${case%%:*}
 		reason=${case#*:}
