@@ -19,10 +19,11 @@ fail=0
 expected_items() {
 	case $1 in
 	init/memmap/*)		echo $nr_pfns ;;		# one boot: a batch of nr_pfns ops
-	convert/*)		echo 512 ;;		# one batch of CONVERT_BATCH
+	convert/*)		echo 4096 ;;		# one batch of CONVERT_BATCH
 	baseline/latency/*)	echo 256 ;;		# one batch of CHASE_BATCH
+	baseline/bandwidth/*)	echo 1024 ;;		# one batch of READ_BATCH
 	# random walks (batches of 64; the cold ones of COLD_OPS, 32), migrations (16)
-	lookup/* | folio/* | migrate/* | footprint/* | baseline/bandwidth/*) echo $ops ;;
+	lookup/* | folio/* | migrate/* | footprint/*) echo $ops ;;
 	*)			echo min ;;		# scan: pfns covered; alloc: whole batches
 	esac
 }
@@ -70,8 +71,8 @@ for layout in $layouts; do
 		    "migrate/order0:no free block of order 0 to migrate to" \
 		    "migrate/order0-copy:no free block of order 0 to migrate to" \
 		    "migrate/order9:no folio of order 9" "migrate/order9-copy:no folio of order 9" \
-		    "folio/tail:no large folio" \
-		    "folio/tail-dep:no large folio" "folio/tail-cold:no large folio"; do
+		    "folio/tail:no large folio" "folio/tail-dep:no large folio" \
+		    "folio/tail-cold:no large folio"; do
 		kernel=${case%%:*}
 		reason=${case#*:}
 		name=$kernel/$layout/mix:all-order0/ram:$ram
