@@ -177,8 +177,17 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		} else if (!strncmp(arg, "--benchmark_", 12) || !strncmp(arg, "--v=", 4)) {
 			if (mdb_gb_check_flag(arg, &fixed, &err))
 				mdb_die(&err);
-			if (!strncmp(arg, "--benchmark_filter=", 19))
+			/*
+			 * The filter is ours alone: only the instances it selects
+			 * are registered, so Google Benchmark's own regex engine
+			 * (std::regex) cannot disagree with the plan's (regcomp).
+			 */
+			if (!strncmp(arg, "--benchmark_filter=", 19)) {
+				if (o->filter)
+					mdb_dief("--benchmark_filter given twice");
 				o->filter = arg + 19;
+				continue;
+			}
 			gb_argv[(*gb_argc)++] = fixed ? fixed : argv[a];
 			if (!strncmp(arg, "--benchmark_min_time=", 21))
 				o->min_time = true;

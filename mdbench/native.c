@@ -130,6 +130,8 @@ int mdb_run_native(struct mdb_run *run)
 	mdb_add_gb_context(run);
 	for (r = 0; r < run->rounds; r++)
 		for (i = 0; i < run->nr_inst; i++) {
+			if (!run->inst[i].selected)	/* --benchmark_filter: the plan's */
+				continue;
 			if (run->inst[i].real)	/* timed by the module itself */
 				mdb_register_manual_time(run->inst[i].name, mdb_real_bench, &run->inst[i]);
 			else

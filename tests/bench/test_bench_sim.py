@@ -217,8 +217,9 @@ def test_kill(mdbench):
 	failures = []
 	with tempfile.TemporaryDirectory() as out:
 		args = [mdbench, "--simulate", f"--out={out}", "--ram=64MiB", "--mix=all-order0",
-			"--layout=" + layouts(mdbench)[-1]["name"], "--benchmark_filter=^(convert|lookup)/"]
-		p = subprocess.Popen(args, stderr=subprocess.DEVNULL)
+			"--layout=" + layouts(mdbench)[-1]["name"]]
+		p = subprocess.Popen(args + ["--benchmark_filter=^(convert|lookup)/"],
+				     stderr=subprocess.DEVNULL)
 		path = os.path.join(out, "sim.json")
 		deadline = time.time() + 120
 		while time.time() < deadline and p.poll() is None:
