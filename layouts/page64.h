@@ -458,23 +458,17 @@ static inline int folio_mapcount(const struct folio *folio)
 	return __atomic_load_n(&folio->_large_mapcount, __ATOMIC_RELAXED) + 1;
 }
 
-/* mm/internal.h: _nr_pages_mapped counts an entire mapping as this. */
-#define PAGE64_ENTIRELY_MAPPED	0x800000
+/* folio_kind(), the reference count, flags, mapping and index: plain fields. */
+#include "folio_fields.h"
 
-/*
- * A large folio is mapped whole (as by a PMD): _entire_mapcount and
- * _large_mapcount move, and the first entire mapping marks _nr_pages_mapped,
- * as __folio_add_rmap() does at RMAP_LEVEL_PMD.
- */
+/* A large folio is mapped whole (as by a PMD): large_folio_map() on its first tail's counts. */
 static inline void folio_map(struct folio *folio)
 {
 	if (!(folio->flags & PAGE64_HEAD)) {
 		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_add_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
-		__atomic_fetch_add(&folio->_nr_pages_mapped, PAGE64_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	large_folio_map(&folio->_large_mapcount, &folio->_entire_mapcount, &folio->_nr_pages_mapped);
 }
 
 static inline void folio_unmap(struct folio *folio)
@@ -483,13 +477,10 @@ static inline void folio_unmap(struct folio *folio)
 		__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) < 0)
-		__atomic_fetch_sub(&folio->_nr_pages_mapped, PAGE64_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	large_folio_unmap(&folio->_large_mapcount, &folio->_entire_mapcount,
+			  &folio->_nr_pages_mapped);
 }
 
-/* folio_kind(), the reference count, flags, mapping and index: plain fields. */
-#include "folio_fields.h"
 
 /* ------------------------------------------------------------------------ */
 /* Life cycle. */
@@ -505,6 +496,7 @@ static inline void folio_unmap(struct folio *folio)
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = 0,							\
+	.desc_stride_large = 0,							\
 	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
 	.scan = MODEL_READS(MODEL_FIELD(folio, flags)),				\
 	.scan_large = MODEL_READS(MODEL_FIELD(folio, _nr_pages)),		\
