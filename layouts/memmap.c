@@ -215,11 +215,18 @@ static int place_mix(struct memmap *mm, struct mix_plan *plan, struct age_list *
 /* ------------------------------------------------------------------------ */
 /* Ageing: the churn of age.h on this layout's memmap.                      */
 
+/*
+ * Only the descriptor goes: nothing reads the folio's pages before
+ * age_recreate() points them at a new one, so they are not rewritten twice.
+ * A layout without folio descriptors has nothing to free.
+ */
 static void age_release(void *arg, const struct age_folio *f)
 {
 	struct memmap *mm = arg;
+	struct desc_cache *c = &mm->cache[folio_cache(f->order)];
 
-	folio_destroy(mm, page_folio(mm, pfn_to_page(mm, f->pfn)));
+	if (c->obj_size)
+		desc_free(c, page_folio(mm, pfn_to_page(mm, f->pfn)));
 }
 
 static int age_recreate(void *arg, const struct age_folio *f)
