@@ -83,6 +83,12 @@ enum desc_type {
 	DESC_NR
 };
 
+/* The cache a folio of this order takes its descriptor from. */
+static inline enum desc_type folio_desc_type(unsigned int order)
+{
+	return order ? DESC_FOLIO_LARGE : DESC_FOLIO;
+}
+
 /*
  * How a machine is built.  All-zero is the realistic default: 2 MiB pages,
  * aged descriptor caches, the layout's own folio size.

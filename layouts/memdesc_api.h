@@ -72,12 +72,6 @@ static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct p
 /* folio_kind(), the reference count, flags, mapping and index: plain fields. */
 #include "folio_fields.h"
 
-/* The cache a folio's descriptor comes from. */
-static inline enum desc_type folio_desc_type(unsigned int order)
-{
-	return order ? DESC_FOLIO_LARGE : DESC_FOLIO;
-}
-
 /* A folio's flags are the folio's; PG_reserved, like the rest, is the page's. */
 static inline bool page_test_flag(const struct memmap *mm, const struct page *page,
 				  enum pageflag flag)

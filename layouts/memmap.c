@@ -83,12 +83,6 @@ static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned
 /* ------------------------------------------------------------------------ */
 /* Creation.                                                                */
 
-/* The cache a folio's descriptor comes from, in every layout. */
-static enum desc_type folio_cache(unsigned int order)
-{
-	return order ? DESC_FOLIO_LARGE : DESC_FOLIO;
-}
-
 /* Descriptors of each type the mix's blocks need, roughly (the plan rounds per entry). */
 static void mix_desc_counts(const struct mix *mix, unsigned long nr_pfns,
 			    unsigned long long count[DESC_NR])
@@ -102,7 +96,7 @@ static void mix_desc_counts(const struct mix *mix, unsigned long nr_pfns,
 
 		switch (e->kind) {
 		case PK_ANON:
-		case PK_FILE:	count[folio_cache(e->order)] += blocks; break;
+		case PK_FILE:	count[folio_desc_type(e->order)] += blocks; break;
 		case PK_SLAB:	count[DESC_SLAB] += blocks; break;
 		case PK_NETMEM:	count[DESC_NETMEM] += blocks; break;
 		case PK_PGTABLE: count[DESC_PTDESC] += (unsigned long long)blocks << e->order; break;
@@ -223,7 +217,7 @@ static int place_mix(struct memmap *mm, struct mix_plan *plan, struct age_list *
 static void age_release(void *arg, const struct age_folio *f)
 {
 	struct memmap *mm = arg;
-	struct desc_cache *c = &mm->cache[folio_cache(f->order)];
+	struct desc_cache *c = &mm->cache[folio_desc_type(f->order)];
 
 	if (c->obj_size)
 		desc_free(c, page_folio(mm, pfn_to_page(mm, f->pfn)));
@@ -238,14 +232,14 @@ static void *age_transient_alloc(void *arg, unsigned int order)
 {
 	struct memmap *mm = arg;
 
-	return desc_alloc(&mm->cache[folio_cache(order)]);
+	return desc_alloc(&mm->cache[folio_desc_type(order)]);
 }
 
 static void age_transient_free(void *arg, void *desc, unsigned int order)
 {
 	struct memmap *mm = arg;
 
-	desc_free(&mm->cache[folio_cache(order)], desc);
+	desc_free(&mm->cache[folio_desc_type(order)], desc);
 }
 
 static int age(struct memmap *mm, const struct age_list *folios, struct mdb_err *err)
@@ -286,7 +280,7 @@ static void measure_adjacency(struct memmap *mm)
 			pfn++;
 			continue;
 		}
-		t = folio_cache(folio_order(folio));
+		t = folio_desc_type(folio_order(folio));
 		h = (h ^ (uint64_t)t) * 0x100000001b3ULL;
 		h = (h ^ (uint64_t)desc_cache_index(&mm->cache[t], folio)) * 0x100000001b3ULL;
 		if (last[t]) {

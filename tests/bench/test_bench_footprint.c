@@ -80,8 +80,8 @@ static void expect(const struct layout_ops *ops, const char *mix_name, unsigned 
 		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
 			/* One descriptor a folio, slab or page-pool block; one a page of the others. */
 			const size_t per_block[PK_NR] = {
-				[PK_ANON] = size[o ? DESC_FOLIO_LARGE : DESC_FOLIO],
-				[PK_FILE] = size[o ? DESC_FOLIO_LARGE : DESC_FOLIO],
+				[PK_ANON] = size[folio_desc_type(o)],
+				[PK_FILE] = size[folio_desc_type(o)],
 				[PK_SLAB] = size[DESC_SLAB], [PK_NETMEM] = size[DESC_NETMEM] };
 			const size_t per_page[PK_NR] = { [PK_PGTABLE] = size[DESC_PTDESC],
 							 [PK_ZSMALLOC] = size[DESC_ZPDESC] };

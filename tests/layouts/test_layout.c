@@ -38,7 +38,7 @@ static enum desc_type kind_desc(enum page_kind kind, unsigned int order)
 	case PK_ZSMALLOC:	return DESC_ZPDESC;
 	case PK_NETMEM:		return DESC_NETMEM;
 	case PK_ANON:
-	case PK_FILE:		return order ? DESC_FOLIO_LARGE : DESC_FOLIO;
+	case PK_FILE:		return folio_desc_type(order);
 	default:		return DESC_NR;
 	}
 }
@@ -332,7 +332,7 @@ static size_t folio_acct(const struct memmap *mm, unsigned int order)
 	size_t acct[DESC_NR];
 
 	acct_sizes(&mm->opts, acct);
-	return acct[order ? DESC_FOLIO_LARGE : DESC_FOLIO];
+	return acct[folio_desc_type(order)];
 }
 
 static void check_alloc_migrate_free(struct memmap *mm, unsigned int order, enum page_kind kind)
