@@ -7,6 +7,7 @@
 
 #include "age.h"
 #include "rng.h"
+#include "units.h"
 
 #define AGE_SALT	0x61676564ULL	/* "aged": the churn's draws differ from the plan's */
 #define FNV_OFFSET	0xcbf29ce484222325ULL
@@ -24,10 +25,7 @@ const char *desc_age_name(enum desc_age age)
 
 int desc_age_from_name(const char *name)
 {
-	for (int a = 0; a < DESC_AGE_NR; a++)
-		if (!strcmp(name, age_name[a]))
-			return a;
-	return -1;
+	return mdb_parse_name(name, age_name, DESC_AGE_NR);
 }
 
 int age_list_add(struct age_list *l, unsigned long pfn, unsigned int order, unsigned int kind)

@@ -251,6 +251,10 @@ static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order);
 #endif /* MDB_LAYOUT */
 
+/* A layout header pins each offset its comments give. */
+#define LAYOUT_OFF(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " at " #off)
+
 /* Per-layout symbols. */
 #define MDB_CAT_(a, b)		a##_##b
 #define MDB_CAT(a, b)		MDB_CAT_(a, b)

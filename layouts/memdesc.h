@@ -78,32 +78,28 @@
 
 typedef uintptr_t memdesc_t;
 
-#ifdef MEMDESC_BUDDY_ALIASES
-enum memdesc_type {			/* the Path page's interim numbering, aliases fixed */
+enum memdesc_type {
+	MEMDESC_FILE = 2,
+	MEMDESC_ANON = 3,
+	MEMDESC_KSM = 4,
+	MEMDESC_SLAB = 5,
+	MEMDESC_MOVABLE = 6,
+	MEMDESC_PTDESC = 7,
+#ifdef MEMDESC_BUDDY_ALIASES		/* the Path page's interim numbering, aliases fixed */
 	MEMDESC_BUDDY = 0,
 	MEMDESC_MISC = 1,
-	MEMDESC_FILE = 2,
-	MEMDESC_ANON = 3,
-	MEMDESC_KSM = 4,
-	MEMDESC_SLAB = 5,
-	MEMDESC_MOVABLE = 6,
-	MEMDESC_PTDESC = 7,
 	MEMDESC_BUDDY_ALIAS = 8,
 	MEMDESC_NETMEM = 12,
-};
-#define MEMDESC_BUDDY_MASK	0x7UL	/* a list pointer: bits 0-2 clear */
-#else
-enum memdesc_type {			/* the Memdescs page's numbering */
+#else					/* the Memdescs page's */
 	MEMDESC_MISC = 0,
 	MEMDESC_BUDDY = 1,
-	MEMDESC_FILE = 2,
-	MEMDESC_ANON = 3,
-	MEMDESC_KSM = 4,
-	MEMDESC_SLAB = 5,
-	MEMDESC_MOVABLE = 6,
-	MEMDESC_PTDESC = 7,
 	MEMDESC_NETMEM = 8,
+#endif
 };
+
+#ifdef MEMDESC_BUDDY_ALIASES
+#define MEMDESC_BUDDY_MASK	0x7UL	/* a list pointer: bits 0-2 clear */
+#else
 #define MEMDESC_BUDDY_MASK	0xfUL
 #endif
 
@@ -123,15 +119,7 @@ enum memdesc_misc {
 
 _Static_assert(DESC_ALIGN == 16, "the tag needs the 4 low bits of a descriptor pointer");
 _Static_assert(MEMDESC_FILE == 2 && MEMDESC_ANON == 3, "memdesc_is_folio() tests tags 2 and 3");
-/* memdesc_kind()'s table is written in this order. */
-_Static_assert(MEMDESC_KSM == 4 && MEMDESC_SLAB == 5 && MEMDESC_MOVABLE == 6 && MEMDESC_PTDESC == 7,
-	       "tags 4-7");
-#ifdef MEMDESC_BUDDY_ALIASES
-_Static_assert(MEMDESC_BUDDY == 0 && MEMDESC_MISC == 1 && MEMDESC_BUDDY_ALIAS == 8 &&
-	       MEMDESC_NETMEM == 12, "the interim tags");
-#else
-_Static_assert(MEMDESC_MISC == 0 && MEMDESC_BUDDY == 1 && MEMDESC_NETMEM == 8, "the final tags");
-#endif
+
 
 static inline unsigned int memdesc_type(memdesc_t m)
 {
@@ -187,7 +175,7 @@ static inline memdesc_t memdesc_folio_type(enum page_kind kind)
 	return kind == PK_ANON ? MEMDESC_ANON : MEMDESC_FILE;
 }
 
-/* Tag -> kind in one indexed load; PK_NR marks tags no memdesc here uses. */
+/* Tag -> kind in one indexed load, tags in enum memdesc_type order; PK_NR: unused tags. */
 static inline enum page_kind memdesc_kind(memdesc_t m)
 {
 	static const unsigned char kind[16] = {
@@ -286,31 +274,28 @@ struct folio_large {
 	void *_hugetlb_hwpoison;
 } __attribute__((aligned(DESC_ALIGN)));
 
-#define MEMDESC_OFF(type, field, off) \
-	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " at " #off)
-MEMDESC_OFF(folio, flags, 0);
-MEMDESC_OFF(folio, lru, 8);
-MEMDESC_OFF(folio, mapping, 24);
-MEMDESC_OFF(folio, index, 32);
-MEMDESC_OFF(folio, private, 40);
-MEMDESC_OFF(folio, _refcount, 48);
-MEMDESC_OFF(folio, _mapcount, 52);
-MEMDESC_OFF(folio, _pincount, 56);
-MEMDESC_OFF(folio, order, 60);
-MEMDESC_OFF(folio, pfn, 64);
-MEMDESC_OFF(folio, memcg_data, 72);
+LAYOUT_OFF(folio, flags, 0);
+LAYOUT_OFF(folio, lru, 8);
+LAYOUT_OFF(folio, mapping, 24);
+LAYOUT_OFF(folio, index, 32);
+LAYOUT_OFF(folio, private, 40);
+LAYOUT_OFF(folio, _refcount, 48);
+LAYOUT_OFF(folio, _mapcount, 52);
+LAYOUT_OFF(folio, _pincount, 56);
+LAYOUT_OFF(folio, order, 60);
+LAYOUT_OFF(folio, pfn, 64);
+LAYOUT_OFF(folio, memcg_data, 72);
 _Static_assert(sizeof(struct folio) == 80, "the plan's small folio is 80 bytes");
-MEMDESC_OFF(folio_large, folio, 0);
-MEMDESC_OFF(folio_large, _large_mapcount, 80);
-MEMDESC_OFF(folio_large, _entire_mapcount, 84);
-MEMDESC_OFF(folio_large, _nr_pages_mapped, 88);
-MEMDESC_OFF(folio_large, _mm_id_mapcount, 92);
-MEMDESC_OFF(folio_large, _mm_ids, 104);
-MEMDESC_OFF(folio_large, _deferred_list, 112);
-MEMDESC_OFF(folio_large, _hugetlb_subpool, 128);
-MEMDESC_OFF(folio_large, _hugetlb_hwpoison, 152);
+LAYOUT_OFF(folio_large, folio, 0);
+LAYOUT_OFF(folio_large, _large_mapcount, 80);
+LAYOUT_OFF(folio_large, _entire_mapcount, 84);
+LAYOUT_OFF(folio_large, _nr_pages_mapped, 88);
+LAYOUT_OFF(folio_large, _mm_id_mapcount, 92);
+LAYOUT_OFF(folio_large, _mm_ids, 104);
+LAYOUT_OFF(folio_large, _deferred_list, 112);
+LAYOUT_OFF(folio_large, _hugetlb_subpool, 128);
+LAYOUT_OFF(folio_large, _hugetlb_hwpoison, 152);
 _Static_assert(sizeof(struct folio_large) == 160, "the large folio descriptor is 160 bytes");
-#undef MEMDESC_OFF
 
 /*
  * For the analytic model: a lookup reads the folio's flags and _refcount,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "units.h"
 #include "vmemmap.h"
 
 #ifndef MADV_COLLAPSE
@@ -31,10 +32,7 @@ const char *memmap_pages_name(enum memmap_pages pages)
 
 int memmap_pages_from_name(const char *name)
 {
-	for (int p = 0; p < MEMMAP_PAGES_NR; p++)
-		if (!strcmp(name, pages_name[p]))
-			return p;
-	return -1;
+	return mdb_parse_name(name, pages_name, MEMMAP_PAGES_NR);
 }
 
 static size_t page_bytes(enum memmap_pages pages)
