@@ -75,7 +75,7 @@ static void usage(void)
 	       "                                    that has run a while (default), or fresh: the best case\n"
 	       "  --folio-desc-bytes=64,80,...      sweep the small folio descriptor's size (multiples of 16;\n"
 	       "                                    below the layout's struct folio only footprint runs)\n"
-	       "  --seed=N                          placement of the mix (default 1)\n"
+	       "  --seed=N                          placement of the mix and the descriptor churn (default 1)\n"
 	       "  --rounds=N                        run every benchmark N times, round after round (default 1)\n"
 	       "  --out=DIR                         write DIR/mdbench.json, mix.json, topology.xml\n"
 	       "  --force                           replace an earlier run's results in DIR\n"
