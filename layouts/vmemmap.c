@@ -52,18 +52,16 @@ int vmemmap_advise(void *addr, size_t len, enum memmap_pages pages)
 
 /*
  * One PROT_NONE reservation with room for the alignment and a guard page
- * on each side, then the usable range made writable inside it: the guards
- * stay a VMA of their own, so the range never merges with a neighbour.
+ * on each side; whatever is later mapped into the usable range stays a VMA
+ * of its own, never merged with a neighbour.
  */
-int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
-		void *bind_arg, struct mdb_err *err)
+int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, struct mdb_err *err)
 {
 	size_t align = page_bytes(pages);
-	uintptr_t start;
 
 	memset(v, 0, sizeof(*v));
 	if (!bytes || pages >= MEMMAP_PAGES_NR)
-		return mdb_errf(err, "vmemmap_map: %zu bytes of %s pages", bytes,
+		return mdb_errf(err, "vmemmap_reserve: %zu bytes of %s pages", bytes,
 				memmap_pages_name(pages));
 	v->pages = pages;
 	v->bytes = round_up(bytes, align);
@@ -74,8 +72,16 @@ int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemma
 		v->resv = NULL;
 		return mdb_errf(err, "mmap of %zu bytes: %s", v->resv_bytes, strerror(errno));
 	}
-	start = round_up((uintptr_t)v->resv + SMALL_PAGE, align);
-	v->addr = (void *)start;
+	v->addr = (void *)round_up((uintptr_t)v->resv + SMALL_PAGE, align);
+	return 0;
+}
+
+/* The usable range made anonymous memory, advised, bound. */
+int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
+		void *bind_arg, struct mdb_err *err)
+{
+	if (vmemmap_reserve(v, bytes, pages, err))
+		return -1;
 	if (mprotect(v->addr, v->bytes, PROT_READ | PROT_WRITE)) {
 		mdb_errf(err, "mprotect of a %zu-byte mapping: %s", v->bytes, strerror(errno));
 		goto fail;

@@ -57,9 +57,16 @@ struct vmemmap_usage {
 };
 
 /*
- * Maps at least bytes (rounded up to whole pages of the asked size), lazily
- * populated, advised as pages asks; bind runs before the first touch.
- * 0, or -1 with err (nothing left mapped).
+ * Reserves at least bytes (rounded up to whole pages of the asked size),
+ * aligned to them, between guard pages, inaccessible: for a caller that maps
+ * its own memory there with MAP_FIXED (a memfd whose pages appear more than
+ * once, as HVO's vmemmap does).  0, or -1 with err.
+ */
+int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, struct mdb_err *err);
+/*
+ * vmemmap_reserve(), then the range made anonymous memory, lazily populated,
+ * advised as pages asks; bind runs before the first touch.  0, or -1 with
+ * err (nothing left mapped).
  */
 int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
 		void *bind_arg, struct mdb_err *err);
