@@ -14,6 +14,10 @@
  * their fields, so a timing there would time the struct's own size under
  * another name.  Baselines follow, over the byte sizes of the memmaps the
  * run's layouts and RAM sizes give.
+ *
+ * The live kernel (--layout=...,kernel) is one more group, after the
+ * modelled layouts of its mix (the kpageflags snapshot) at its RAM (this
+ * machine's): the kernels the module runs, in the same passes.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -26,7 +30,7 @@
 
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-			 uint64_t buf, unsigned int folio_bytes)
+			 uint64_t buf, unsigned int folio_bytes, bool real)
 {
 	static size_t nr_alloc;
 	struct mdb_instance *in;
@@ -48,10 +52,11 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->nr_pfns = (unsigned long)(ram >> MDB_PAGE_SHIFT);
 	in->buf_bytes = buf;
 	in->folio_desc_bytes = folio_bytes;
-	if (ops) {
+	in->real = real;
+	if (ops || real) {
 		mdb_format_size(ram, size, sizeof(size));
-		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name, ops->name,
-			     mix->name, size);
+		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
+			     real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
 		if (folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", folio_bytes);
 	} else {
@@ -72,18 +77,25 @@ static unsigned int kernel_pass(const struct mdb_kernel *k)
 	return k->flags & MDB_K_MUTATES ? 1 : 0;
 }
 
+/*
+ * One (layout, mix, RAM, folio size) group.  real: the live kernel's, whose
+ * kernels are those the module runs, named as the reference layout's (ops is
+ * NULL).  Below the layout's own folio size only the report kernels run.
+ */
 static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, unsigned int nr,
 		      const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-		      unsigned int folio_bytes)
+		      unsigned int folio_bytes, bool real)
 {
-	bool reports_only = folio_bytes && folio_bytes < ops->desc_size[DESC_FOLIO];
+	const struct layout_ops *on = real ? layout_reference() : ops;
+	bool reports_only = ops && folio_bytes && folio_bytes < ops->desc_size[DESC_FOLIO];
 	unsigned int pass, i;
 
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < nr; i++)
-			if (mdb_kernel_runs_on(k[i], ops) && kernel_pass(k[i]) == pass &&
+			if (mdb_kernel_runs_on(k[i], on) && kernel_pass(k[i]) == pass &&
+			    (!real || mdb_real_has_kernel(k[i])) &&
 			    (!reports_only || k[i]->class == MDB_REPORT))
-				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes);
+				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes, real);
 }
 
 /* One group, or one per --folio-desc-bytes size where the layout has folio descriptors. */
@@ -94,11 +106,11 @@ static void add_layout_groups(struct mdb_run *run, const struct mdb_kernel *cons
 	unsigned int f;
 
 	if (!run->nr_folio_sizes || !ops->desc_size[DESC_FOLIO]) {
-		add_group(run, k, nr, ops, mix, ram, 0);
+		add_group(run, k, nr, ops, mix, ram, 0, false);
 		return;
 	}
 	for (f = 0; f < run->nr_folio_sizes; f++)
-		add_group(run, k, nr, ops, mix, ram, run->folio_sizes[f]);
+		add_group(run, k, nr, ops, mix, ram, run->folio_sizes[f], false);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -128,7 +140,7 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 	for (i = 0; i < nr; i++)
 		if (k[i]->class == MDB_BASELINE)
 			for (r = 0; r < run->nr_baseline_sizes; r++)
-				add_instance(run, k[i], NULL, NULL, 0, sizes[r], 0);
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r], 0, false);
 }
 
 struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in)
@@ -156,6 +168,8 @@ static unsigned long long instance_need(const struct mdb_run *run, const struct 
 {
 	struct memmap_opts opts;
 
+	if (in->real)
+		return 0;	/* the machine's own memmap; the module keeps its free-memory floor */
 	if (!in->ops)
 		return in->buf_bytes;
 	opts = mdb_instance_opts(run, in);
@@ -197,10 +211,14 @@ void mdb_plan(struct mdb_run *run)
 	if (mdb_kernels(&k, &nr, &err))
 		mdb_die(&err);
 	for (r = 0; r < run->nr_ram_sizes; r++)
-		for (m = 0; m < run->nr_mixes; m++)
+		for (m = 0; m < run->nr_mixes; m++) {
 			for (l = 0; l < run->nr_layouts; l++)
 				add_layout_groups(run, k, nr, run->layouts[l], &run->mixes[m],
 						  run->ram_sizes[r]);
+			if (run->real && (int)m == run->kpageflags_mix &&
+			    run->ram_sizes[r] == mdb_real_ram_bytes(run->real))
+				add_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r], 0, true);
+		}
 	add_baselines(run, k, nr);
 	if (!run->nr_selected)
 		mdb_dief("no benchmark matches --benchmark_filter=%s", run->filter);

@@ -519,8 +519,12 @@ static int write_json(struct sim *s, bool complete)
 			"host_name", host, "executable", s->exe,
 			"num_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "memdesc_bench", mb,
 			"benchmarks", benches);
+	mdb_interrupt_hold();
 	ret = doc ? mdb_json_write(s->out, doc, &err) : mdb_errf(&err, "out of memory");
 	json_decref(doc);
+	if (!ret)
+		mdb_interrupt_kept(s->out, (long)kept, "simulations");
+	mdb_interrupt_resume();
 	if (ret) {
 		if (!s->write_failed)
 			fprintf(stderr, "mdbench: %s (trying again after the next one)\n", err.msg);
@@ -528,7 +532,6 @@ static int write_json(struct sim *s, bool complete)
 		return -1;
 	}
 	s->write_failed = false;
-	mdb_interrupt_kept(s->out, (long)kept, "simulations");
 	return 0;
 }
 

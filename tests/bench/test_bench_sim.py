@@ -24,6 +24,8 @@ json: a small run (fresh descriptors, so that every sequential kernel has a
   (no valgrind, no --out) exit 2 with one line.
 sigint: SIGINT once the first benchmark is in sim.json: exit 130, the
   finished ones kept with complete false, no temporary left behind.
+kill: SIGKILL of the parent mid-run: no valgrind child outlives it, and the
+  next --simulate in the same directory removes the temporaries it left.
 Exit 77 under the Asan build: valgrind cannot run an ASan binary.
 """
 
@@ -230,11 +232,58 @@ def test_sigint(mdbench):
 	return failures
 
 
+def children_of(out):
+	"""Processes still running a --simulate child of the run in out."""
+	found = []
+	for pid in os.listdir("/proc"):
+		try:
+			with open(f"/proc/{pid}/cmdline", "rb") as f:
+				cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+		except OSError:
+			continue
+		if f"--sim-instance={out}/" in cmd:
+			found.append(pid)
+	return found
+
+
+def test_kill(mdbench):
+	"""SIGKILL of the parent: its valgrind children die with it, and the next
+	--simulate in the same directory removes what it left."""
+	failures = []
+	with tempfile.TemporaryDirectory() as out:
+		args = [mdbench, "--simulate", f"--out={out}", "--ram=64MiB", "--mix=all-order0",
+			"--layout=" + layouts(mdbench)[-1]["name"], "--benchmark_filter=^(convert|lookup)/"]
+		p = subprocess.Popen(args, stderr=subprocess.DEVNULL)
+		path = os.path.join(out, "sim.json")
+		deadline = time.time() + 120
+		while time.time() < deadline and p.poll() is None:
+			doc = read_sim(path)
+			if doc and doc["benchmarks"] and children_of(out):
+				break
+			time.sleep(0.05)
+		p.kill()
+		p.wait()
+		deadline = time.time() + 10
+		while children_of(out) and time.time() < deadline:
+			time.sleep(0.1)
+		if children_of(out):
+			failures.append(f"valgrind children left after SIGKILL: {children_of(out)}")
+		stale = [f for f in os.listdir(out) if f.startswith(".mdbench-sim.")]
+		if not stale:
+			failures.append("SIGKILL left no temporary directory: the test did not kill mid-run")
+		r = subprocess.run(args + ["--force", "--benchmark_filter=^convert/pfn_to_page/"],
+				   capture_output=True, text=True)
+		left = sorted(f for f in os.listdir(out) if f.startswith(".mdbench-sim."))
+		if r.returncode or left:
+			failures.append(f"the next run: exit {r.returncode}, left {left}: {r.stderr!r}")
+	return failures
+
+
 def main(mdbench, build_type, mode):
 	if build_type.lower() == "asan":
 		print("skipped: valgrind cannot run a binary built with AddressSanitizer")
 		return 77
-	tests = {"model": test_model, "json": test_json, "sigint": test_sigint}
+	tests = {"model": test_model, "json": test_json, "sigint": test_sigint, "kill": test_kill}
 	failures = tests[mode](mdbench)
 	for f in failures:
 		print("FAIL", f, file=sys.stderr)
