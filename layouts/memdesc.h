@@ -299,14 +299,20 @@ _Static_assert(sizeof(struct folio_large) == 160, "the large folio descriptor is
 
 /*
  * For the analytic model: a lookup reads the folio's flags and _refcount,
- * the scan its order, at the same offsets in both descriptors; each cache's
- * objects lie end to end while fresh.
+ * the scan its order, isolation its flags, mapping, counts, order and
+ * memcg_data, at the same offsets in both descriptors; each cache's objects
+ * lie end to end while fresh.  A large folio's _large_mapcount (@80, read by
+ * folio_mapcount() for anon ones) shares memcg_data's line wherever a
+ * 16-byte aligned descriptor lies, so it adds no line: no .isolate_large.
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = sizeof(struct folio),					\
 	.desc_stride_large = sizeof(struct folio_large),			\
 	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
 	.scan = MODEL_READS(MODEL_FIELD(folio, order)),				\
+	.isolate = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, mapping),	\
+			       MODEL_FIELD(folio, _refcount), MODEL_FIELD(folio, _mapcount),	\
+			       MODEL_FIELD(folio, order), MODEL_FIELD(folio, memcg_data)),	\
 }
 
 /* ------------------------------------------------------------------------ */
