@@ -39,6 +39,7 @@
 #include "jsonio.h"
 #include "mix.h"
 #include "rng.h"
+#include "units.h"
 
 #define NR_ORDERS		(MAX_FOLIO_ORDER + 1)
 #define MIX_SUM_TOLERANCE	1e-6
@@ -65,10 +66,7 @@ const char *page_kind_name(enum page_kind kind)
 
 int page_kind_from_name(const char *name)
 {
-	for (int k = 0; k < PK_NR; k++)
-		if (!strcmp(name, kind_name[k]))
-			return k;
-	return -1;
+	return mdb_parse_name(name, kind_name, PK_NR);
 }
 
 /* ------------------------------------------------------------------------ */

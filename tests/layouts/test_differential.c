@@ -8,7 +8,9 @@
  * operation must return the same in all of them, and page_info must agree:
  * on every pfn an operation touched right after it, on a random sample of
  * pfns every operation, on every pfn every 1000 operations and at the end.
- * Only the ops tables are used, so the test holds no layout type.
+ * Only the ops tables are used, so the test holds no layout type.  The
+ * whole sequence runs on aged descriptor caches and again on fresh ones:
+ * where descriptors lie must change nothing any layout reports.
  */
 #include <stdint.h>
 
@@ -263,26 +265,23 @@ static void do_op(void)
 		do_simple(i, (r - 65) % 4);
 }
 
-int main(void)
+static int run_sequence(enum desc_age age)
 {
-	struct memmap_opts opts = { .seed = TEST_SEED };
+	struct memmap_opts opts = { .age = age, .seed = TEST_SEED };
 	struct page_info pi;
 	struct mix mix;
 	unsigned long pfn, s;
 	unsigned int l;
 
 	test_mix(&mix);
-	while (layouts[NR_LAYOUTS])
-		NR_LAYOUTS++;
-	mms = calloc(NR_LAYOUTS, sizeof(*mms));
-	if (!mms)
-		return 1;
+	rng = 0x9e3779b97f4a7c15ULL;
+	nr_live = 0;
+	nr_alloc = nr_alloc_failed = nr_free = nr_migrate = nr_migrate_failed = nr_last_put = 0;
+	nr_other = 0;
 	for (l = 0; l < NR_LAYOUTS; l++)
 		create_or_die(layouts[l], &mms[l], TEST_NR_PFNS, &mix, &opts);
-	live = calloc(TEST_NR_PFNS, sizeof(*live));
-	if (!live)
-		return 1;
 	op_name = "create";
+	op_no = -1;
 	compare_all();
 	/* The mix's own folios take part too. */
 	for (pfn = 0; pfn < TEST_NR_PFNS; pfn += 1UL << pi.order) {
@@ -303,15 +302,30 @@ int main(void)
 	compare_all();
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->memmap_destroy(mms[l]);
-	free(live);
-	free(mms);
 	if (failures) {
-		fprintf(stderr, "differential: %d failures\n", failures);
+		fprintf(stderr, "differential (%s): %d failures\n", desc_age_name(age), failures);
 		return 1;
 	}
-	printf("differential: %d ops: %lu allocs (%lu found no block), %lu frees, %lu migrations "
-	       "(%lu found no block), %lu last puts, %lu get/map/unmap/flag; %lu live folios: ok\n",
-	       NR_OPS, nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
-	       nr_last_put, nr_other, nr_live);
+	printf("differential (%s): %d ops: %lu allocs (%lu found no block), %lu frees, %lu "
+	       "migrations (%lu found no block), %lu last puts, %lu get/map/unmap/flag; %lu live "
+	       "folios: ok\n", desc_age_name(age), NR_OPS, nr_alloc, nr_alloc_failed, nr_free,
+	       nr_migrate, nr_migrate_failed, nr_last_put, nr_other, nr_live);
 	return 0;
+}
+
+int main(void)
+{
+	int ret = 0;
+
+	while (layouts[NR_LAYOUTS])
+		NR_LAYOUTS++;
+	mms = calloc(NR_LAYOUTS, sizeof(*mms));
+	live = calloc(TEST_NR_PFNS, sizeof(*live));
+	if (!mms || !live)
+		return 1;
+	ret |= run_sequence(DESC_AGED);
+	ret |= run_sequence(DESC_FRESH);
+	free(live);
+	free(mms);
+	return ret;
 }
