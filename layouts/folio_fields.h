@@ -5,8 +5,10 @@
  * of struct folio in page64 (page64.h, where the folio overlays its head
  * page) and in page32 and memdesc8 (memdesc_api.h, where it is a separate
  * descriptor), so reading, writing and copying them is one piece of code.
- * Included by page64.h and memdesc_api.h once struct folio is complete.
- * What differs (order, page count, mapcount) stays with the layout.
+ * Included by page64.h and memdesc_api.h once struct folio is complete,
+ * and once the layout has said how a folio is marked hugetlb
+ * (folio_test_hugetlb()).  What differs (order, page count, mapcount) stays
+ * with the layout.
  */
 #ifndef MDB_FOLIO_FIELDS_H
 #define MDB_FOLIO_FIELDS_H
@@ -15,6 +17,8 @@
 
 static inline enum page_kind folio_kind(const struct folio *folio)
 {
+	if (folio_test_hugetlb(folio))
+		return PK_HUGETLB;
 	return folio->mapping & FOLIO_MAPPING_ANON ? PK_ANON : PK_FILE;
 }
 

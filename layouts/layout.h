@@ -19,7 +19,8 @@
  *
  * Conventions, as in the kernel:
  *  - a pfn is an index into the modelled RAM, 0 <= pfn < mm->nr_pfns;
- *  - a folio is an anon or file folio of order 0..MAX_FOLIO_ORDER; every
+ *  - a folio is an anon or file folio of order 0..MAX_FOLIO_ORDER or a
+ *    hugetlb folio of order 9 or 18 (page_kind_is_folio()); every
  *    page of it resolves to the same struct folio via page_folio();
  *  - reference and map counts are the logical values (a new folio has
  *    refcount 1 and mapcount 0), whatever bias a layout stores.
@@ -175,7 +176,7 @@ static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn);
  * folio_destroy() left them so).
  */
 static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order);
-/* Make 2^order pfns from pfn one folio (FOLIO_ANON or FOLIO_FILE): refcount 1, mapcount 0. */
+/* Make 2^order pfns from pfn one folio (PK_ANON, PK_FILE, PK_HUGETLB): refcount 1, mapcount 0. */
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind);
 /*

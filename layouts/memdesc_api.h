@@ -18,9 +18,24 @@
  * Every page of a block points to the block's one descriptor (a folio, a
  * slab, a netmem block); page tables and zsmalloc pages have one descriptor
  * per page, as in the kernel.
+ *
+ * Hugetlb folios: the plan gives them no memdesc type of their own; a
+ * hugetlbfs folio is a file folio (tag File), every memdesc of its 2^order
+ * pages pointing at the one descriptor (2 MiB of memdescs per 1 GiB folio in
+ * memdesc8).  Without a page_type word, the folio says "hugetlb" with a
+ * flag, as PG_hugetlb did until 6.9 moved it into page_type; PageHuge()
+ * then reads the descriptor.
  */
 #ifndef MDB_MEMDESC_API_H
 #define MDB_MEMDESC_API_H
+
+/* A bit above the PG_* bits, below the flags' fields at the top of the word. */
+#define MEMDESC_FOLIO_HUGETLB	(1UL << 31)
+
+static inline bool folio_test_hugetlb(const struct folio *folio)
+{
+	return folio->flags & MEMDESC_FOLIO_HUGETLB;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Lookups. */
@@ -42,8 +57,12 @@ static inline memdesc_t page_memdesc(const struct page *page)
 
 static inline enum page_kind page_kind(const struct memmap *mm, const struct page *page)
 {
+	memdesc_t m = page_memdesc(page);
+
 	(void)mm;
-	return memdesc_kind(page_memdesc(page));
+	if (memdesc_type(m) == MEMDESC_FILE && folio_test_hugetlb(memdesc_ptr(m)))
+		return PK_HUGETLB;
+	return memdesc_kind(m);
 }
 
 static inline struct folio *page_folio(const struct memmap *mm, const struct page *page)
@@ -177,7 +196,8 @@ static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int o
 {
 	switch (kind) {
 	case PK_ANON:
-	case PK_FILE:		return sizeof(struct folio);
+	case PK_FILE:
+	case PK_HUGETLB:	return sizeof(struct folio);
 	case PK_SLAB:		return sizeof(struct slab);
 	case PK_NETMEM:		return sizeof(struct netmem_desc);
 	case PK_PGTABLE:	return sizeof(struct ptdesc) << order;
@@ -217,6 +237,8 @@ static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, u
 	if (!folio)
 		return NULL;
 	folio->flags = kind == PK_ANON ? 1UL << KPG_swapbacked : 0;
+	if (kind == PK_HUGETLB)
+		folio->flags |= MEMDESC_FOLIO_HUGETLB;
 	memdesc_folio_set_order(folio, order);
 	folio->mapping = mdb_new_mapping(kind);
 	folio->_refcount = 1;

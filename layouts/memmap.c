@@ -34,6 +34,22 @@ static void free_block(struct memmap *mm, unsigned long pfn, unsigned int order)
 	buddy_push(&mm->buddy, pfn, order);
 }
 
+/*
+ * A freed folio's pfns back to the buddy; a gigantic (1 GiB hugetlb) folio,
+ * as free_contig_range() gives it back, in MAX_PAGE_ORDER blocks.
+ */
+static void free_folio_block(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	unsigned long i;
+
+	if (order <= MAX_PAGE_ORDER) {
+		free_block(mm, pfn, order);
+		return;
+	}
+	for (i = 0; i < 1UL << order; i += 1UL << MAX_PAGE_ORDER)
+		free_block(mm, pfn + i, MAX_PAGE_ORDER);
+}
+
 /* [start, end) as the largest naturally aligned blocks, as memblock_free_all(). */
 static void free_range(struct memmap *mm, unsigned long start, unsigned long end)
 {
@@ -157,6 +173,7 @@ static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *e
 		return 0;
 	case PK_ANON:
 	case PK_FILE:
+	case PK_HUGETLB:
 		if (folio_create(mm, b->pfn, b->order, b->kind))
 			return 0;
 		break;
@@ -278,11 +295,24 @@ static struct folio *pfn_folio(const struct memmap *mm, unsigned long pfn)
 	return folio;
 }
 
+/*
+ * Anon and file folios up to PMD order; hugetlb folios at the 2 MiB hstate,
+ * from the buddy as alloc_buddy_hugetlb_folio() takes them.  A 1 GiB folio
+ * comes from alloc_contig_pages() or boot-time memblock, neither modelled:
+ * such folios exist only where the mix placed them.
+ */
+static bool folio_alloc_ok(unsigned int order, enum page_kind kind)
+{
+	if (kind == PK_HUGETLB)
+		return mix_order_valid(kind, order) && order <= MAX_PAGE_ORDER;
+	return page_kind_is_folio(kind) && order <= MAX_FOLIO_ORDER;
+}
+
 static long op_folio_alloc(struct memmap *mm, unsigned int order, enum page_kind kind)
 {
 	long pfn;
 
-	if (order > MAX_FOLIO_ORDER || (kind != PK_ANON && kind != PK_FILE))
+	if (!folio_alloc_ok(order, kind))
 		return -1;
 	pfn = alloc_block(mm, order);
 	if (pfn < 0)
@@ -301,7 +331,7 @@ static void op_folio_free(struct memmap *mm, unsigned long pfn)
 	unsigned int order = folio_order(folio);
 
 	folio_destroy(mm, folio);
-	free_block(mm, head, order);
+	free_folio_block(mm, head, order);
 }
 
 /* migrate_pages() for one folio: new block, new descriptor, copy, repoint. */
@@ -310,7 +340,7 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 	struct folio *src = pfn_folio(mm, pfn), *dst;
 	unsigned long old = folio_pfn(mm, src);
 	unsigned int order = folio_order(src);
-	long new = alloc_block(mm, order);
+	long new = folio_alloc_ok(order, folio_kind(src)) ? alloc_block(mm, order) : -1;
 
 	if (new < 0)
 		return -1;
@@ -321,7 +351,7 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 	}
 	folio_copy_meta(dst, src);
 	folio_destroy(mm, src);
-	free_block(mm, old, order);
+	free_folio_block(mm, old, order);
 	return new;
 }
 

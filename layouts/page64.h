@@ -239,6 +239,8 @@ PAGE64_OFF(folio, _deferred_list, 144);
 PAGE64_OFF(folio, _flags_3, 192);
 PAGE64_OFF(folio, _head_3, 200);
 PAGE64_OFF(folio, _hugetlb_subpool, 208);
+PAGE64_OFF(folio, _hugetlb_cgroup, 216);
+PAGE64_OFF(folio, _hugetlb_cgroup_rsvd, 224);
 PAGE64_OFF(folio, _hugetlb_hwpoison, 232);
 _Static_assert(sizeof(struct folio) == 256, "struct folio spans 4 pages");
 /* The overlays must land on the fields of the pages they overlay. */
@@ -329,6 +331,7 @@ static inline enum page_kind page64_typed_kind(const struct page *head)
 	case PGTY_table:	return PK_PGTABLE;
 	case PGTY_slab:		return PK_SLAB;
 	case PGTY_zsmalloc:	return PK_ZSMALLOC;
+	case PGTY_hugetlb:	return PK_HUGETLB;
 	default:		return PK_NR;
 	}
 }
@@ -371,7 +374,7 @@ static inline struct folio *page_folio(const struct memmap *mm, const struct pag
 	enum page_kind kind = page64_kind(page, head);
 
 	(void)mm;
-	if (kind != PK_ANON && kind != PK_FILE)
+	if (!page_kind_is_folio(kind))
 		return NULL;
 	return (struct folio *)head;
 }
@@ -461,10 +464,17 @@ static inline int folio_mapcount(const struct folio *folio)
 /* mm/internal.h: _nr_pages_mapped counts an entire mapping as this. */
 #define PAGE64_ENTIRELY_MAPPED	0x800000
 
+/* FOLIO_TYPE_OPS(hugetlb, hugetlb): a type in the head's page_type. */
+static inline bool folio_test_hugetlb(const struct folio *folio)
+{
+	return page64_is_type(&folio->page, PGTY_hugetlb);
+}
+
 /*
  * A large folio is mapped whole (as by a PMD): _entire_mapcount and
  * _large_mapcount move, and the first entire mapping marks _nr_pages_mapped,
- * as __folio_add_rmap() does at RMAP_LEVEL_PMD.
+ * as __folio_add_rmap() does at RMAP_LEVEL_PMD.  A hugetlb folio moves the
+ * first two only (hugetlb_add_file_rmap(), hugetlb_remove_rmap()).
  */
 static inline void folio_map(struct folio *folio)
 {
@@ -472,7 +482,8 @@ static inline void folio_map(struct folio *folio)
 		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_add_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
+	if (__atomic_add_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0 &&
+	    !folio_test_hugetlb(folio))
 		__atomic_fetch_add(&folio->_nr_pages_mapped, PAGE64_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 }
@@ -483,7 +494,8 @@ static inline void folio_unmap(struct folio *folio)
 		__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) < 0)
+	if (__atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) < 0 &&
+	    !folio_test_hugetlb(folio))
 		__atomic_fetch_sub(&folio->_nr_pages_mapped, PAGE64_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
 }
@@ -575,6 +587,22 @@ static inline struct page *page64_prep(struct memmap *mm, unsigned long pfn, uns
 /* Bit 9 of _flags_1: PG_large_rmappable (= PG_workingset), anon or file THP. */
 #define PAGE64_LARGE_RMAPPABLE	(1UL << KPG_workingset)
 
+/*
+ * init_new_hugetlb_folio() on a compound page prep_compound_page() made
+ * (alloc_buddy_hugetlb_folio(), or the gigantic allocation): the type, an
+ * empty lru, no subpool and no cgroups in the fourth page's fields.  Not
+ * large-rmappable: hugetlb keeps its own rmap counts.
+ */
+static inline void page64_init_hugetlb(struct folio *folio)
+{
+	assert(folio_order(folio) >= 2);
+	folio->page.page_type = (unsigned int)PGTY_hugetlb << 24;
+	folio->lru.next = folio->lru.prev = &folio->lru;
+	folio->_hugetlb_subpool = NULL;
+	folio->_hugetlb_cgroup = NULL;
+	folio->_hugetlb_cgroup_rsvd = NULL;
+}
+
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind)
 {
@@ -582,7 +610,9 @@ static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, u
 	struct folio *folio = (struct folio *)page64_prep(mm, pfn, order, flags);
 
 	folio->mapping = mdb_new_mapping(kind);
-	if (order)
+	if (kind == PK_HUGETLB)
+		page64_init_hugetlb(folio);
+	else if (order)
 		folio->_flags_1 |= PAGE64_LARGE_RMAPPABLE;
 	return folio;
 }

@@ -137,6 +137,12 @@ static void do_alloc(void)
 	/* Small orders are common, as in the kernel; every order occurs. */
 	unsigned int order = rand_below(4) ? rand_below(4) : rand_below(MAX_FOLIO_ORDER + 1);
 	enum page_kind kind = rand_below(2) ? PK_ANON : PK_FILE;
+
+	/* Now and then a 2 MiB hugetlb folio, or a 1 GiB one (refused: the buddy has none). */
+	if (!rand_below(16)) {
+		kind = PK_HUGETLB;
+		order = rand_below(4) ? HUGETLB_ORDER_PMD : HUGETLB_ORDER_PUD;
+	}
 	long v[NR_LAYOUTS];
 	unsigned int l;
 
@@ -289,7 +295,7 @@ int main(void)
 		layouts[0]->page_info(mms[0], pfn, &pi);
 		if (pi.kind == PK_FREE || pi.head_pfn != pfn)
 			pi.order = 0;
-		else if (pi.kind == PK_ANON || pi.kind == PK_FILE)
+		else if (page_kind_is_folio(pi.kind))
 			live_add(pfn);
 	}
 	for (op_no = 0; op_no < NR_OPS && failures == 0; op_no++) {

@@ -87,7 +87,7 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	CHECK(!page_ptdesc(mm, page) == (b->kind != PK_PGTABLE), "pfn %lu: page_ptdesc", pfn);
 	CHECK(page_buddy_order(mm, page) ==
 	      (b->kind == PK_FREE && pfn == b->pfn ? (int)b->order : -1), "pfn %lu: buddy order", pfn);
-	if (b->kind != PK_ANON && b->kind != PK_FILE) {
+	if (!page_kind_is_folio(b->kind)) {
 		CHECK(!folio, "pfn %lu: page_folio of a %s page", pfn, page_kind_name(b->kind));
 		return;
 	}
@@ -112,8 +112,6 @@ static void check_placement(const struct memmap *mm, const struct mix *mix, unsi
 	struct mix_plan plan;
 	struct mix_block b;
 	unsigned long pfn, covered = 0;
-	unsigned int order;
-	int k;
 
 	memset(ex, 0, sizeof(*ex));
 	CHECK(!mix_plan_init(&plan, mix, nr_pfns, TEST_SEED, &err), "plan: %s", err.msg);
@@ -125,6 +123,14 @@ static void check_placement(const struct memmap *mm, const struct mix *mix, unsi
 	}
 	mix_plan_release(&plan);
 	CHECK(covered == nr_pfns, "plan covers %lu of %lu pfns", covered, nr_pfns);
+}
+
+/* The common test mix reaches every kind and every folio order. */
+static void check_test_mix_covers(const struct expect *ex)
+{
+	unsigned int order;
+	int k;
+
 	for (k = 0; k < PK_NR; k++)
 		CHECK(ex->pages[k], "no %s pages in the test mix", page_kind_name(k));
 	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
@@ -390,6 +396,9 @@ static void check_exhaust(struct memmap *mm)
 	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER, PK_ANON) == -1, "no block left");
 	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER + 1, PK_ANON) == -1, "order above 9");
 	CHECK(ops->folio_alloc(mm, 0, PK_SLAB) == -1, "slab is not a folio kind");
+	CHECK(ops->folio_alloc(mm, 8, PK_HUGETLB) == -1, "order 8 is no hstate");
+	CHECK(ops->folio_alloc(mm, HUGETLB_ORDER_PUD, PK_HUGETLB) == -1,
+	      "1 GiB folios come from the mix, not the buddy");
 	while (got)
 		ops->folio_free(mm, taken[--got]);
 	for (pfn = 0; pfn < mm->nr_pfns; pfn += 1UL << MAX_FOLIO_ORDER) {
@@ -515,13 +524,16 @@ int main(void)
 	CHECK(mm->nr_pfns == TEST_NR_PFNS && mm->seed == TEST_SEED &&
 	      !strcmp(mm->mix.name, mix.name), "memmap header");
 	check_placement(mm, &mix, TEST_NR_PFNS, &ex);
+	check_test_mix_covers(&ex);
 	check_footprint(mm, &ex);
 
 	check_counts(mm, 0, PK_ANON);
 	check_counts(mm, 3, PK_FILE);
 	check_counts(mm, 9, PK_ANON);
+	check_counts(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
 	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
 		check_alloc_migrate_free(mm, order, order & 1 ? PK_ANON : PK_FILE);
+	check_alloc_migrate_free(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
 	check_order2_cost(mm);
 	check_footprint(mm, &ex);	/* everything given back */
 	check_exhaust(mm);
