@@ -191,6 +191,9 @@ static inline void folio_unmap(struct folio *folio)
 	[DESC_NETMEM] = sizeof(struct netmem_desc),				\
 }
 
+/* HVO: a folio's entries are all the same, its first vmemmap page stays (hvo.h). */
+#define LAYOUT_HVO		{ .scheme = HVO_SAME_ENTRY, .reserve_pages = 1 }
+
 /* Descriptor bytes one block of the mix costs. */
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order)
 {

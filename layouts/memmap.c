@@ -25,6 +25,11 @@ static const size_t desc_size[DESC_NR] = LAYOUT_DESC_SIZES;
 
 #define HUGE_2M		(2UL << 20)
 
+/* Where the layout's memmap must start (page64ci's masks need their heads aligned). */
+#ifndef LAYOUT_MEMMAP_ALIGN
+#define LAYOUT_MEMMAP_ALIGN	MDB_PAGE_SIZE
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* The buddy, as the kernel drives it: set the head, then list the block.   */
 
@@ -132,6 +137,28 @@ static int check_memory(unsigned long nr_pfns, const struct mix *mix, struct mdb
 			(need + (1ULL << 20) - 1) >> 20, avail >> 20);
 }
 
+/*
+ * An anonymous mapping of len bytes at a multiple of base_align (a power of
+ * 2): base_align more is reserved, the ends trimmed.  The kernel's vmemmap
+ * starts at VMEMMAP_START, aligned far beyond any folio.
+ */
+static void *mmap_aligned(size_t len, size_t base_align)
+{
+	size_t extra = base_align > MDB_PAGE_SIZE ? base_align : 0;
+	char *raw = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	char *map;
+
+	if (raw == MAP_FAILED || !extra)
+		return raw;
+	map = (char *)(((uintptr_t)raw + base_align - 1) & ~(uintptr_t)(base_align - 1));
+	if (map > raw)
+		munmap(raw, map - raw);
+	if (raw + len + extra > map + len)
+		munmap(map + len, raw + len + extra - (map + len));
+	return map;
+}
+
 static void *map_memmap(struct memmap *mm, const struct memmap_opts *opts, struct mdb_err *err)
 {
 	size_t bytes = mm->nr_pfns * sizeof(struct page);
@@ -139,7 +166,7 @@ static void *map_memmap(struct memmap *mm, const struct memmap_opts *opts, struc
 	void *map;
 
 	mm->map_bytes = (bytes + align - 1) & ~(align - 1);
-	map = mmap(NULL, mm->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	map = mmap_aligned(mm->map_bytes, LAYOUT_MEMMAP_ALIGN);
 	if (map == MAP_FAILED) {
 		mdb_errf(err, "mmap of a %zu-byte memmap: %s", mm->map_bytes, strerror(errno));
 		return NULL;
@@ -426,11 +453,43 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 	}
 }
 
+/*
+ * The hugetlb folios, block by block, into hvo.c's arithmetic: what HVO
+ * would give back of this memmap, computed (no mapping changes).
+ */
+static int op_footprint_hvo(const struct memmap *mm, struct hvo_footprint *out)
+{
+	unsigned long pfn, step, head;
+	struct hvo_walk w;
+	unsigned int order;
+
+	if (hvo_walk_start(&w, &LAYOUT_SYM(ops).hvo, sizeof(struct page), mm->nr_pfns))
+		return -1;
+	for (pfn = 0; pfn < mm->nr_pfns; pfn += step) {
+		const struct page *page = pfn_to_page(mm, pfn);
+		enum page_kind kind = page_kind(mm, page);
+		int buddy;
+
+		if (kind == PK_FREE) {
+			buddy = page_buddy_order(mm, page);
+			step = buddy > 0 ? 1UL << buddy : 1;
+			continue;
+		}
+		head = page_head_pfn(mm, page, &order);
+		if (kind == PK_HUGETLB && head == pfn)
+			hvo_walk_folio(&w, pfn, order);
+		step = head + (1UL << order) - pfn;
+	}
+	hvo_walk_end(&w, out);
+	return 0;
+}
+
 const struct layout_ops LAYOUT_SYM(ops) = {
 	.name = MDB_STR(MDB_LAYOUT),
 	.page_size = sizeof(struct page),
 	.desc_size = LAYOUT_DESC_SIZES,
 	.model = LAYOUT_MODEL,
+	.hvo = LAYOUT_HVO,
 	.memory_need = op_memory_need,
 	.memmap_create = op_memmap_create,
 	.memmap_destroy = op_memmap_destroy,
@@ -445,4 +504,5 @@ const struct layout_ops LAYOUT_SYM(ops) = {
 	.folio_unmap = op_folio_unmap,
 	.folio_set_flag = op_folio_set_flag,
 	.footprint = op_footprint,
+	.footprint_hvo = op_footprint_hvo,
 };

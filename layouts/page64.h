@@ -10,11 +10,17 @@
  *
  * Encodings are the kernel's (kconst.h):
  *  - a tail page holds compound_head = head | 1; a head has PG_head;
+ *    compound_head() is 6.18's _compound_head(), with the fake-head check
+ *    page_fixed_fake_head() adds under CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP
+ *    behind its static key, off until a memmap is built with HVO (hvo.h);
+ *    page64ci.h is this file with the tail word and compound_head() of the
+ *    compound_info series instead;
  *  - a folio's order is the low byte of the first tail's flags (_flags_1),
  *    its page count in _nr_pages, as folio_order()/folio_nr_pages() read them;
  *  - typed pages carry their type in page_type's top byte: PGTY_buddy on the
  *    head of a free block (order in page->private), PGTY_table on page
- *    tables, PGTY_slab on a slab's head, PGTY_zsmalloc on zsmalloc pages;
+ *    tables, PGTY_slab on a slab's head, PGTY_zsmalloc on zsmalloc pages,
+ *    PGTY_hugetlb on a hugetlb folio's head;
  *  - anon folios have FOLIO_MAPPING_ANON set in mapping; netmem pages have
  *    pp_magic == PP_SIGNATURE; reserved pages have PG_reserved;
  *  - _mapcount (and _large_mapcount, _entire_mapcount) store count - 1.
@@ -37,7 +43,13 @@
 #include <assert.h>
 #include <stddef.h>
 
+#include "hvo.h"
 #include "kconst.h"
+
+/* The tail word: 6.18's compound_head, or what page64ci.h names it. */
+#ifndef PAGE64_TAIL_WORD
+#define PAGE64_TAIL_WORD	compound_head
+#endif
 
 struct page {
 	unsigned long flags;
@@ -60,7 +72,7 @@ struct page {
 			long pp_ref_count;
 		};
 		struct {	/* tail pages of a compound page */
-			unsigned long compound_head;	/* head | 1 */
+			unsigned long PAGE64_TAIL_WORD;	/* bit 0 set: a tail */
 		};
 	};
 	union {
@@ -206,7 +218,7 @@ PAGE64_OFF(page, pp, 16);
 PAGE64_OFF(page, _pp_mapping_pad, 24);
 PAGE64_OFF(page, dma_addr, 32);
 PAGE64_OFF(page, pp_ref_count, 40);
-PAGE64_OFF(page, compound_head, 8);
+PAGE64_OFF(page, PAGE64_TAIL_WORD, 8);
 PAGE64_OFF(page, page_type, 48);
 PAGE64_OFF(page, _mapcount, 48);
 PAGE64_OFF(page, _refcount, 52);
@@ -297,15 +309,49 @@ static inline unsigned long page_to_pfn(const struct memmap *mm, const struct pa
 	return page - (const struct page *)mm->map;
 }
 
-/* _compound_head() without the HVO fake-head case, which we do not model. */
+/* compound_head(): below, or page64ci.h's. */
+static inline struct page *page64_head(const struct page *page);
+/* What prep_compound_tail() writes in the tail word of a 2^order folio's tails. */
+static inline unsigned long page64_tail_word(const struct page *head, unsigned int order);
+
+#ifndef PAGE64_TAIL_MASK
+/*
+ * page_fixed_fake_head(): with HVO on, a tail at a page-aligned vmemmap
+ * address reads as its folio's head (the same physical page is mapped
+ * there), PG_head and all; the real head is in the next struct page's
+ * compound_head.  The static key keeps all of it out of the way while HVO
+ * is off: a NOP, then the return (hvo.h).
+ */
+static inline const struct page *page64_fixed_fake_head(const struct page *page)
+{
+	if (!hvo_fake_head_key())
+		return page;
+	if (!((uintptr_t)page & (MDB_PAGE_SIZE - 1)) && (page->flags & PAGE64_HEAD)) {
+		unsigned long head = __atomic_load_n(&page[1].compound_head, __ATOMIC_RELAXED);
+
+		if (__builtin_expect(head & 1, 1))
+			return (const struct page *)(head - 1);
+	}
+	return page;
+}
+
+/* _compound_head() of 6.18, as compound_head() and page_folio() inline it. */
 static inline struct page *page64_head(const struct page *page)
 {
 	unsigned long head = page->compound_head;
 
-	if (head & 1)
+	if (__builtin_expect(head & 1, 0))
 		return (struct page *)(head - 1);
-	return (struct page *)page;
+	return (struct page *)page64_fixed_fake_head(page);
 }
+
+/* set_compound_head(): a pointer to the head, bit 0 set. */
+static inline unsigned long page64_tail_word(const struct page *head, unsigned int order)
+{
+	(void)order;
+	return (unsigned long)head | 1;
+}
+#endif /* !PAGE64_TAIL_MASK */
 
 /* page_has_type(): a top byte of 0x80..0xfe is a type, not a mapcount. */
 static inline bool page64_has_type(const struct page *page)
@@ -509,6 +555,11 @@ static inline void folio_unmap(struct folio *folio)
 /* No descriptor is ever allocated. */
 #define LAYOUT_DESC_SIZES	{ 0 }
 
+/* HVO of 6.18: one vmemmap page kept, the rest mapped onto it (fake heads). */
+#ifndef LAYOUT_HVO
+#define LAYOUT_HVO		{ .scheme = HVO_FAKE_HEAD, .reserve_pages = 1 }
+#endif
+
 /*
  * For the analytic model: the folio overlays its head entry, so the flag and
  * count a lookup reads (flags @0, _refcount @52) are on the entry's own line;
@@ -568,7 +619,7 @@ static inline struct page *page64_prep(struct memmap *mm, unsigned long pfn, uns
 	head->flags |= PAGE64_HEAD;
 	for (i = 1; i < nr; i++) {
 		head[i].mapping = TAIL_MAPPING;
-		head[i].compound_head = (unsigned long)head | 1;
+		head[i].PAGE64_TAIL_WORD = page64_tail_word(head, order);
 		head[i].private = 0;
 	}
 	folio->_flags_1 = order;
@@ -629,7 +680,7 @@ static inline void folio_destroy(struct memmap *mm, struct folio *folio)
 		folio->_nr_pages = 0;
 	}
 	for (i = 1; i < nr; i++) {
-		head[i].compound_head = 0;
+		head[i].PAGE64_TAIL_WORD = 0;
 		head[i].mapping = 0;
 		head[i].private = 0;
 	}

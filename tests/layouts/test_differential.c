@@ -8,6 +8,7 @@
  * operation must return the same in all of them, and page_info must agree:
  * on every pfn an operation touched right after it, on a random sample of
  * pfns every operation, on every pfn every 1000 operations and at the end.
+ * Then 3000 more on a 2 GiB memmap holding a 1 GiB hugetlb folio.
  * Only the ops tables are used, so the test holds no layout type.
  */
 #include <stdint.h>
@@ -15,12 +16,15 @@
 #include "test_layout_common.h"
 
 #define NR_OPS		20000
+#define NR_OPS_GIGANTIC	3000
 #define FULL_EVERY	1000
 #define SAMPLE		32
+#define GIGA_NR_PFNS	((1UL << 19) + 3 * 512 + 7)
 
 static const struct layout_ops *const *layouts = mdb_layouts;
 static unsigned int NR_LAYOUTS;
 static struct memmap **mms;
+static unsigned long nr_pfns;
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next_rand(void)
@@ -91,7 +95,7 @@ static void compare_all(void)
 	unsigned long pfn;
 	unsigned int l;
 
-	for (pfn = 0; pfn < TEST_NR_PFNS; pfn++)
+	for (pfn = 0; pfn < nr_pfns; pfn++)
 		compare_pfn(pfn);
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->footprint(mms[l], &fp[l]);
@@ -269,39 +273,48 @@ static void do_op(void)
 		do_simple(i, (r - 65) % 4);
 }
 
-int main(void)
+/* Every layout built from mix, then nr_ops operations, all compared as they go. */
+static void run(const struct mix *mix, unsigned long nr, long nr_ops)
 {
 	struct memmap_opts opts = { .seed = TEST_SEED };
 	struct page_info pi;
-	struct mix mix;
 	unsigned long pfn, s;
 	unsigned int l;
 
-	test_mix(&mix);
-	while (layouts[NR_LAYOUTS])
-		NR_LAYOUTS++;
-	mms = calloc(NR_LAYOUTS, sizeof(*mms));
-	if (!mms)
-		return 1;
+	nr_pfns = nr;
+	nr_live = nr_alloc = nr_alloc_failed = nr_free = nr_migrate = nr_migrate_failed = 0;
+	nr_last_put = nr_other = 0;
 	for (l = 0; l < NR_LAYOUTS; l++)
-		create_or_die(layouts[l], &mms[l], TEST_NR_PFNS, &mix, &opts);
-	live = calloc(TEST_NR_PFNS, sizeof(*live));
+		create_or_die(layouts[l], &mms[l], nr_pfns, mix, &opts);
+	live = calloc(nr_pfns, sizeof(*live));
 	if (!live)
-		return 1;
+		exit(1);
+	op_no = 0;
 	op_name = "create";
 	compare_all();
 	/* The mix's own folios take part too. */
-	for (pfn = 0; pfn < TEST_NR_PFNS; pfn += 1UL << pi.order) {
+	for (pfn = 0; pfn < nr_pfns; pfn += 1UL << pi.order) {
 		layouts[0]->page_info(mms[0], pfn, &pi);
 		if (pi.kind == PK_FREE || pi.head_pfn != pfn)
 			pi.order = 0;
 		else if (page_kind_is_folio(pi.kind))
 			live_add(pfn);
 	}
-	for (op_no = 0; op_no < NR_OPS && failures == 0; op_no++) {
+	/* A 1 GiB folio is one live folio among thousands: exercise it first, then free it. */
+	for (s = 0; s < nr_live;) {
+		if (info0(live[s]).order <= MAX_PAGE_ORDER) {
+			s++;
+			continue;
+		}
+		for (l = 0; l < 4; l++)
+			do_simple(s, l);
+		do_migrate(s);
+		do_free(s);	/* live[s] is another folio now */
+	}
+	for (op_no = 0; op_no < nr_ops && failures == 0; op_no++) {
 		do_op();
 		for (s = 0; s < SAMPLE; s++)
-			compare_pfn(rand_below(TEST_NR_PFNS));
+			compare_pfn(rand_below(nr_pfns));
 		if (op_no % FULL_EVERY == FULL_EVERY - 1)
 			compare_all();
 	}
@@ -309,15 +322,41 @@ int main(void)
 	compare_all();
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->memmap_destroy(mms[l]);
+	printf("differential: %s, %lu pfns, %ld ops: %lu allocs (%lu found no block), %lu frees, "
+	       "%lu migrations (%lu found no block), %lu last puts, %lu get/map/unmap/flag; "
+	       "%lu live folios%s\n", mix->name, nr_pfns, nr_ops, nr_alloc, nr_alloc_failed, nr_free,
+	       nr_migrate, nr_migrate_failed, nr_last_put, nr_other, nr_live,
+	       failures ? "" : ": ok");
 	free(live);
+}
+
+int main(void)
+{
+	/* A 1 GiB hugetlb folio (the mix's only), 2 MiB ones and the usual others. */
+	static const struct mix_entry gigantic[] = {
+		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.1 },
+		{ PK_ANON, 0, 0.1 }, { PK_FILE, 4, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 9, 0.05 },
+		{ PK_SLAB, 0, 0.05 },
+	};
+	struct mix mix;
+
+	while (layouts[NR_LAYOUTS])
+		NR_LAYOUTS++;
+	mms = calloc(NR_LAYOUTS, sizeof(*mms));
+	if (!mms)
+		return 1;
+	test_mix(&mix);
+	run(&mix, TEST_NR_PFNS, NR_OPS);
+	memset(&mix, 0, sizeof(mix));
+	snprintf(mix.name, sizeof(mix.name), "gigantic");
+	mix.nr = sizeof(gigantic) / sizeof(gigantic[0]);
+	memcpy(mix.entry, gigantic, sizeof(gigantic));
+	if (!failures)
+		run(&mix, GIGA_NR_PFNS, NR_OPS_GIGANTIC);
 	free(mms);
 	if (failures) {
 		fprintf(stderr, "differential: %d failures\n", failures);
 		return 1;
 	}
-	printf("differential: %d ops: %lu allocs (%lu found no block), %lu frees, %lu migrations "
-	       "(%lu found no block), %lu last puts, %lu get/map/unmap/flag; %lu live folios: ok\n",
-	       NR_OPS, nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
-	       nr_last_put, nr_other, nr_live);
 	return 0;
 }
