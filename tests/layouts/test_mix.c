@@ -284,6 +284,45 @@ static void reference_file(const char *file, const char *name, const char *built
 	roundtrip(&f, path);
 }
 
+struct plan_result {
+	unsigned long count[PK_NR][NR_ORDERS];
+	uint64_t signature;	/* of the sequence of blocks */
+};
+
+static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed,
+		     struct plan_result *res);
+
+/*
+ * The hugetlb reference mixes (no built-in twin): they read back, most of
+ * their memory is hugetlb of the size they are about, and 8 GiB of RAM
+ * takes their hugetlb share in whole folios (placed: blocks folios).
+ */
+static void reference_hugetlb(const char *file, unsigned int order, double most,
+			      unsigned long blocks)
+{
+	struct plan_result res;
+	char path[4096];
+	struct mdb_err err;
+	double share = 0, free0 = 0;
+	struct mix f;
+
+	path_join(path, sizeof(path), mixes, file);
+	check(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
+	for (unsigned int i = 0; i < f.nr; i++) {
+		if (f.entry[i].kind == PK_HUGETLB)
+			share += f.entry[i].fraction;
+		if (f.entry[i].kind == PK_FREE && !f.entry[i].order)
+			free0 = f.entry[i].fraction * (8UL << 18);
+	}
+	check(share >= most, "%s: hugetlb is %g of it", path, share);
+	roundtrip(&f, path);
+	/* Nothing left over beyond rounding (under a pageblock): every entry got its share. */
+	run_plan(&f, 8UL << 18, 1, &res);
+	check(res.count[PK_HUGETLB][order] == blocks && res.count[PK_FREE][0] < free0 + 512,
+	      "%s at 8 GiB: %lu order-%u hugetlb folios (want %lu), %lu free pfns for %.0f",
+	      path, res.count[PK_HUGETLB][order], order, blocks, res.count[PK_FREE][0], free0);
+}
+
 static int test_roundtrip(void)
 {
 	char path[4096], *text;
@@ -296,6 +335,8 @@ static int test_roundtrip(void)
 	}
 	reference_file("desktop-16g.json", "desktop-16g", "desktop");
 	reference_file("server-256g.json", "server-256g", "server");
+	reference_hugetlb("vm-host-512g.json", HUGETLB_ORDER_PUD, 0.8, 7);
+	reference_hugetlb("database-256g.json", HUGETLB_ORDER_PMD, 0.5, 2560);
 
 	/* Good fixtures: unusual but legal spelling reads as expected. */
 	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, &err) == 0,
@@ -594,10 +635,6 @@ static int test_resolve(void)
 /* ------------------------------------------------------------------------ */
 /* Placement                                                                */
 
-struct plan_result {
-	unsigned long count[PK_NR][NR_ORDERS];
-	uint64_t signature;	/* of the sequence of blocks */
-};
 
 /*
  * Runs a whole plan and checks the contract: every pfn exactly once, blocks
