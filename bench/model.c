@@ -103,7 +103,7 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 		return -1;
 	b->nr_pfns = nr_pfns;
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			b->nr[k][o] = plan.remaining[k][o];
 			covered += plan.remaining[k][o] << o;
 		}
@@ -113,18 +113,13 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 	return 0;
 }
 
-static bool is_folio(unsigned int kind)
-{
-	return kind == PK_ANON || kind == PK_FILE;
-}
-
 static unsigned long nr_folios(const struct model_blocks *b, unsigned int min_order)
 {
 	unsigned long n = 0;
 	unsigned int o;
 
-	for (o = min_order; o <= MAX_FOLIO_ORDER; o++)
-		n += b->nr[PK_ANON][o] + b->nr[PK_FILE][o];
+	for (o = min_order; o < MIX_NR_ORDERS; o++)
+		n += b->nr[PK_ANON][o] + b->nr[PK_FILE][o] + b->nr[PK_HUGETLB][o];
 	return n;
 }
 
@@ -167,8 +162,8 @@ bool model_scan_compaction(const struct layout_ops *ops, const struct model_bloc
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
-			bool skipped = k == PK_FREE || is_folio(k);
+		for (o = 0; o < MIX_NR_ORDERS; o++) {
+			bool skipped = k == PK_FREE || page_kind_is_folio(k);
 
 			if (skipped && (1UL << o) >= per_line)
 				n += b->nr[k][o];
