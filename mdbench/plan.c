@@ -72,7 +72,8 @@ static void add_layout_group(struct mdb_run *run, const struct mdb_kernel *const
 
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < nr; i++)
-			if (mdb_kernel_runs_on(k[i], ops) && kernel_pass(k[i]) == pass)
+			if (mdb_kernel_runs_on(k[i], ops) && mdb_kernel_applies(k[i], mix) &&
+			    kernel_pass(k[i]) == pass)
 				add_instance(run, k[i], ops, mix, ram, 0);
 }
 

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hugetlb.c - from a page of a hugetlb folio to its folio, and the lookup of
+ * lookup/random, on hugetlb pages only.
+ *
+ * folio/tail-hugetlb-2m, folio/tail-hugetlb-1g: what folio/tail does
+ * (page_folio() on a random tail, then folio_mapping()) on the tails of
+ * 2 MiB or 1 GiB hugetlb folios, as GUP on a hugetlb VMA
+ * (hugetlb_follow_page_mask(), gup_fast_pud_leaf()), memory_failure() on
+ * a hugetlb pfn (get_huge_page_for_hwpoison()) and hugetlbfs's page cache
+ * reach them.  page64 reads compound_head from the tail's own struct page
+ * (the fake-head check is not on a tail's path: bit 0 decides first);
+ * page64ci masks the tail's address with its compound_info; page32 and
+ * memdesc8 follow the memdesc to the folio.  The tails of a 1 GiB folio span
+ * 16 MiB of page64's memmap and 2 MiB of memdesc8's, so random tails miss
+ * in cache where memdesc8's may fit.  HVO is off here: every tail has a
+ * memmap line of its own.  With HVO on (issue 14, phase B) the tails beyond
+ * a folio's first vmemmap page all map a few shared physical pages, which
+ * then hit in cache.
+ *
+ * lookup/random-hugetlb: lookup/random's questions (the kind, PG_dirty, the
+ * reference count) on random pages of hugetlb folios of any size.
+ *
+ * The plan runs them only on mixes that have such folios (kernel.h, applies).
+ */
+#include "bench.h"
+
+/* Whether the mix asks for hugetlb folios of this order (0: of any order). */
+static bool mix_has_hugetlb(const struct mix *mix, unsigned int order)
+{
+	for (unsigned int i = 0; i < mix->nr; i++)
+		if (mix->entry[i].kind == PK_HUGETLB && mix->entry[i].fraction > 0 &&
+		    (!order || mix->entry[i].order == order))
+			return true;
+	return false;
+}
+
+static bool has_hugetlb(const struct mix *mix)
+{
+	return mix_has_hugetlb(mix, 0);
+}
+
+static bool has_hugetlb_2m(const struct mix *mix)
+{
+	return mix_has_hugetlb(mix, HUGETLB_ORDER_PMD);
+}
+
+static bool has_hugetlb_1g(const struct mix *mix)
+{
+	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD);
+}
+
+/* One op of folio/tail on a hugetlb tail, or of lookup/random on a hugetlb page. */
+static inline void hugetlb_op(const struct memmap *mm, unsigned long pfn, bool lookup)
+{
+	const struct page *page = pfn_to_page(mm, pfn);
+
+	if (lookup) {
+		enum page_kind kind = page_kind(mm, page);
+		bool dirty = page_test_flag(mm, page, PG_dirty);
+		int ref = page_ref_count(mm, page);
+
+		mdb_do_not_optimize(kind);
+		mdb_do_not_optimize(dirty);
+		mdb_do_not_optimize(ref);
+	} else {
+		uintptr_t mapping = folio_mapping(page_folio(mm, page));
+
+		mdb_do_not_optimize(mapping);
+	}
+}
+
+static void run_hugetlb(struct mdb_state *st, const struct bench_env *env, enum pfn_select select,
+			const char *kernel, bool lookup)
+{
+	const struct memmap *mm = env->mm;
+	struct pfn_list list;
+	unsigned long next = 0, i;
+
+	if (!bench_random_list(st, &list, env, select, kernel,
+			       "the mix placed no hugetlb folio of that size here"))
+		return;
+	/* Two loops, so that each inlines one op with nothing to decide inside. */
+	if (lookup) {
+		bench_list_for_each_op(st, &list, next, i)
+			hugetlb_op(mm, list.pfn[next], true);
+	} else {
+		bench_list_for_each_op(st, &list, next, i)
+			hugetlb_op(mm, list.pfn[next], false);
+	}
+	mdb_set_items_processed(st, mdb_iterations(st));
+	pfn_list_release(&list);
+}
+
+static void folio_tail_hugetlb_2m(struct mdb_state *st, const struct bench_env *env)
+{
+	run_hugetlb(st, env, SELECT_HUGETLB_TAIL_2M, "folio/tail-hugetlb-2m", false);
+}
+
+static void folio_tail_hugetlb_1g(struct mdb_state *st, const struct bench_env *env)
+{
+	run_hugetlb(st, env, SELECT_HUGETLB_TAIL_1G, "folio/tail-hugetlb-1g", false);
+}
+
+static void lookup_random_hugetlb(struct mdb_state *st, const struct bench_env *env)
+{
+	run_hugetlb(st, env, SELECT_HUGETLB_PAGE, "lookup/random-hugetlb", true);
+}
+
+MDB_KERNEL(folio_tail_hugetlb_2m,
+	   .name = "folio/tail-hugetlb-2m", .class = MDB_DEPENDENT, .unit = "tail page",
+	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m,
+	   .sim_ops = 1 << 16);
+
+MDB_KERNEL(folio_tail_hugetlb_1g,
+	   .name = "folio/tail-hugetlb-1g", .class = MDB_DEPENDENT, .unit = "tail page",
+	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g,
+	   .sim_ops = 1 << 16);
+
+MDB_KERNEL(lookup_random_hugetlb,
+	   .name = "lookup/random-hugetlb", .class = MDB_DEPENDENT, .unit = "lookup",
+	   .run = lookup_random_hugetlb, .applies = has_hugetlb,
+	   .sim_ops = 1 << 16);
