@@ -17,9 +17,10 @@
 
 static void footprint_hvo(struct mdb_state *st, const struct bench_env *env)
 {
-	double ram = (double)env->nr_pfns * MDB_PAGE_SIZE, total, hvo;
+	double gib = (double)env->nr_pfns * MDB_PAGE_SIZE / GiB, total, hvo;
 	struct hvo_footprint h;
 	struct footprint fp;
+	unsigned int i;
 
 	env->ops->footprint(env->mm, &fp);
 	if (env->ops->footprint_hvo(env->mm, &h)) {
@@ -28,21 +29,28 @@ static void footprint_hvo(struct mdb_state *st, const struct bench_env *env)
 	}
 	total = (double)fp.memmap_bytes + (double)fp.desc_bytes;
 	hvo = (double)hvo_total_bytes(fp.memmap_bytes + fp.desc_bytes, &h);
-	while (mdb_keep_running_batch(st, 1))
-		mdb_do_not_optimize(h.freed_bytes);
-	mdb_set_items_processed(st, mdb_iterations(st));
-	mdb_counter(st, "hugetlb_folios", (double)h.folios, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hvo_optimised_folios", (double)h.optimised, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hugetlb_memmap_bytes", (double)h.vmemmap_bytes, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hvo_kept_bytes", (double)h.kept_bytes, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hvo_freed_bytes", (double)h.freed_bytes, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hvo_shared_bytes", (double)h.shared_bytes, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hvo_pgtable_bytes", (double)h.pgtable_bytes, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "total_bytes", total, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "bytes_per_GiB", total / (ram / GiB), MDB_COUNTER_PLAIN);
-	mdb_counter(st, "hvo_bytes", hvo, MDB_COUNTER_PLAIN);
-	mdb_counter(st, "bytes_per_GiB_hvo", hvo / (ram / GiB), MDB_COUNTER_PLAIN);
-	mdb_counter(st, "overhead_pct_hvo", hvo / ram * 100, MDB_COUNTER_PLAIN);
+	{
+		const struct { const char *name; double value; } c[] = {
+			{ "hugetlb_folios", (double)h.folios },
+			{ "hvo_optimised_folios", (double)h.optimised },
+			{ "hugetlb_memmap_bytes", (double)h.vmemmap_bytes },
+			{ "hvo_kept_bytes", (double)h.kept_bytes },
+			{ "hvo_freed_bytes", (double)h.freed_bytes },
+			{ "hvo_shared_bytes", (double)h.shared_bytes },
+			{ "hvo_pgtable_bytes", (double)h.pgtable_bytes },
+			{ "total_bytes", total },
+			{ "bytes_per_GiB", total / gib },
+			{ "hvo_bytes", hvo },
+			{ "bytes_per_GiB_hvo", hvo / gib },
+			{ "overhead_pct_hvo", hvo / (gib * GiB) * 100 },
+		};
+
+		while (mdb_keep_running_batch(st, 1))
+			mdb_do_not_optimize(hvo);
+		mdb_set_items_processed(st, mdb_iterations(st));
+		for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+			mdb_counter(st, c[i].name, c[i].value, MDB_COUNTER_PLAIN);
+	}
 }
 
 MDB_KERNEL(footprint_hvo,

@@ -24,6 +24,7 @@
  * The plan runs them only on mixes that have such folios (kernel.h, applies).
  */
 #include "bench.h"
+#include "lookup_op.h"
 
 /* Whether the mix asks for hugetlb folios of this order (0: of any order). */
 static bool mix_has_hugetlb(const struct mix *mix, unsigned int order)
@@ -53,21 +54,14 @@ static bool has_hugetlb_1g(const struct mix *mix)
 /* One op of folio/tail on a hugetlb tail, or of lookup/random on a hugetlb page. */
 static inline void hugetlb_op(const struct memmap *mm, unsigned long pfn, bool lookup)
 {
-	const struct page *page = pfn_to_page(mm, pfn);
+	uintptr_t mapping;
 
 	if (lookup) {
-		enum page_kind kind = page_kind(mm, page);
-		bool dirty = page_test_flag(mm, page, PG_dirty);
-		int ref = page_ref_count(mm, page);
-
-		mdb_do_not_optimize(kind);
-		mdb_do_not_optimize(dirty);
-		mdb_do_not_optimize(ref);
-	} else {
-		uintptr_t mapping = folio_mapping(page_folio(mm, page));
-
-		mdb_do_not_optimize(mapping);
+		lookup_one(mm, pfn);
+		return;
 	}
+	mapping = folio_mapping(page_folio(mm, pfn_to_page(mm, pfn)));
+	mdb_do_not_optimize(mapping);
 }
 
 static void run_hugetlb(struct mdb_state *st, const struct bench_env *env, enum pfn_select select,

@@ -12,19 +12,8 @@
  * sequential model counts and what the random walk exposes as latency.
  */
 #include "bench.h"
+#include "lookup_op.h"
 #include "model.h"
-
-static inline void lookup_one(const struct memmap *mm, unsigned long pfn)
-{
-	const struct page *page = pfn_to_page(mm, pfn);
-	enum page_kind kind = page_kind(mm, page);
-	bool dirty = page_test_flag(mm, page, PG_dirty);
-	int ref = page_ref_count(mm, page);
-
-	mdb_do_not_optimize(kind);
-	mdb_do_not_optimize(dirty);
-	mdb_do_not_optimize(ref);
-}
 
 static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 {
