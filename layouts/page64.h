@@ -335,10 +335,14 @@ static inline const struct page *page64_fixed_fake_head(const struct page *page)
 	return page;
 }
 
-/* _compound_head() of 6.18, as compound_head() and page_folio() inline it. */
+/*
+ * _compound_head() of 6.18, as compound_head() and page_folio() inline it:
+ * READ_ONCE() of the tail word, so that each call loads it again, as in the
+ * kernel (a lookup asking three questions reads it three times).
+ */
 static inline struct page *page64_head(const struct page *page)
 {
-	unsigned long head = page->compound_head;
+	unsigned long head = __atomic_load_n(&page->compound_head, __ATOMIC_RELAXED);
 
 	if (__builtin_expect(head & 1, 0))
 		return (struct page *)(head - 1);

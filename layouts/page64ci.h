@@ -56,10 +56,10 @@ static inline unsigned long page64_tail_word(const struct page *head, unsigned i
 	return (~0UL << shift) | 1;
 }
 
-/* _compound_head() of the series: no branch, no fake-head check. */
+/* _compound_head() of the series: READ_ONCE(), no branch, no fake-head check. */
 static inline struct page *page64_head(const struct page *page)
 {
-	unsigned long info = page->compound_info;
+	unsigned long info = __atomic_load_n(&page->compound_info, __ATOMIC_RELAXED);
 	unsigned long mask = (info & 1) - 1;	/* non-tail: all ones; tail: 0 */
 
 	mask |= info;				/* tail: the mask */
