@@ -9,70 +9,132 @@
  * of the last reference undoes both.  The buddy here is the same in every
  * layout, so what differs is that second allocation and the memmap writes.
  *
+ * alloc/orderN is that metadata alone.  alloc/orderN-zero also zeroes the
+ * folio's data right after each allocation, as an anonymous fault's folio
+ * is: post_alloc_hook() -> kernel_init_pages() -> clear_highpage() per page
+ * for __GFP_ZERO, or folio_zero_user() for a THP, both clear_page() page by
+ * page (data.h: the pages live in a window of real memory).  It reports the
+ * metadata's share of the whole: the metadata-only cycle and the full cycle
+ * timed alternately in the same run (ref.h), metadata_share =
+ * metadata_ns / full_ns.  In the full cycle the zeroing evicts some of the
+ * metadata's lines, so the metadata costs a little more there than alone:
+ * the share is a lower bound.  Left out: the pcp lists, the zone lock and
+ * watermarks, the memcg charge, page_owner and the other hooks of
+ * post_alloc_hook().
+ *
  * An op is one folio_alloc() plus one folio_free(); a batch allocates up to
  * ALLOC_BATCH_MAX folios and frees them in reverse, as a burst of faults and
  * an munmap() would, reusing blocks LIFO as the per-cpu lists do.
  */
 #include <stdio.h>
 
+#include "data.h"
 #include "kernel.h"
+#include "ref.h"
 
 #define ALLOC_BATCH_MAX	64
 
+struct alloc_cycle {
+	struct memmap *mm;
+	const struct layout_ops *ops;
+	unsigned int order;
+	unsigned long n;			/* folios a batch allocates */
+	long pfn[ALLOC_BATCH_MAX];
+	struct bench_data data;			/* buf NULL: metadata only */
+};
+
 /* How many folios of this order the buddy can hand out, up to the batch. */
-static unsigned long alloc_probe(struct memmap *mm, const struct layout_ops *ops,
-				 unsigned int order, long *pfn)
+static unsigned long alloc_probe(struct alloc_cycle *c)
 {
 	unsigned long n, i;
 
 	for (n = 0; n < ALLOC_BATCH_MAX; n++) {
-		pfn[n] = ops->folio_alloc(mm, order, PK_ANON);
-		if (pfn[n] < 0)
+		c->pfn[n] = c->ops->folio_alloc(c->mm, c->order, PK_ANON);
+		if (c->pfn[n] < 0)
 			break;
 	}
 	for (i = n; i-- > 0;)
-		ops->folio_free(mm, (unsigned long)pfn[i]);
+		c->ops->folio_free(c->mm, (unsigned long)c->pfn[i]);
 	return n;
 }
 
-static void alloc_cycle(struct mdb_state *st, const struct bench_env *env, unsigned int order)
+/* One batch, zeroing each folio when data is given; false if an allocation failed. */
+static bool alloc_batch(struct alloc_cycle *c, const struct bench_data *data)
 {
-	const struct layout_ops *ops = env->ops;
-	struct memmap *mm = env->mm;
-	long pfn[ALLOC_BATCH_MAX];
-	unsigned long n, i;
+	unsigned long i;
+
+	for (i = 0; i < c->n; i++) {
+		c->pfn[i] = c->ops->folio_alloc(c->mm, c->order, PK_ANON);
+		if (data && c->pfn[i] >= 0)
+			bench_data_clear(data, (unsigned long)c->pfn[i], c->order);
+	}
+	/* Once one fails all later ones do: no free in between. */
+	if (c->pfn[c->n - 1] < 0)
+		return false;
+	for (i = c->n; i-- > 0;)
+		c->ops->folio_free(c->mm, (unsigned long)c->pfn[i]);
+	return true;
+}
+
+/* ref.h's loops: 0 the metadata alone, 1 with the zeroing. */
+static uint64_t alloc_ref(void *arg, unsigned int which)
+{
+	struct alloc_cycle *c = arg;
+
+	alloc_batch(c, which ? &c->data : NULL);
+	return c->n;
+}
+
+static void alloc_run(struct mdb_state *st, const struct bench_env *env, unsigned int order,
+		      bool zero)
+{
+	struct alloc_cycle c = { .mm = env->mm, .ops = env->ops, .order = order };
+	const struct bench_data *data = zero ? &c.data : NULL;
 	char msg[128];
 
-	n = alloc_probe(mm, ops, order, pfn);
-	if (!n) {
-		snprintf(msg, sizeof(msg),
-			 "alloc/order%u: the mix leaves no free block of order %u or above", order, order);
+	c.n = alloc_probe(&c);
+	if (!c.n) {
+		snprintf(msg, sizeof(msg), "alloc/order%u: the mix leaves no free block of order %u "
+			 "or above", order, order);
 		mdb_skip_with_error(st, msg);
 		return;
 	}
-	while (mdb_keep_running_batch(st, n)) {
-		for (i = 0; i < n; i++)
-			pfn[i] = ops->folio_alloc(mm, order, PK_ANON);
-		/* Once one fails all later ones do: no free in between. */
-		if (pfn[n - 1] < 0) {
+	if (zero && bench_data_map(&c.data)) {
+		mdb_skip_with_error(st, "alloc: cannot map the data window to zero");
+		return;
+	}
+	while (mdb_keep_running_batch(st, c.n)) {
+		if (!alloc_batch(&c, data)) {
 			mdb_skip_with_error(st, "alloc: a block the probe freed could not be allocated again");
-			return;
+			goto out;
 		}
-		for (i = n; i-- > 0;)
-			ops->folio_free(mm, (unsigned long)pfn[i]);
 	}
 	mdb_set_items_processed(st, mdb_iterations(st));
-	mdb_counter(st, "batch", (double)n, MDB_COUNTER_PLAIN);
+	mdb_counter(st, "batch", (double)c.n, MDB_COUNTER_PLAIN);
+	if (zero)
+		ref_metadata_share(st, &(const struct ref_loops){ .run = alloc_ref, .arg = &c, .nr = 2 });
+out:
+	bench_data_unmap(&c.data);
 }
 
 static void alloc_order0(struct mdb_state *st, const struct bench_env *env)
 {
-	alloc_cycle(st, env, 0);
+	alloc_run(st, env, 0, false);
 }
 
 static void alloc_order9(struct mdb_state *st, const struct bench_env *env)
 {
-	alloc_cycle(st, env, 9);
+	alloc_run(st, env, 9, false);
+}
+
+static void alloc_order0_zero(struct mdb_state *st, const struct bench_env *env)
+{
+	alloc_run(st, env, 0, true);
+}
+
+static void alloc_order9_zero(struct mdb_state *st, const struct bench_env *env)
+{
+	alloc_run(st, env, 9, true);
 }
 
 MDB_KERNEL(alloc_order0,
@@ -84,3 +146,13 @@ MDB_KERNEL(alloc_order9,
 	   .name = "alloc/order9", .class = MDB_MUTATING, .unit = "alloc+free pair",
 	   .run = alloc_order9,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10);
+
+MDB_KERNEL(alloc_order0_zero,
+	   .name = "alloc/order0-zero", .class = MDB_MUTATING, .unit = "alloc+zero+free",
+	   .run = alloc_order0_zero,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 12);
+
+MDB_KERNEL(alloc_order9_zero,
+	   .name = "alloc/order9-zero", .class = MDB_MUTATING, .unit = "alloc+zero+free",
+	   .run = alloc_order9_zero,
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 6);

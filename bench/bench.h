@@ -84,6 +84,20 @@ bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct
 #define bench_list_for_each_op(st, list, next, i)				\
 	while (mdb_keep_running_batch(st, BENCH_BATCH))				\
 		for (i = 0; i < BENCH_BATCH;					\
-		     i++, next = next + 1 == (list)->nr ? 0 : next + 1)
+		     i++, next = bench_list_next(list, next))
+
+static inline unsigned long bench_list_next(const struct pfn_list *list, unsigned long next)
+{
+	return next + 1 == list->nr ? 0 : next + 1;
+}
+
+/*
+ * 0, read from memory at run time (a volatile global), so the compiler cannot
+ * know it: pfn + (result & zero) is pfn, yet it is an and and an add the
+ * compiler must emit and the CPU must wait for, which makes the next op's
+ * address depend on the previous op's result (bench/walk.h).  No CPU in use
+ * predicts a load's value, so the chain holds at run time as well.
+ */
+unsigned long bench_opaque_zero(void);
 
 #endif /* MDB_BENCH_H */

@@ -3,9 +3,9 @@
  * hugetlb.c - from a page of a hugetlb folio to its folio, and the lookup of
  * lookup/random, on hugetlb pages only.
  *
- * folio/tail-hugetlb-2m, folio/tail-hugetlb-1g: what folio/tail does
- * (page_folio() on a random tail, then folio_mapping()) on the tails of
- * 2 MiB or 1 GiB hugetlb folios, as GUP on a hugetlb VMA
+ * folio/tail-hugetlb-2m, folio/tail-hugetlb-1g (and their -dep walks): what
+ * folio/tail does (page_folio() on a random tail, then folio_mapping()) on
+ * the tails of 2 MiB or 1 GiB hugetlb folios, as GUP on a hugetlb VMA
  * (hugetlb_follow_page_mask(), gup_fast_pud_leaf()), memory_failure() on
  * a hugetlb pfn (get_huge_page_for_hwpoison()) and hugetlbfs's page cache
  * reach them.  page64 reads compound_head from the tail's own struct page
@@ -23,8 +23,7 @@
  *
  * The plan runs them only on mixes that have such folios (kernel.h, applies).
  */
-#include "bench.h"
-#include "lookup_op.h"
+#include "walk_ops.h"
 
 /* Whether the mix asks for hugetlb folios of this order (0: of any order). */
 static bool mix_has_hugetlb(const struct mix *mix, unsigned int order)
@@ -51,54 +50,43 @@ static bool has_hugetlb_1g(const struct mix *mix)
 	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD);
 }
 
-/* One op of folio/tail on a hugetlb tail, or of lookup/random on a hugetlb page. */
-static inline void hugetlb_op(const struct memmap *mm, unsigned long pfn, bool lookup)
-{
-	uintptr_t mapping;
+#define NONE_HERE	"the mix placed no hugetlb folio of that size here"
 
-	if (lookup) {
-		lookup_one(mm, pfn);
-		return;
-	}
-	mapping = folio_mapping(page_folio(mm, pfn_to_page(mm, pfn)));
-	mdb_do_not_optimize(mapping);
-}
+static const struct walk_kernel tail_2m_walk = {
+	.name = "folio/tail-hugetlb-2m", .select = SELECT_HUGETLB_TAIL_2M, .empty = NONE_HERE,
+};
 
-static void run_hugetlb(struct mdb_state *st, const struct bench_env *env, enum pfn_select select,
-			const char *kernel, bool lookup)
-{
-	const struct memmap *mm = env->mm;
-	struct pfn_list list;
-	unsigned long next = 0, i;
+static const struct walk_kernel tail_1g_walk = {
+	.name = "folio/tail-hugetlb-1g", .select = SELECT_HUGETLB_TAIL_1G, .empty = NONE_HERE,
+};
 
-	if (!bench_random_list(st, &list, env, select, kernel,
-			       "the mix placed no hugetlb folio of that size here"))
-		return;
-	/* Two loops, so that each inlines one op with nothing to decide inside. */
-	if (lookup) {
-		bench_list_for_each_op(st, &list, next, i)
-			hugetlb_op(mm, list.pfn[next], true);
-	} else {
-		bench_list_for_each_op(st, &list, next, i)
-			hugetlb_op(mm, list.pfn[next], false);
-	}
-	mdb_set_items_processed(st, mdb_iterations(st));
-	pfn_list_release(&list);
-}
+static const struct walk_kernel lookup_walk = {
+	.name = "lookup/random-hugetlb", .select = SELECT_HUGETLB_PAGE, .empty = NONE_HERE,
+};
 
 static void folio_tail_hugetlb_2m(struct mdb_state *st, const struct bench_env *env)
 {
-	run_hugetlb(st, env, SELECT_HUGETLB_TAIL_2M, "folio/tail-hugetlb-2m", false);
+	bench_walk(st, env, &tail_2m_walk, WALK_THROUGHPUT, tail_one);
+}
+
+static void folio_tail_hugetlb_2m_dep(struct mdb_state *st, const struct bench_env *env)
+{
+	bench_walk(st, env, &tail_2m_walk, WALK_DEPENDENT, tail_one);
 }
 
 static void folio_tail_hugetlb_1g(struct mdb_state *st, const struct bench_env *env)
 {
-	run_hugetlb(st, env, SELECT_HUGETLB_TAIL_1G, "folio/tail-hugetlb-1g", false);
+	bench_walk(st, env, &tail_1g_walk, WALK_THROUGHPUT, tail_one);
+}
+
+static void folio_tail_hugetlb_1g_dep(struct mdb_state *st, const struct bench_env *env)
+{
+	bench_walk(st, env, &tail_1g_walk, WALK_DEPENDENT, tail_one);
 }
 
 static void lookup_random_hugetlb(struct mdb_state *st, const struct bench_env *env)
 {
-	run_hugetlb(st, env, SELECT_HUGETLB_PAGE, "lookup/random-hugetlb", true);
+	bench_walk(st, env, &lookup_walk, WALK_THROUGHPUT, lookup_one);
 }
 
 MDB_KERNEL(folio_tail_hugetlb_2m,
@@ -106,9 +94,19 @@ MDB_KERNEL(folio_tail_hugetlb_2m,
 	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m,
 	   .sim_ops = 1 << 16);
 
+MDB_KERNEL(folio_tail_hugetlb_2m_dep,
+	   .name = "folio/tail-hugetlb-2m-dep", .class = MDB_DEPENDENT, .unit = "tail page",
+	   .run = folio_tail_hugetlb_2m_dep, .applies = has_hugetlb_2m,
+	   .sim_ops = 1 << 16);
+
 MDB_KERNEL(folio_tail_hugetlb_1g,
 	   .name = "folio/tail-hugetlb-1g", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g,
+	   .sim_ops = 1 << 16);
+
+MDB_KERNEL(folio_tail_hugetlb_1g_dep,
+	   .name = "folio/tail-hugetlb-1g-dep", .class = MDB_DEPENDENT, .unit = "tail page",
+	   .run = folio_tail_hugetlb_1g_dep, .applies = has_hugetlb_1g,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(lookup_random_hugetlb,

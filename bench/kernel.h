@@ -25,6 +25,7 @@
 #include "mdb.h"
 
 struct model_blocks;
+struct model_lines;
 
 struct bench_env {
 	const struct layout_ops *ops;	/* NULL for baselines */
@@ -59,7 +60,8 @@ struct mdb_kernel {
 	unsigned int flags;
 	uint64_t sim_ops;		/* ops to run under --simulate */
 	/* Data lines per op the analytic model predicts (bench/model.c); NULL: none. */
-	bool (*model)(const struct layout_ops *ops, const struct model_blocks *b, double *lines);
+	bool (*model)(const struct layout_ops *ops, const struct model_blocks *b,
+		      struct model_lines *lines);
 	/* The layout this copy inlines; NULL: any layout (through ops), or a baseline. */
 	const struct layout_ops *layout;
 	/*

@@ -7,13 +7,16 @@
  * (PageDirty), and the count get_page() would move (page_ref_count, the
  * folio's for a folio page).  Sequential as /proc/kpageflags, page_idle or a
  * memory_failure() sweep read them; random as a pfn from a PTE or a hardware
- * error report arrives.  Where a layout keeps the answer in a descriptor, the
- * lookup costs a dependent load beyond the memmap; that hop is what the
- * sequential model counts and what the random walk exposes as latency.
+ * error report arrives: a batch of them (lookup/random, misses overlapping),
+ * one after the other (lookup/random-dep: each lookup waits for the one
+ * before, as a page-table walk or memory_failure(pfn) does), or cold
+ * (lookup/random-cold: every line and translation evicted first, bench/walk.h).
+ * Where a layout keeps the answer in a descriptor, the lookup costs a
+ * dependent load beyond the memmap; that hop is what the sequential model
+ * counts and what the random walks expose as latency.
  */
-#include "bench.h"
-#include "lookup_op.h"
 #include "model.h"
+#include "walk_ops.h"
 
 static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 {
@@ -22,7 +25,7 @@ static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 
 	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
 		for (i = 0; i < BENCH_BATCH; i++) {
-			lookup_one(mm, pfn);
+			mdb_do_not_optimize(lookup_one(mm, pfn));
 			if (++pfn == env->nr_pfns)
 				pfn = 0;
 		}
@@ -30,18 +33,23 @@ static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
+static const struct walk_kernel lookup_walk = {
+	.name = "lookup/random", .select = SELECT_ANY, .empty = "the memmap has no pfn",
+};
+
 static void lookup_random(struct mdb_state *st, const struct bench_env *env)
 {
-	const struct memmap *mm = env->mm;
-	struct pfn_list list;
-	unsigned long next = 0, i;
+	bench_walk(st, env, &lookup_walk, WALK_THROUGHPUT, lookup_one);
+}
 
-	if (!bench_random_list(st, &list, env, SELECT_ANY, "lookup/random", "the memmap has no pfn"))
-		return;
-	bench_list_for_each_op(st, &list, next, i)
-		lookup_one(mm, list.pfn[next]);
-	mdb_set_items_processed(st, mdb_iterations(st));
-	pfn_list_release(&list);
+static void lookup_random_dep(struct mdb_state *st, const struct bench_env *env)
+{
+	bench_walk(st, env, &lookup_walk, WALK_DEPENDENT, lookup_one);
+}
+
+static void lookup_random_cold(struct mdb_state *st, const struct bench_env *env)
+{
+	bench_walk(st, env, &lookup_walk, WALK_COLD, lookup_one);
 }
 
 MDB_KERNEL(lookup_seq,
@@ -53,3 +61,13 @@ MDB_KERNEL(lookup_random,
 	   .name = "lookup/random", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_random,
 	   .sim_ops = 1 << 16);
+
+MDB_KERNEL(lookup_random_dep,
+	   .name = "lookup/random-dep", .class = MDB_DEPENDENT, .unit = "lookup",
+	   .run = lookup_random_dep,
+	   .sim_ops = 1 << 16);
+
+MDB_KERNEL(lookup_random_cold,
+	   .name = "lookup/random-cold", .class = MDB_DEPENDENT, .unit = "lookup",
+	   .run = lookup_random_cold,
+	   .sim_ops = 1 << 10);

@@ -6,8 +6,9 @@
  * e = log2(E); n[k][o] blocks of kind k and order o; N pfns.  Blocks are
  * naturally aligned, so a block of order >= e covers whole memmap lines,
  * and the lines that no such block covers hold only blocks of order < e.
+ * Each formula gives streamed + dependent lines (model.h).
  *
- * lookup/seq	(N/E + sum over folios of D_lookup) / N
+ * lookup/seq	streamed N/E, dependent folios x D_lookup, over N.
  *		Every entry is read.  A folio's flag and count live in its
  *		descriptor in page32 and memdesc8 (page_test_flag(),
  *		page_ref_count() go through the memdesc), read once per folio
@@ -16,26 +17,35 @@
  *		counts are in the entry (page32) or implied by the tag
  *		(memdesc8).
  * scan/compaction
- *		(sum over blocks of M(k, o) + sum over folios of D_scan
- *		 + page64: one line per large folio) / N,
- *		M = 1 for a free block or a folio of order >= e (only its head
- *		entry is read; the walk skips the rest), 2^o / E otherwise
- *		(every entry of the other kinds is read, and small blocks
- *		share lines).  folio_nr_pages() needs the order: from the
- *		descriptor in page32 and memdesc8, from _nr_pages in page64's
- *		first tail (offset 120: the next line).  A free block's order
- *		is in its head entry in every layout.
- * init/memmap	1/E + 1/512 + 1/4096: every entry written once, then
- *		memblock_free_all()'s pageblock heads written again (the
- *		memmap is far larger than L1 by then) and their pfns pushed on
- *		the buddy's order-9 stack, 8 bytes each.
+ *		A free block is skipped by its order; a folio below
+ *		SCAN_COMPACT_ORDER is isolated (isolate_migratepages_block():
+ *		flags, mapping, counts, memcg_data, its page count) and one of
+ *		that order or above skipped by folio_order(); anything else is
+ *		walked entry by entry.  Memmap lines: M = 1 for a skipped
+ *		block or folio of order >= e (its head entry; the walk skips
+ *		the rest), 2^o / E otherwise (small blocks share lines).  A
+ *		folio's fields beyond its entry (LAYOUT_MODEL .isolate and
+ *		.isolate_large, or .scan and .scan_large) are descriptor lines
+ *		in page32 and memdesc8, dependent; in page64 the next line of
+ *		the memmap (the first tail: _large_mapcount, _nr_pages,
+ *		_flags_1), streamed.  A block spanning more memmap lines than
+ *		the walk reads of it leaves a gap: the line the walk lands on
+ *		after it is dependent (its address comes from the order just
+ *		read), one per such block; the rest of the memmap is streamed.
+ * init/memmap	streamed 2/E + 1/8192: every entry written by the first pass
+ *		(memmap_init_range()), then again by the second
+ *		(__free_pages_core(), block by block; the memmap is far larger
+ *		than L1 by then), each MAX_PAGE_ORDER block's head rewritten
+ *		by set_buddy_order() (a line the second pass wrote just before:
+ *		not counted again) and its pfn pushed on the buddy's stack,
+ *		8 bytes per 1024 pfns.
  * convert/...	0: pfn_to_page() and page_to_pfn() are arithmetic.
  *
- * D_lookup and D_scan are lines per descriptor when consecutive folios'
- * descriptors lie next to each other, as the descriptor cache hands them
- * out while the mix is placed pfn by pfn within a pageblock: for a 64-byte
- * descriptor one line; for page32's 80-byte folio the fields of neighbours
- * share lines (computed below from the field offsets).
+ * D_lookup and the descriptor lines of the scan are lines per descriptor
+ * when consecutive folios' descriptors lie next to each other, as the
+ * descriptor cache hands them out while the mix is placed pfn by pfn within
+ * a pageblock: for a 64-byte descriptor one line; for 80-byte folios the
+ * fields of neighbours share lines (computed below from the field offsets).
  */
 #include <string.h>
 
@@ -113,6 +123,11 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 	return 0;
 }
 
+static bool is_folio(unsigned int kind)
+{
+	return page_kind_is_folio(kind);
+}
+
 static unsigned long nr_folios(const struct model_blocks *b, unsigned int min_order)
 {
 	unsigned long n = 0;
@@ -133,62 +148,117 @@ static bool entries_per_line(const struct layout_ops *ops, const struct model_bl
 	return true;
 }
 
-bool model_none(const struct layout_ops *ops, const struct model_blocks *b, double *lines)
+/*
+ * Lines a folio's reads cost beyond its memmap entry: the base set, plus
+ * the large set for a folio of order > 0 (fields the base set does not
+ * reach: page64's first tail).
+ */
+static double folio_lines(const struct layout_model *m, const struct model_reads *base,
+			  const struct model_reads *large, unsigned int order)
+{
+	return lines_per_folio(m, base) + (order ? lines_per_folio(m, large) : 0);
+}
+
+/* Overlaid fields are memmap lines (streamed); a descriptor's are dependent. */
+static void add_folio_lines(const struct layout_model *m, double lines, struct model_lines *out)
+{
+	if (m->desc_stride)
+		out->dependent += lines;
+	else
+		out->streamed += lines;
+}
+
+static void per_pfn(struct model_lines *lines, const struct model_blocks *b)
+{
+	lines->streamed /= b->nr_pfns;
+	lines->dependent /= b->nr_pfns;
+}
+
+bool model_none(const struct layout_ops *ops, const struct model_blocks *b,
+		struct model_lines *lines)
 {
 	(void)ops;
 	(void)b;
-	*lines = 0;
+	*lines = (struct model_lines){ 0 };
 	return true;
 }
 
-bool model_lookup_seq(const struct layout_ops *ops, const struct model_blocks *b, double *lines)
+bool model_lookup_seq(const struct layout_ops *ops, const struct model_blocks *b,
+		      struct model_lines *lines)
 {
+	const struct layout_model *m = &ops->model;
 	unsigned int per_line;
 
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
-	*lines = ((double)b->nr_pfns / per_line +
-		  nr_folios(b, 0) * lines_per_folio(&ops->model, &ops->model.lookup)) / b->nr_pfns;
+	*lines = (struct model_lines){ .streamed = (double)b->nr_pfns / per_line };
+	add_folio_lines(m, nr_folios(b, 0) * lines_per_folio(m, &m->lookup), lines);
+	per_pfn(lines, b);
 	return true;
+}
+
+/* What the scan reads of a folio of this order beyond its entry (see the top). */
+static double scan_folio_lines(const struct layout_model *m, unsigned int order)
+{
+	if (order < SCAN_COMPACT_ORDER)
+		return folio_lines(m, &m->isolate, &m->isolate_large, order);
+	return folio_lines(m, &m->scan, &m->scan_large, order);
 }
 
 bool model_scan_compaction(const struct layout_ops *ops, const struct model_blocks *b,
-			   double *lines)
+			   struct model_lines *lines)
 {
 	const struct layout_model *m = &ops->model;
 	unsigned int per_line, k, o;
-	double n = 0;
 
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
+	*lines = (struct model_lines){ 0 };
 	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
-			bool skipped = k == PK_FREE || page_kind_is_folio(k);
+			double n = b->nr[k][o], extent = (double)(1UL << o) / per_line;
+			double overlay = 0, read;
 
-			if (skipped && (1UL << o) >= per_line)
-				n += b->nr[k][o];
-			else
-				n += (double)b->nr[k][o] * (1UL << o) / per_line;
+			if (!n)
+				continue;
+			if (is_folio(k)) {
+				double f = scan_folio_lines(m, o);
+
+				add_folio_lines(m, n * f, lines);
+				overlay = m->desc_stride ? 0 : f;
+			}
+			if ((k != PK_FREE && !is_folio(k)) || extent < 1) {
+				lines->streamed += n * extent;	/* entry by entry, or shared lines */
+				continue;
+			}
+			/* The head's line and its overlaid tails; a gap if the block spans more. */
+			read = 1 + overlay;
+			lines->streamed += n;
+			if (extent > read) {
+				lines->streamed -= n;
+				lines->dependent += n;
+			}
 		}
-	n += nr_folios(b, 0) * lines_per_folio(m, &m->scan);
-	n += nr_folios(b, 1) * lines_per_folio(m, &m->scan_large);
-	*lines = n / b->nr_pfns;
+	per_pfn(lines, b);
 	return true;
 }
 
-bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *b, double *lines)
+bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *b,
+		       struct model_lines *lines)
 {
 	unsigned int per_line;
 
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
-	*lines = 1.0 / per_line + 1.0 / (1UL << PAGEBLOCK_ORDER) +
-		 1.0 / (1UL << PAGEBLOCK_ORDER) * sizeof(unsigned long) / LINE;
+	*lines = (struct model_lines){
+		.streamed = 2.0 / per_line +
+			    1.0 / (1UL << MAX_PAGE_ORDER) * sizeof(unsigned long) / LINE,
+	};
 	return true;
 }
 
 bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix *mix,
-		   unsigned long nr_pfns, uint64_t seed, double *lines)
+		   unsigned long nr_pfns, uint64_t seed, struct model_lines *lines)
 {
 	struct model_blocks b;
 	struct mdb_err err;

@@ -10,7 +10,9 @@
  * folio).  A line is counted once however many ops of the same block read
  * it, since a sequential walk finishes with a block before it moves on.
  * No prefetching, no reuse across blocks: that is what callgrind simulates,
- * so the simulated D1 misses per op must match (tests/bench.cmake).
+ * so the simulated D1 misses per op must match their sum
+ * (tests/bench/test_bench_sim.py); the split into streamed and dependent
+ * lines (struct model_lines) says which of them a prefetcher could hide.
  *
  * Layout independent: compiled once; what it knows about each layout is the
  * layout's own LAYOUT_MODEL (struct layout_model, offsets taken with
@@ -37,11 +39,43 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 		       uint64_t seed, struct mdb_err *err);
 
 /*
+ * The orders the compaction scan (bench/scan.c) isolates: below the target
+ * of a compaction for a THP (cc->order = HPAGE_PMD_ORDER, pageblock_order
+ * on x86-64); skip_isolation_on_order() skips folios of that order and up.
+ */
+#define SCAN_COMPACT_ORDER	PAGEBLOCK_ORDER
+
+/*
+ * Data lines per op, split by what can hide them.  Streamed: memmap lines
+ * the walk reads in pfn order, each the line after the last one it read
+ * (or one of several it reads at once from a pfn it knows), which a
+ * prefetcher following the walk has in flight.  Dependent: lines whose
+ * address comes from a value the op loads and that follow no such stream: a
+ * descriptor reached through its memdesc, the entry a skip lands on past a
+ * gap (the step is an order read from memory), a random pfn's entry; each
+ * is a miss on the critical path.  Callgrind, which has no prefetcher,
+ * misses on both: it checks their sum.  (Descriptors a fresh cache handed
+ * out in pfn order lie in order too, so a prefetcher may follow those as
+ * well; the model counts what the layout guarantees, not what a cache's
+ * history happens to give.)
+ */
+struct model_lines {
+	double streamed;
+	double dependent;
+};
+
+static inline double model_lines_total(const struct model_lines *l)
+{
+	return l->streamed + l->dependent;
+}
+
+/*
  * The hooks kernels register: data lines per op the kernel must bring into
  * L1 for this layout on these blocks; false when the layout's geometry is
  * outside what the model covers.
  */
-typedef bool model_fn(const struct layout_ops *ops, const struct model_blocks *b, double *lines);
+typedef bool model_fn(const struct layout_ops *ops, const struct model_blocks *b,
+		      struct model_lines *lines);
 model_fn model_none;			/* convert/...: arithmetic, no data line */
 model_fn model_lookup_seq;
 model_fn model_scan_compaction;
@@ -49,6 +83,6 @@ model_fn model_init_memmap;
 
 /* A kernel's hook on a mix placed over nr_pfns, counting the blocks first. */
 bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix *mix,
-		   unsigned long nr_pfns, uint64_t seed, double *lines);
+		   unsigned long nr_pfns, uint64_t seed, struct model_lines *lines);
 
 #endif /* MDB_MODEL_H */

@@ -125,6 +125,13 @@ int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, uns
 	return 0;
 }
 
+static volatile unsigned long bench_zero;
+
+unsigned long bench_opaque_zero(void)
+{
+	return bench_zero;
+}
+
 void pfn_list_release(struct pfn_list *list)
 {
 	free(list->pfn);

@@ -1,40 +1,131 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scan.c - a pfn walk as compaction's isolate_migratepages_block() does it.
+ * scan.c - the migration scanner of compaction: isolate_migratepages_block()
+ * walking pfns for a THP-sized compaction (cc->order = SCAN_COMPACT_ORDER).
  *
- * For each pfn: a free buddy block is skipped whole by its order
- * (buddy_order_unsafe()); a folio is skipped by folio_nr_pages(); anything
- * else (slab, page table, reserved ...) steps one pfn.  Blocks are naturally
- * aligned, so the walk lands only on heads.  It touches one memmap entry per
- * block, plus wherever the layout keeps a folio's order; so the layouts part
- * most where folios are large and the memmap entry alone cannot say how far
- * to skip.  Items are pfns covered, so the figure is per pfn of RAM scanned.
+ * For each pfn it lands on:
+ *  - a free buddy block is skipped whole (PageBuddy(), buddy_order_unsafe());
+ *  - a folio of SCAN_COMPACT_ORDER or more is skipped whole (PageCompound(),
+ *    compound_order(), skip_isolation_on_order());
+ *  - a smaller folio on the LRU is taken as isolation takes it: PageLRU(),
+ *    folio_get_nontail_page() (a reference unless the count is 0: the
+ *    layout's folio_try_get()), folio_mapping() with the pinned-anon check
+ *    (folio_ref_count() - 1 > folio_mapcount()), folio_test_lru(),
+ *    folio_test_dirty(), folio_test_clear_lru(), folio_lruvec()'s read of
+ *    the memcg (folio_memcg()), folio_nr_pages();
+ *  - anything else (slab, page table, reserved ...) steps one pfn.
+ * Nothing here migrates, so every folio taken is put back at once as the
+ * function's own "became large under us" path does (folio_set_lru(),
+ * folio_put()), and the next pass finds the machine as it was.  Left out:
+ * the lru_lock, lruvec_del_folio() (the unlink writes the LRU neighbours'
+ * pointers), the NR_ISOLATED counters, the list_add() to cc->migratepages,
+ * the pageblock skip bits, PG_unevictable and PG_writeback (bits of the
+ * flags word it reads anyway) and the pageblock-by-pageblock outer loop.
+ *
+ * The mix's folios are made LRU folios, as nearly every anon and file folio
+ * of a running system is: set-up sets PG_lru on each through the layout API
+ * (the same calls in every layout), and the kernel clears it again when it
+ * is done, so the shared memmap is left as it was found.
+ *
+ * Blocks are naturally aligned, so the walk lands only on heads.  Items are
+ * pfns covered, so the figure is per pfn of RAM scanned.
  */
 #include "bench.h"
 #include "model.h"
 
 struct scan_found {
-	unsigned long free_blocks, folios, others;
+	unsigned long free_blocks, folios, isolated, others;
 };
+
+/* folio_mapping(): NULL for an anon folio, its address_space otherwise. */
+static inline uintptr_t scan_mapping(const struct folio *folio)
+{
+	return folio_kind(folio) == PK_ANON ? 0 : folio_mapping(folio);
+}
+
+/*
+ * Takes the folio as isolation would and puts it back; false where
+ * isolation would have given up (not on the LRU, freed, pinned).
+ */
+static inline bool scan_isolate(const struct memmap *mm, const struct page *page,
+				struct folio *folio)
+{
+	uintptr_t memcg;
+	bool dirty;
+
+	if (!page_test_flag(mm, page, PG_lru))
+		return false;
+	if (!folio_try_get(folio))
+		return false;
+	if (!scan_mapping(folio) && folio_ref_count(folio) - 1 > folio_mapcount(folio))
+		goto put;
+	if (!folio_test_flag(folio, PG_lru))
+		goto put;
+	dirty = folio_test_flag(folio, PG_dirty);
+	mdb_do_not_optimize(dirty);
+	if (!folio_test_clear_flag(folio, PG_lru))
+		goto put;
+	memcg = folio_memcg(folio);
+	mdb_do_not_optimize(memcg);
+	folio_set_flag(folio, PG_lru);
+	folio_put(folio);
+	return true;
+put:
+	folio_put(folio);
+	return false;
+}
 
 static inline unsigned long scan_step(const struct memmap *mm, unsigned long pfn,
 				      struct scan_found *found)
 {
 	const struct page *page = pfn_to_page(mm, pfn);
-	const struct folio *folio;
-	int order = page_buddy_order(mm, page);
+	struct folio *folio;
+	unsigned int order;
+	int buddy = page_buddy_order(mm, page);
 
-	if (order >= 0) {
+	if (buddy >= 0) {
 		found->free_blocks++;
-		return 1UL << order;
+		return 1UL << buddy;
 	}
 	folio = page_folio(mm, page);
-	if (folio) {
-		found->folios++;
-		return folio_nr_pages(folio);
+	if (!folio) {
+		found->others++;
+		return 1;
 	}
-	found->others++;
-	return 1;
+	found->folios++;
+	order = folio_order(folio);
+	if (order >= SCAN_COMPACT_ORDER)
+		return 1UL << order;
+	found->isolated += scan_isolate(mm, page, folio);
+	return folio_nr_pages(folio);
+}
+
+/* Sets (or clears) PG_lru on every folio of the memmap; how many. */
+static unsigned long scan_set_lru(const struct memmap *mm, unsigned long nr_pfns, bool lru)
+{
+	unsigned long pfn = 0, n = 0;
+	unsigned int order;
+
+	while (pfn < nr_pfns) {
+		const struct page *page = pfn_to_page(mm, pfn);
+		struct folio *folio = page_folio(mm, page);
+		int buddy = page_buddy_order(mm, page);
+
+		if (folio && lru)
+			folio_set_flag(folio, PG_lru);
+		else if (folio)
+			folio_clear_flag(folio, PG_lru);
+		n += folio != NULL;
+		if (folio) {
+			pfn += folio_nr_pages(folio);
+		} else if (buddy >= 0) {
+			pfn += 1UL << buddy;
+		} else {
+			pfn = page_head_pfn(mm, page, &order);
+			pfn += 1UL << order;
+		}
+	}
+	return n;
 }
 
 static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
@@ -43,6 +134,7 @@ static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 	struct scan_found found = { 0 };
 	unsigned long pfn = 0, covered = 0, target = 0, step;
 
+	scan_set_lru(mm, env->nr_pfns, true);
 	/* A batch covers BENCH_BATCH pfns; a block crossing its end counts in it. */
 	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
 		target += BENCH_BATCH;
@@ -54,9 +146,11 @@ static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 				pfn = 0;
 		}
 	}
+	scan_set_lru(mm, env->nr_pfns, false);
 	mdb_set_items_processed(st, covered);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "folios", (double)found.folios, MDB_COUNTER_PER_ITEM);
+	mdb_counter(st, "isolated", (double)found.isolated, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);
 }
 

@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * interrupt.c - one SIGINT/SIGTERM handler (see interrupt.h).
+ * interrupt.c - one SIGINT/SIGTERM handler (see interrupt.h).  The file
+ * half written when the signal comes is jsonio.c's mdb_atomic_tmp.
  */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "interrupt.h"
+#include "jsonio.h"
 
 volatile sig_atomic_t mdb_interrupted;
 
 static volatile sig_atomic_t exit_at_once;
-static char tmp_path[PATH_MAX + 32];	/* "" when there is no file */
-static char message[PATH_MAX + 128] = "mdbench: interrupted before any result was written\n";
+static char message[PATH_MAX + 256] = "mdbench: interrupted before the run started\n";
 
 static void on_signal(int sig)
 {
@@ -22,8 +24,8 @@ static void on_signal(int sig)
 	mdb_interrupted = sig;
 	if (!exit_at_once)
 		return;
-	if (tmp_path[0])
-		unlink(tmp_path);
+	if (mdb_atomic_tmp_set)		/* a file half written: only whole ones stay */
+		unlink(mdb_atomic_tmp);
 	ignored = write(STDERR_FILENO, message, strlen(message));
 	(void)ignored;
 	_exit(128 + sig);
@@ -46,23 +48,49 @@ void mdb_interrupt_catch(bool exit_now)
 	set_action(on_signal);
 }
 
-void mdb_interrupt_kept(const char *path, long nr, const char *what)
+/* The handler reads the message: no signal while it changes. */
+static void set_message(const char *fmt, ...)
 {
 	sigset_t all, old;
+	va_list ap;
 
-	/* The handler reads both strings: no signal while they change. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
-	if (path)
-		snprintf(tmp_path, sizeof(tmp_path), "%s.tmp.%ld", path, (long)getpid());
-	else
-		tmp_path[0] = '\0';
-	if (!path || nr < 0)
-		snprintf(message, sizeof(message), "mdbench: interrupted before any result was written\n");
-	else
-		snprintf(message, sizeof(message), "mdbench: interrupted, %ld %s kept in %s\n", nr, what,
-			 path);
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void mdb_interrupt_untouched(const char *dir)
+{
+	if (dir)
+		set_message("mdbench: interrupted before the run started; %s is as it was\n", dir);
+	else
+		set_message("mdbench: interrupted before the run started\n");
+}
+
+void mdb_interrupt_kept(const char *path, long nr, const char *what)
+{
+	if (nr < 0)
+		set_message("mdbench: interrupted before any result was written (no %s)\n", path);
+	else
+		set_message("mdbench: interrupted, %ld %s kept in %s\n", nr, what, path);
+}
+
+static sigset_t held, before_hold;
+
+void mdb_interrupt_hold(void)
+{
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigprocmask(SIG_BLOCK, &held, &before_hold);
+}
+
+void mdb_interrupt_resume(void)
+{
+	sigprocmask(SIG_SETMASK, &before_hold, NULL);
 }
 
 void mdb_interrupt_release(void)

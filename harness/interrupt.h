@@ -3,8 +3,8 @@
  * interrupt.h - SIGINT and SIGTERM for a run that keeps what finished.
  *
  * One handler for the whole program.  It removes the temporary of the file
- * being rewritten (mdb_write_atomic()'s PATH.tmp.PID), so that only whole
- * files stay, and either leaves at once, saying how many results are on
+ * being written (mdb_write_atomic()'s PATH.tmp.PID, whichever file), so that
+ * only whole files stay, and either leaves at once, saying how many results are on
  * disk (a Google Benchmark run, whose loop cannot look at a flag), or only
  * records the signal for a loop that can (the --simulate scheduler).
  * Async-signal-safe throughout: every message is formatted beforehand.
@@ -24,8 +24,18 @@ extern volatile sig_atomic_t mdb_interrupted;
 
 /* Catches SIGINT and SIGTERM from now on; exit_now as above.  Safe to call again. */
 void mdb_interrupt_catch(bool exit_now);
-/* The file results go to (NULL: none), and how many of what are in it (-1: no file yet). */
+/* Until a run touches its output: what an interrupt leaves is as it was (dir may be NULL). */
+void mdb_interrupt_untouched(const char *dir);
+/* The file results go to, and how many of what are in it (-1: it does not exist yet). */
 void mdb_interrupt_kept(const char *path, long nr, const char *what);
+/*
+ * Holds SIGINT and SIGTERM back while the disk and the message change
+ * together (a file written and the count that describes it): a signal that
+ * comes meanwhile is handled at mdb_interrupt_resume(), so the message always
+ * matches what is on disk.
+ */
+void mdb_interrupt_hold(void);
+void mdb_interrupt_resume(void);
 /* Back to the default action. */
 void mdb_interrupt_release(void);
 

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,28 +230,48 @@ static void sync_dir(const char *path)
 	}
 }
 
-int mdb_write_atomic(const char *path, const void *data, size_t len, unsigned int mode,
-		     struct mdb_err *err)
-{
-	char tmp[PATH_MAX];
-	int fd, saved;
+/*
+ * The temporary being written, for the interrupt handler to remove: valid
+ * only while mdb_atomic_tmp_set is, which is set after the name and cleared
+ * before it changes, so a signal never sees half a name.
+ */
+char mdb_atomic_tmp[PATH_MAX + 32];
+volatile sig_atomic_t mdb_atomic_tmp_set;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
-		return mdb_errf(err, "cannot write %s: path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+static int write_tmp(const char *tmp, const void *data, size_t len, unsigned int mode)
+{
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode), saved;
+
 	if (fd < 0)
-		return mdb_errf(err, "cannot write %s: %s", path, strerror(errno));
+		return -1;
 	if (write_all(fd, data, len) || fsync(fd)) {
 		saved = errno;
 		close(fd);
-		unlink(tmp);
-		return mdb_errf(err, "cannot write %s: %s", path, strerror(saved));
+		errno = saved;
+		return -1;
 	}
-	if (close(fd) || rename(tmp, path)) {
+	return close(fd);
+}
+
+int mdb_write_atomic(const char *path, const void *data, size_t len, unsigned int mode,
+		     struct mdb_err *err)
+{
+	int ret, saved = 0;
+
+	if (snprintf(mdb_atomic_tmp, sizeof(mdb_atomic_tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(mdb_atomic_tmp))
+		return mdb_errf(err, "cannot write %s: path too long", path);
+	mdb_atomic_tmp_set = 1;
+	ret = write_tmp(mdb_atomic_tmp, data, len, mode);
+	if (!ret)
+		ret = rename(mdb_atomic_tmp, path);
+	if (ret) {
 		saved = errno;
-		unlink(tmp);
-		return mdb_errf(err, "cannot write %s: %s", path, strerror(saved));
+		unlink(mdb_atomic_tmp);
 	}
+	mdb_atomic_tmp_set = 0;
+	if (ret)
+		return mdb_errf(err, "cannot write %s: %s", path, strerror(saved));
 	sync_dir(path);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #ifndef MDB_JSONIO_H
 #define MDB_JSONIO_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -40,6 +41,10 @@ json_t *mdb_json_load_gb(const char *text, size_t len, const char *what, struct 
 /* Writes data to path atomically (see above); mode as for open(2).  0 or -1 with err. */
 int mdb_write_atomic(const char *path, const void *data, size_t len, unsigned int mode,
 		     struct mdb_err *err);
+/* The temporary mdb_write_atomic() is writing, while mdb_atomic_tmp_set (interrupt.c). */
+extern char mdb_atomic_tmp[];
+extern volatile sig_atomic_t mdb_atomic_tmp_set;
+
 /* doc, dumped with MDB_JSON_DUMP_FLAGS and a final newline, atomically. */
 int mdb_json_write(const char *path, const json_t *doc, struct mdb_err *err);
 

@@ -44,6 +44,14 @@ void mdb_set_items_processed(struct mdb_state *st, uint64_t items);
 void mdb_set_bytes_processed(struct mdb_state *st, uint64_t bytes);
 void mdb_pause_timing(struct mdb_state *st);
 void mdb_resume_timing(struct mdb_state *st);
+/*
+ * For a benchmark registered with mdb_register_manual_time() only: the time
+ * the batch just run took, measured by the kernel itself (the real-kernel
+ * module times its own work, so the ioctl around it is not counted).  Call
+ * once per batch; the reported time is the sum over the items.  A no-op in
+ * the fixed-count run.
+ */
+void mdb_set_iteration_time(struct mdb_state *st, double seconds);
 /* Ends the benchmark as failed, with a reason that reaches the dump. */
 void mdb_skip_with_error(struct mdb_state *st, const char *msg);
 

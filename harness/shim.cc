@@ -182,6 +182,12 @@ extern "C" void mdb_resume_timing(struct mdb_state *st)
 	st->gb->ResumeTiming();
 }
 
+extern "C" void mdb_set_iteration_time(struct mdb_state *st, double seconds)
+{
+	if (st->gb)
+		st->gb->SetIterationTime(seconds);
+}
+
 extern "C" void mdb_skip_with_error(struct mdb_state *st, const char *msg)
 {
 	if (st->gb) {
@@ -445,12 +451,12 @@ static void report_counters(struct mdb_state *st)
 		s.counters[u.name] = make_counter(st, u.value, u.flags);
 }
 
-static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg)
+static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg, bool manual_time)
 {
 	struct mdb_state st;
 
 	st.gb = &s;
-	if (g_counters && mdb_counters_nr_available(g_counters))
+	if (!manual_time && g_counters && mdb_counters_nr_available(g_counters))
 		st.hw = g_counters;
 	fn(&st, arg);
 	hw_stop(&st);		/* a kernel that left its loop early */
@@ -469,7 +475,14 @@ extern "C" int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err)
 
 extern "C" void mdb_register(const char *name, mdb_bench_fn fn, void *arg)
 {
-	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg); })
+	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, false); })
+		->Unit(benchmark::kNanosecond);
+}
+
+extern "C" void mdb_register_manual_time(const char *name, mdb_bench_fn fn, void *arg)
+{
+	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, true); })
+		->UseManualTime()
 		->Unit(benchmark::kNanosecond);
 }
 
@@ -600,7 +613,9 @@ public:
 			return;
 		}
 		json_object_set_new(json_object_get(doc_, "context"), "memdesc_bench", ours);
+		mdb_interrupt_hold();	/* the file and the count in the interrupt message change together */
 		if (mdb_json_write(rep_->path, doc_, &err)) {
+			mdb_interrupt_resume();
 			if (!write_failed_)
 				fprintf(stderr, "mdbench: %s (trying again after the next benchmark)\n",
 					err.msg);
@@ -613,6 +628,7 @@ public:
 		write_failed_ = false;
 		on_disk_ = json_array_size(benchmarks_);
 		mdb_interrupt_kept(rep_->path, (long)on_disk_, "benchmark results");
+		mdb_interrupt_resume();
 	}
 
 	unsigned long failed() const { return failed_; }
@@ -666,10 +682,12 @@ extern "C" int mdb_report_start(const struct mdb_report *rep, struct mdb_err *er
 	doc = json_pack("{s:{s:o}, s:[]}", "context", "memdesc_bench", ours, "benchmarks");
 	if (!doc)
 		return mdb_errf(err, "out of memory for the dump");
+	mdb_interrupt_hold();
 	ret = mdb_json_write(rep->path, doc, err);
 	json_decref(doc);
 	if (!ret)
 		mdb_interrupt_kept(rep->path, 0, "benchmark results");
+	mdb_interrupt_resume();
 	return ret;
 }
 

@@ -42,6 +42,13 @@ char *mdb_gb_min_time(const char *seconds);
 int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err);
 /* Benchmarks run in the order they are registered. */
 void mdb_register(const char *name, mdb_bench_fn fn, void *arg);
+/*
+ * The same for a benchmark that times itself (mdb_set_iteration_time()):
+ * Google Benchmark's UseManualTime(), so it appends "/manual_time" to the
+ * name in its output.  Hardware counters are not read around it: what they
+ * would count (the calls that measure) is not what the benchmark times.
+ */
+void mdb_register_manual_time(const char *name, mdb_bench_fn fn, void *arg);
 /* Counters read around every timed loop from now on; NULL for none. */
 void mdb_use_counters(struct mdb_counters *set);
 /* A key: value in Google Benchmark's own context (its --benchmark_out files too). */

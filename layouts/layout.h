@@ -171,10 +171,17 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
  * they never choose pfns, the buddy does.
  */
 /*
- * Boot: write pfn's entry as memmap_init_range() does and __free_pages_core()
- * leaves it: a free page that heads no block.
+ * Boot, first pass: write pfn's entry as memmap_init_range() ->
+ * __init_single_page() does: allocated (a reference count of 1, or the
+ * layout's "reserved, no descriptor" state), given to nobody yet.
  */
 static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn);
+/*
+ * Boot, second pass: what __free_pages_core() does to every page before the
+ * buddy gets it (__ClearPageReserved(), set_page_count(0)): a free page
+ * that heads no block.  Every pfn takes both passes before anything else.
+ */
+static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn);
 /*
  * Hand 2^order pfns from pfn to the buddy.  Writes the head's entry only, as
  * set_buddy_order() does: the other pages are already free (boot or
@@ -244,7 +251,7 @@ struct model_field {
 	unsigned short off, len;
 };
 
-#define MODEL_MAX_FIELDS	4
+#define MODEL_MAX_FIELDS	6
 
 struct model_reads {
 	unsigned int nr;
@@ -261,8 +268,16 @@ struct layout_model {
 	/* Bytes between neighbouring folio descriptors; 0: the folio overlays the memmap. */
 	unsigned int desc_stride;
 	struct model_reads lookup;	/* page_test_flag() and page_ref_count() of a folio page */
-	struct model_reads scan;	/* folio_nr_pages() of any folio */
-	struct model_reads scan_large;	/* what folio_nr_pages() reads beyond that of a large one */
+	struct model_reads scan;	/* folio_order() of any folio: compaction skipping it */
+	struct model_reads scan_large;	/* what folio_order() reads beyond that of a large one */
+	/*
+	 * What isolate_migratepages_block() reads of a folio it takes off the
+	 * LRU: flags, mapping, _refcount, _mapcount, memcg_data and whatever
+	 * folio_nr_pages() needs; and, of a large folio, what it reads beyond
+	 * that (page64: _large_mapcount and _nr_pages in the first tail).
+	 */
+	struct model_reads isolate;
+	struct model_reads isolate_large;
 };
 
 /*

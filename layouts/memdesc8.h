@@ -78,12 +78,17 @@ _Static_assert(sizeof(struct folio) == 80, "the folio descriptor is 80 bytes");
 
 /*
  * For the analytic model: a lookup reads the folio's flags and _refcount, the
- * scan its flags (the order is in them); 80-byte folios lie end to end.
+ * scan its flags (the order is in them), isolation flags, mapping, counts
+ * and memcg_data (@64, the descriptor's second line); 80-byte folios lie end
+ * to end.
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = sizeof(struct folio),					\
 	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
 	.scan = MODEL_READS(MODEL_FIELD(folio, flags)),				\
+	.isolate = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, mapping),	\
+			       MODEL_FIELD(folio, _refcount), MODEL_FIELD(folio, _mapcount),	\
+			       MODEL_FIELD(folio, memcg_data)),			\
 }
 
 static inline unsigned int folio_order(const struct folio *folio)

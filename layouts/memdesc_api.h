@@ -209,8 +209,23 @@ static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int o
 	}
 }
 
-/* Boot and free state alike: the all-zero entry, a free page heading no block. */
+/*
+ * __init_single_page(): a memdesc has no "allocated, no descriptor" state
+ * but misc memory, so boot marks every page reserved misc memory (with
+ * page32's reference count and PG_reserved, as memdesc_page_set() writes
+ * them), which the second pass turns into the free word: what
+ * __free_pages_core()'s __ClearPageReserved() and set_page_count(0) undo.
+ */
 static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn)
+{
+	struct page *page = pfn_to_page(mm, pfn);
+
+	*page = (struct page){ 0 };
+	memdesc_page_set(page, memdesc_misc(MEMDESC_MISC_RESERVED));
+}
+
+/* Free state: the all-zero entry, a free page heading no block. */
+static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn)
 {
 	*pfn_to_page(mm, pfn) = (struct page){ 0 };
 }

@@ -55,19 +55,6 @@ static void free_folio_block(struct memmap *mm, unsigned long pfn, unsigned int 
 		free_block(mm, pfn + i, MAX_PAGE_ORDER);
 }
 
-/* [start, end) as the largest naturally aligned blocks, as memblock_free_all(). */
-static void free_range(struct memmap *mm, unsigned long start, unsigned long end)
-{
-	while (start < end) {
-		unsigned int order = MAX_FOLIO_ORDER;
-
-		while (order && ((start & ((1UL << order) - 1)) || start + (1UL << order) > end))
-			order--;
-		free_block(mm, start, order);
-		start += 1UL << order;
-	}
-}
-
 /* __rmqueue_smallest() + expand(): the upper halves go back, heads written. */
 static long alloc_block(struct memmap *mm, unsigned int order)
 {
@@ -100,6 +87,48 @@ static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned
 		}
 	}
 	return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Boot: memmap_init_range(), then memblock_free_all().                     */
+
+/* memmap_init_range(): __init_single_page() on every pfn. */
+static void init_pages(struct memmap *mm)
+{
+	unsigned long pfn;
+
+	for (pfn = 0; pfn < mm->nr_pfns; pfn++)
+		memmap_init_pfn(mm, pfn);
+}
+
+/*
+ * __free_pages_core(): every page of the block freed (refcount 0, not
+ * reserved), then the block to the buddy (__free_pages_ok() ->
+ * __free_one_page(): set_buddy_order() and the free list).
+ */
+static void free_pages_core(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < 1UL << order; i++)
+		memmap_free_pfn(mm, pfn + i);
+	free_block(mm, pfn, order);
+}
+
+/*
+ * memblock_free_all() -> __free_pages_memory(): [start, end) as the largest
+ * naturally aligned blocks, up to MAX_PAGE_ORDER.
+ */
+static void free_range(struct memmap *mm, unsigned long start, unsigned long end)
+{
+	while (start < end) {
+		unsigned int order = MAX_PAGE_ORDER;
+
+		while (order && ((start & ((1UL << order) - 1)) || start + (1UL << order) > end))
+			order--;
+		free_pages_core(mm, start, order);
+		start += 1UL << order;
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -260,8 +289,10 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	mm->map = map_memmap(mm, opts, err);
 	if (!mm->map)
 		goto fail;
+	/* Both boot passes, the buddy left empty: the mix places the free blocks. */
+	init_pages(mm);
 	for (pfn = 0; pfn < nr_pfns; pfn++)
-		memmap_init_pfn(mm, pfn);
+		memmap_free_pfn(mm, pfn);
 	if (place_mix(mm, &plan, err))
 		goto fail;
 	mix_plan_release(&plan);
@@ -291,21 +322,21 @@ static void op_memmap_destroy(struct memmap *mm)
 }
 
 /*
- * Boot again: every descriptor dropped, every pfn initialised, all RAM handed
- * to the buddy in pageblocks.  The mix is not placed again (memmap_create
- * does that); what this costs is what memmap_init_range() and
- * memblock_free_all() cost.
+ * Boot again: every descriptor dropped, every pfn initialised (the first
+ * pass, over the whole range as memmap_init() does at boot), then all RAM
+ * handed to the buddy in MAX_PAGE_ORDER blocks, each page of a block freed
+ * right before its block (the second pass).  The mix is not placed again
+ * (memmap_create does that); what this costs is what memmap_init_range()
+ * and memblock_free_all() cost.
  */
 static void op_memmap_init(struct memmap *mm)
 {
-	unsigned long pfn;
 	int t;
 
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_destroy(&mm->cache[t]);
 	buddy_reset(&mm->buddy);
-	for (pfn = 0; pfn < mm->nr_pfns; pfn++)
-		memmap_init_pfn(mm, pfn);
+	init_pages(mm);
 	free_range(mm, 0, mm->nr_pfns);
 }
 

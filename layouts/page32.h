@@ -101,12 +101,16 @@ _Static_assert(sizeof(struct folio) == 80, "the plan's folio is 80 bytes");
 
 /*
  * For the analytic model: a lookup reads the folio's flags and _refcount, the
- * scan its order; 80-byte folios lie end to end in their cache.
+ * scan its order, isolation flags, mapping, counts, order and memcg_data;
+ * 80-byte folios lie end to end in their cache.
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = sizeof(struct folio),					\
 	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
 	.scan = MODEL_READS(MODEL_FIELD(folio, order)),				\
+	.isolate = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, mapping),	\
+			       MODEL_FIELD(folio, _refcount), MODEL_FIELD(folio, _mapcount),	\
+			       MODEL_FIELD(folio, order), MODEL_FIELD(folio, memcg_data)),	\
 }
 
 static inline unsigned int folio_order(const struct folio *folio)

@@ -567,14 +567,21 @@ static inline void folio_unmap(struct folio *folio)
 /*
  * For the analytic model: the folio overlays its head entry, so the flag and
  * count a lookup reads (flags @0, _refcount @52) are on the entry's own line;
- * folio_nr_pages() of a large folio reads _nr_pages in the first tail page
- * (@120): one line beyond the head entry.
+ * folio_order() of a large folio reads _flags_1 in the first tail page
+ * (@64): one line beyond the head entry.  Isolating a folio reads the head
+ * entry's fields, and of a large one _large_mapcount (@80, folio_mapcount())
+ * and _nr_pages (@120, folio_nr_pages()) in that same first tail.
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = 0,							\
 	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
 	.scan = MODEL_READS(MODEL_FIELD(folio, flags)),				\
-	.scan_large = MODEL_READS(MODEL_FIELD(folio, _nr_pages)),		\
+	.scan_large = MODEL_READS(MODEL_FIELD(folio, _flags_1)),		\
+	.isolate = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, mapping),	\
+			       MODEL_FIELD(folio, _mapcount), MODEL_FIELD(folio, _refcount),	\
+			       MODEL_FIELD(folio, memcg_data)),			\
+	.isolate_large = MODEL_READS(MODEL_FIELD(folio, _large_mapcount),	\
+				     MODEL_FIELD(folio, _nr_pages)),		\
 }
 
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order)
@@ -585,15 +592,26 @@ static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int o
 }
 
 /*
- * __init_single_page() (zeroed, _mapcount -1, lru self-linked) with the
- * reference __free_pages_core() drops before the buddy gets the page.
+ * __init_single_page(): zeroed (mm_zero_struct_page()), init_page_count()'s
+ * reference, page_mapcount_reset(), INIT_LIST_HEAD(&page->lru).  The flags'
+ * zone, node and section fields (set_page_links()) are left out: nothing
+ * here reads them.
  */
 static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn)
 {
 	struct page *page = pfn_to_page(mm, pfn);
 
-	*page = (struct page){ ._mapcount = -1 };
+	*page = (struct page){ ._mapcount = -1, ._refcount = 1 };
 	page->lru.next = page->lru.prev = &page->lru;
+}
+
+/* __free_pages_core()'s loop: __ClearPageReserved(), set_page_count(0). */
+static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn)
+{
+	struct page *page = pfn_to_page(mm, pfn);
+
+	page->flags &= ~PAGE64_RESERVED;
+	page->_refcount = 0;
 }
 
 /* set_buddy_order() + __SetPageBuddy(): the head only. */

@@ -95,13 +95,16 @@ json_t *mdb_kernel_json(const struct mdb_kernel *k)
 			 "sim_ops", (json_int_t)k->sim_ops);
 }
 
-static json_t *layouts_json(const struct mdb_run *run)
+/* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */
+static json_t *layouts_json(const struct mdb_run *run, bool brief)
 {
 	json_t *a = json_array();
 	unsigned int i;
 
 	for (i = 0; i < run->nr_layouts; i++)
 		json_array_append_new(a, mdb_layout_json(run->layouts[i]));
+	if (run->real)
+		json_array_append_new(a, mdb_real_layout_json(run->real, brief));
 	return a;
 }
 
@@ -239,7 +242,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
 	json_object_set_new(o, "reference_layout", json_string(layout_reference()->name));
-	json_object_set_new(o, "layouts", layouts_json(run));
+	json_object_set_new(o, "layouts", layouts_json(run, false));
 	json_object_set_new(o, "kernels", kernels_json(run));
 	json_object_set_new(o, "mixes", mixes_json(run));
 	json_object_set_new(o, "ram_sizes", sizes_json(run->ram_sizes, run->nr_ram_sizes, false));
@@ -293,7 +296,7 @@ void mdb_add_gb_context(const struct mdb_run *run)
 	mdb_add_custom_context("memdesc_bench.git_commit", MDB_GIT_COMMIT);
 	mdb_add_custom_context("memdesc_bench.git_dirty", MDB_GIT_DIRTY);
 	mdb_add_custom_context("memdesc_bench.reference_layout", layout_reference()->name);
-	add_gb_json("memdesc_bench.layouts", layouts_json(run));
+	add_gb_json("memdesc_bench.layouts", layouts_json(run, true));
 	add_gb_json("memdesc_bench.kernels", kernels_json(run));
 	for (i = 0; i < run->nr_mixes; i++)
 		json_array_append_new(names, json_string(run->mixes[i].name));

@@ -5,17 +5,24 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "jsonio.h"
 #include "mdbench.h"
 #include "units.h"
 
+static const char *layout_name(const struct mdb_instance *in)
+{
+	return in->real ? MDB_REAL_LAYOUT : in->ops ? in->ops->name : NULL;
+}
+
 static json_t *instance_json(const struct mdb_instance *in)
 {
 	json_t *params = json_object();
+	const char *layout = layout_name(in);
 	char size[32];
 
-	if (in->ops) {
+	if (layout) {
 		mdb_format_size(in->ram_bytes, size, sizeof(size));
 		json_object_set_new(params, "mix", json_string(in->mix->name));
 		json_object_set_new(params, "ram", json_string(size));
@@ -25,10 +32,10 @@ static json_t *instance_json(const struct mdb_instance *in)
 	}
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "name", in->name,
 			 "kernel", in->kernel->name,
-			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
+			 "layout", layout ? json_string(layout) : json_null(),
 			 "mix", in->mix ? json_string(in->mix->name) : json_null(),
-			 "ram_bytes", in->ops ? json_integer((json_int_t)in->ram_bytes) : json_null(),
-			 "buf_bytes", in->ops ? json_null() : json_integer((json_int_t)in->buf_bytes),
+			 "ram_bytes", layout ? json_integer((json_int_t)in->ram_bytes) : json_null(),
+			 "buf_bytes", layout ? json_null() : json_integer((json_int_t)in->buf_bytes),
 			 "params", params);
 }
 
@@ -81,6 +88,14 @@ static int list_text(const struct mdb_run *run)
 			if (ops->desc_size[t])
 				printf(", %s %zu", desc_type_name[t], ops->desc_size[t]);
 		printf("\n");
+	}
+	if (run->real) {
+		printf("  %-10s sizeof(struct page) %u, the running kernel %s through mdbench_kmod "
+		       "(descriptors unknown; timed by the module)\n", MDB_REAL_LAYOUT,
+		       mdb_real_sizeof_page(run->real), mdb_real_release(run->real));
+	} else if (!access("/sys/module/mdbench_kmod", F_OK)) {
+		printf("  (mdbench_kmod is loaded: --layout=...,%s also measures this kernel's own "
+		       "memmap)\n", MDB_REAL_LAYOUT);
 	}
 	printf("kernels:\n");
 	for (i = 0; k && k[i]; i++)

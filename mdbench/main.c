@@ -25,7 +25,7 @@
 
 #define QUICK_MIN_TIME	"0.05"
 #define MAX_RAM		(1024 * MDB_TiB)	/* keeps every byte count below 2^64 */
-#define MIN_RAM		(1ULL << (PAGEBLOCK_ORDER + MDB_PAGE_SHIFT))	/* one pageblock */
+#define MIN_RAM		MDB_RAM_STEP	/* one pageblock */
 
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
@@ -61,6 +61,8 @@ static void usage(void)
 	for (l = mdb_layouts; *l; l++)
 		printf(" %s", (*l)->name);
 	printf(")\n"
+	       "                                    and " MDB_REAL_LAYOUT ": the running kernel's own memmap through the\n"
+	       "                                    mdbench_kmod module (root; kmod/README.md), on --mix=kpageflags\n"
 	       "  --ram=256MiB,4GiB                 modelled RAM sizes (B/KiB/MiB/GiB/TiB, multiples of 2MiB)\n"
 	       "  --mix=desktop,...                 built-in mix, JSON file, or kpageflags (default: desktop)\n"
 	       "  --profile=quick|full              quick: 256MiB..4GiB, short runs (default); full: 256MiB..64GiB\n"
@@ -239,6 +241,10 @@ static void add_layout(struct mdb_run *run, const char *name)
 	char valid[512] = "";
 	unsigned int i;
 
+	if (!strcmp(name, MDB_REAL_LAYOUT)) {
+		run->real = mdb_real_open(run);
+		return;
+	}
 	if (!ops) {
 		for (i = 0; mdb_layouts[i]; i++)
 			snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid), "%s%s",
@@ -309,6 +315,8 @@ static void add_mix(struct mdb_run *run, const char *arg)
 	for (i = 0; i < run->nr_mixes; i++)
 		if (!strcmp(run->mixes[i].name, mix->name))
 			mdb_dief("--mix: two mixes named '%s'", mix->name);
+	if (!strcmp(arg, "kpageflags"))
+		run->kpageflags_mix = (int)run->nr_mixes;
 	run->nr_mixes++;
 }
 
@@ -391,19 +399,33 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->opts.seed = o->seed ? parse_number("--seed", o->seed, UINT64_MAX) : 1;
 	make_run_id(run);
 
+	run->kpageflags_mix = -1;
+	/* First: --layout=kernel without the module or root stops here, in one line. */
 	if (o->layout)
 		for_each_item("--layout", o->layout, add_layout, run);
 	else
 		for (l = mdb_layouts; *l; l++)
 			add_layout(run, (*l)->name);
 	order_layouts(run);
-	for_each_item("--mix", o->mix ? o->mix : "desktop", add_mix, run);
+	if (run->real && o->simulate)
+		mdb_dief("--simulate: the layout " MDB_REAL_LAYOUT " runs in the kernel, where "
+			 "callgrind cannot follow");
+	/* The live kernel runs on its own memmap: this machine's snapshot, at its size. */
+	for_each_item("--mix", o->mix ? o->mix : run->real ? "kpageflags" : "desktop", add_mix, run);
+	if (run->real && run->kpageflags_mix < 0)
+		mdb_dief("--layout=" MDB_REAL_LAYOUT " runs on this machine's own memmap: --mix must "
+			 "include kpageflags, its snapshot, for the other layouts to run beside it");
+	if (o->ram && !run->nr_layouts)
+		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "
+			 "--ram sizes the modelled layouts");
 	if (o->ram)
 		for_each_item("--ram", o->ram, add_ram, run);
-	else if (!strcmp(run->profile, "full"))
+	else if (!strcmp(run->profile, "full") && run->nr_layouts)
 		full_profile_sizes(run);
-	else
+	else if (!run->real)
 		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
+	if (run->real)
+		add_ram_bytes(run, mdb_real_ram_bytes(run->real));
 	mdb_plan(run);
 
 	/* Under valgrind perf_event_open is no use; the parent measures nothing either. */
@@ -428,6 +450,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 static void release_run(struct mdb_run *run)
 {
 	mdb_counters_close(&run->counters);
+	mdb_real_close(run->real);
 	if (run->topo_loaded)
 		mdb_topology_release(&run->topo);
 	free(run->inst);
@@ -450,6 +473,7 @@ int main(int argc, char **argv)
 	if (!gb_argv)
 		mdb_dief("out of memory");
 	parse_args(argc, argv, &o, gb_argv, &gb_argc);
+	mdb_interrupt_untouched(o.out);
 	if (o.sim_instance) {
 		if (argc != 2)
 			mdb_dief("--sim-instance=FILE is the only option of a --simulate child");

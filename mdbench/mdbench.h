@@ -20,19 +20,28 @@
 
 #define MDB_NAME_LEN		256
 #define MDB_SCHEMA_VERSION	2
+/* --ram's step: one pageblock, the unit the mix is placed in. */
+#define MDB_RAM_STEP		(1ULL << (PAGEBLOCK_ORDER + MDB_PAGE_SHIFT))
+/* The layout name of the live kernel (realkernel.c); never in layouts.list. */
+#define MDB_REAL_LAYOUT		"kernel"
 
 /*
  * One registered benchmark: a kernel, a layout (NULL for baselines), a mix,
  * a size.  Names are '/'-separated: the kernel's name, the layout, then
  * key:value parts:
  *	lookup/random/page64/mix:desktop/ram:4GiB
+ *	lookup/random/kernel/mix:kpageflags:HOST/ram:1GiB
  *	baseline/latency/bytes:64MiB
+ * An instance of the live kernel (real) has no ops: the module runs the
+ * kernel of that name (kernel points at the reference layout's registration,
+ * for its name, class and unit only; its run is never called).
  */
 struct mdb_instance {
 	char name[MDB_NAME_LEN];
 	const struct mdb_kernel *kernel;
-	const struct layout_ops *ops;	/* NULL for baselines */
+	const struct layout_ops *ops;	/* NULL for baselines and the live kernel */
 	const struct mix *mix;		/* NULL for baselines */
+	bool real;			/* the live kernel, through mdbench_kmod */
 	unsigned long nr_pfns;
 	uint64_t ram_bytes;
 	uint64_t buf_bytes;		/* baselines */
@@ -51,6 +60,8 @@ struct mdb_run {
 	unsigned int nr_ram_sizes;
 	struct mix *mixes;
 	unsigned int nr_mixes;
+	int kpageflags_mix;		/* index of --mix=kpageflags in mixes; -1: none */
+	struct mdb_real *real;		/* --layout=...,kernel: the module; NULL: not asked */
 	uint64_t *baseline_sizes;	/* memmap sizes of every layout and RAM size */
 	unsigned int nr_baseline_sizes;
 	struct memmap_opts opts;
@@ -101,6 +112,30 @@ int mdb_list(const struct mdb_run *run, bool json);
 
 /* outdir.c: --out: the directory, its lock, and no earlier run's files left looking current. */
 int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err);
+
+/*
+ * realkernel.c: the layout "kernel", the running kernel's own memmap through
+ * the mdbench_kmod module (kmod/).  mdb_real_open() opens its device (the
+ * MDB_KMOD_DEVICE environment variable names another) and reads this
+ * machine's online RAM from /proc/kpageflags; it exits 2 with one line when
+ * it cannot (module not loaded, not root).
+ */
+struct mdb_real *mdb_real_open(const struct mdb_run *run);
+void mdb_real_close(struct mdb_real *real);
+/* This machine's online memory, rounded to the nearest MDB_RAM_STEP: the kernel instances' RAM. */
+uint64_t mdb_real_ram_bytes(const struct mdb_real *real);
+const char *mdb_real_release(const struct mdb_real *real);
+unsigned int mdb_real_sizeof_page(const struct mdb_real *real);
+/* Whether the module runs a kernel of this name. */
+bool mdb_real_has_kernel(const struct mdb_kernel *k);
+/* One benchmark call of a real instance (arg): manual time, the module's. */
+void mdb_real_bench(struct mdb_state *st, void *arg);
+/*
+ * The layout entry of context.memdesc_bench.layouts: real true, the release,
+ * ...; brief: only name, real, release, sizeof_page and descriptors (for
+ * Google Benchmark's own context, which its console prints).
+ */
+json_t *mdb_real_layout_json(const struct mdb_real *real, bool brief);
 
 /* sim.c: --simulate, the parent. */
 int mdb_simulate(struct mdb_run *run);

@@ -129,8 +129,12 @@ int mdb_run_native(struct mdb_run *run)
 		fprintf(stderr, "mdbench: %s\n", missing);
 	mdb_add_gb_context(run);
 	for (r = 0; r < run->rounds; r++)
-		for (i = 0; i < run->nr_inst; i++)
-			mdb_register(run->inst[i].name, bench_instance, &run->inst[i]);
+		for (i = 0; i < run->nr_inst; i++) {
+			if (run->inst[i].real)	/* timed by the module itself */
+				mdb_register_manual_time(run->inst[i].name, mdb_real_bench, &run->inst[i]);
+			else
+				mdb_register(run->inst[i].name, bench_instance, &run->inst[i]);
+		}
 	mdb_use_counters(&run->counters);
 	ret = mdb_benchmark_run(&rep);
 	cache_drop();
@@ -156,6 +160,8 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
 	struct fixed_arg f = { .in = in };
 	int ret;
 
+	if (in->real)
+		return mdb_fixed_run(mdb_real_bench, (void *)in, ops, on_start, on_stop, arg, items, err);
 	env_init(&f.env, run, in);
 	if (needs_memmap(in)) {
 		f.env.mm = build(run, in, err);

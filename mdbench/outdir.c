@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "mdbench.h"
 
 static int make_dirs(const char *dir, struct mdb_err *err)
@@ -77,15 +78,25 @@ int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *
 
 	if (make_dirs(dir, err) || lock_dir(dir, err))
 		return -1;
+	/* The files go and the interrupt message changes with them, as one. */
+	mdb_interrupt_hold();
 	for (f = simulate ? sim : native; *f; f++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, *f);
 		if (access(path, F_OK))
 			continue;
-		if (!force)
+		if (!force) {
+			mdb_interrupt_resume();
 			return mdb_errf(err, "--out=%s holds %s of an earlier run: give another --out, "
 					"or --force to replace it", dir, *f);
-		if (unlink(path))
+		}
+		if (unlink(path)) {
+			mdb_interrupt_resume();
 			return mdb_errf(err, "--force: cannot remove %s: %s", path, strerror(errno));
+		}
 	}
+	/* From here on an interrupt leaves no earlier run's file: say so if it comes. */
+	snprintf(path, sizeof(path), "%s/%s", dir, simulate ? "sim.json" : "mdbench.json");
+	mdb_interrupt_kept(path, -1, NULL);
+	mdb_interrupt_resume();
 	return 0;
 }

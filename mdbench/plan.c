@@ -9,6 +9,10 @@
  * the memmap come first, then those that change it (each gets a fresh one),
  * then those that build their own; by name within each.  Baselines follow,
  * over the byte sizes of the memmaps the run's layouts and RAM sizes give.
+ *
+ * The live kernel (--layout=...,kernel) is one more group, after the
+ * modelled layouts of its mix (the kpageflags snapshot) at its RAM (this
+ * machine's): the kernels the module runs, in the same passes.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -21,7 +25,7 @@
 
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-			 uint64_t buf)
+			 uint64_t buf, bool real)
 {
 	static size_t nr_alloc;
 	struct mdb_instance *in;
@@ -42,10 +46,11 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->ram_bytes = ram;
 	in->nr_pfns = (unsigned long)(ram >> MDB_PAGE_SHIFT);
 	in->buf_bytes = buf;
-	if (ops) {
+	in->real = real;
+	if (ops || real) {
 		mdb_format_size(ram, size, sizeof(size));
-		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name, ops->name,
-			     mix->name, size);
+		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
+			     real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
 	} else {
 		mdb_format_size(buf, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/bytes:%s", k->name, size);
@@ -64,17 +69,22 @@ static unsigned int kernel_pass(const struct mdb_kernel *k)
 	return k->flags & MDB_K_MUTATES ? 1 : 0;
 }
 
+/*
+ * One (layout, mix, RAM) group.  real: the live kernel's, whose kernels are
+ * those the module runs, named as the reference layout's (ops is NULL).
+ */
 static void add_layout_group(struct mdb_run *run, const struct mdb_kernel *const *k,
 			     unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
-			     uint64_t ram)
+			     uint64_t ram, bool real)
 {
+	const struct layout_ops *on = real ? layout_reference() : ops;
 	unsigned int pass, i;
 
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < nr; i++)
-			if (mdb_kernel_runs_on(k[i], ops) && mdb_kernel_applies(k[i], mix) &&
-			    kernel_pass(k[i]) == pass)
-				add_instance(run, k[i], ops, mix, ram, 0);
+			if (mdb_kernel_runs_on(k[i], on) && mdb_kernel_applies(k[i], mix) &&
+			    kernel_pass(k[i]) == pass && (!real || mdb_real_has_kernel(k[i])))
+				add_instance(run, k[i], ops, mix, ram, 0, real);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -104,12 +114,14 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 	for (i = 0; i < nr; i++)
 		if (k[i]->class == MDB_BASELINE)
 			for (r = 0; r < run->nr_baseline_sizes; r++)
-				add_instance(run, k[i], NULL, NULL, 0, sizes[r]);
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r], false);
 }
 
 /* What an instance holds at most: the memmap and the mix's descriptors, or its buffer. */
 static unsigned long long instance_need(const struct mdb_instance *in)
 {
+	if (in->real)
+		return 0;	/* the machine's own memmap; the module keeps its free-memory floor */
 	if (!in->ops)
 		return in->buf_bytes;
 	return in->ops->memory_need(in->nr_pfns, in->mix);
@@ -150,10 +162,15 @@ void mdb_plan(struct mdb_run *run)
 	if (mdb_kernels(&k, &nr, &err))
 		mdb_die(&err);
 	for (r = 0; r < run->nr_ram_sizes; r++)
-		for (m = 0; m < run->nr_mixes; m++)
+		for (m = 0; m < run->nr_mixes; m++) {
 			for (l = 0; l < run->nr_layouts; l++)
 				add_layout_group(run, k, nr, run->layouts[l], &run->mixes[m],
-						 run->ram_sizes[r]);
+						 run->ram_sizes[r], false);
+			if (run->real && (int)m == run->kpageflags_mix &&
+			    run->ram_sizes[r] == mdb_real_ram_bytes(run->real))
+				add_layout_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r],
+						 true);
+		}
 	add_baselines(run, k, nr);
 	if (!run->nr_selected)
 		mdb_dief("no benchmark matches --benchmark_filter=%s", run->filter);

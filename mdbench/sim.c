@@ -56,7 +56,7 @@ struct sim_job {
 	uint64_t items;
 	struct cg_result cg;
 	bool has_model;
-	double model;
+	struct model_lines model;
 	char error[MDB_ERR_LEN];	/* the kernel's own reason when !ran */
 };
 
@@ -454,8 +454,11 @@ static json_t *job_json(const struct sim_job *j)
 	json_object_set_new(o, "sim_D1_write_misses", json_real(per_op(j, ev[CG_D1mw])));
 	json_object_set_new(o, "sim_LL_misses", json_real(per_op(j, ev[CG_DLmr] + ev[CG_DLmw])));
 	json_object_set_new(o, "sim_I1_misses", json_real(per_op(j, ev[CG_I1mr])));
-	if (j->has_model)
-		json_object_set_new(o, "model_D1_misses", json_real(j->model));
+	if (j->has_model) {
+		json_object_set_new(o, "model_D1_misses", json_real(model_lines_total(&j->model)));
+		json_object_set_new(o, "model_D1_streamed", json_real(j->model.streamed));
+		json_object_set_new(o, "model_D1_dependent", json_real(j->model.dependent));
+	}
 	totals = json_object();
 	for (e = 0; e < CG_NR; e++)
 		json_object_set_new(totals, cg_event_name[e], json_integer((json_int_t)ev[e]));
@@ -517,8 +520,12 @@ static int write_json(struct sim *s, bool complete)
 			"host_name", host, "executable", s->exe,
 			"num_cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN), "memdesc_bench", mb,
 			"benchmarks", benches);
+	mdb_interrupt_hold();
 	ret = doc ? mdb_json_write(s->out, doc, &err) : mdb_errf(&err, "out of memory");
 	json_decref(doc);
+	if (!ret)
+		mdb_interrupt_kept(s->out, (long)kept, "simulations");
+	mdb_interrupt_resume();
 	if (ret) {
 		if (!s->write_failed)
 			fprintf(stderr, "mdbench: %s (trying again after the next one)\n", err.msg);
@@ -526,7 +533,6 @@ static int write_json(struct sim *s, bool complete)
 		return -1;
 	}
 	s->write_failed = false;
-	mdb_interrupt_kept(s->out, (long)kept, "simulations");
 	return 0;
 }
 
@@ -540,7 +546,7 @@ static void progress(const struct sim *s, const struct sim_job *j)
 	fprintf(stderr, "%.3f D1, %.3f LL misses/op", per_op(j, j->cg.ev[CG_D1mr] + j->cg.ev[CG_D1mw]),
 		per_op(j, j->cg.ev[CG_DLmr] + j->cg.ev[CG_DLmw]));
 	if (j->has_model)
-		fprintf(stderr, " (model %.3f)", j->model);
+		fprintf(stderr, " (model %.3f)", model_lines_total(&j->model));
 	fprintf(stderr, ", %.0f instr/op (%.1f s)\n", per_op(j, j->cg.ev[CG_Ir]), j->seconds);
 }
 

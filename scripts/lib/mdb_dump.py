@@ -1,12 +1,18 @@
-"""Loading, validating and naming memdesc-bench dumps, written once for
-scripts/plot, scripts/compare, scripts/collect and the tests.
+"""Loading, checking and naming memdesc-bench dumps, written once for
+scripts/plot, scripts/compare, scripts/run, scripts/collect and the tests.
 
 A dump is a run directory DIR holding mdbench.json (Google Benchmark's JSON
-with context.memdesc_bench) and, from --simulate, sim.json in the same shape.
-Either may be named directly; naming DIR/mdbench.json also picks up its
-sibling sim.json.  Every problem with the input is raised as DumpError with
-one line saying what is wrong, for the commands to print as `<prog>: <line>`
-and exit 2.
+with context.memdesc_bench, schema_version 2: results/SCHEMA.md) and, from
+--simulate, sim.json in the same shape.  Either may be named directly;
+naming DIR/mdbench.json also picks up its sibling sim.json.  A file that
+Google Benchmark wrote itself (--benchmark_out=F) is read too: its context
+carries the memdesc_bench.* strings that mdbench adds with AddCustomContext.
+
+Every field a script reads is checked here, once, for its type, unit and
+range; every problem with the input is raised as DumpError with one line
+naming the file and the field, for the commands to print as `<prog>: <line>`
+and exit 2 (see cli()).  Nothing in this module names a layout, a kernel
+or a counter: they all come from the dump's context.
 """
 
 import argparse
@@ -15,46 +21,83 @@ import json
 import math
 import os
 import re
-import statistics
 import sys
 
-SCHEMA_VERSION = 1
-
-# Kernels whose op is one dependent load chain (random pfn, tail -> head,
-# get/put on a random folio): the latency baseline bounds them.  Those that
-# stream the memmap (MDB_K_SEQUENTIAL in bench/) are bounded by the bandwidth
-# baseline; a kernel added later with "seq" or "scan" in its name counts too.
-DEPENDENT_KERNELS = ("lookup/random", "folio/tail", "folio/getput")
-SEQUENTIAL_KERNELS = ("lookup/seq", "scan/compaction", "init/memmap")
-SEQUENTIAL_PART = re.compile(r"^(seq|sequential|scan)$")
-
-# Hardware and software counters the harness may record per op.
-COUNTERS = ("cycles", "instructions", "L1D_load_misses", "LLC_load_misses",
-	    "dTLB_load_misses", "page_faults")
-FOOTPRINT_FIELDS = ("memmap_bytes", "desc_bytes", "desc_count", "desc_reserved_bytes",
-		    "total_bytes", "bytes_per_GiB", "overhead_pct")
-
-# Parts Google Benchmark itself appends to a registered name.
+SCHEMA_VERSION = 2
+KERNEL_CLASSES = ("sequential", "dependent", "mutating", "baseline", "report")
+TIMED_CLASSES = ("sequential", "dependent", "mutating", "other")
+TIME_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+RUN_TYPES = ("iteration", "aggregate", "simulation")
+# Fields of a benchmark entry that are Google Benchmark's (or mdbench's
+# description of the instance), not measurements.
+ENTRY_FIELDS = {"name", "run_name", "run_type", "family_index", "per_family_instance_index",
+		"repetitions", "repetition_index", "threads", "iterations", "real_time",
+		"cpu_time", "time_unit", "aggregate_name", "aggregate_unit", "error_occurred",
+		"error_message", "label", "skipped", "kernel", "layout", "mix", "ram_bytes",
+		"buf_bytes", "sim_ops", "sim_totals", "items_per_second", "bytes_per_second"}
+TIME_METRICS = ("real_time", "cpu_time")
+# The footprint report's counters in the order a reader wants them (the dump's
+# own order is alphabetical: Google Benchmark keeps counters in a std::map).
+FOOTPRINT_ORDER = ("memmap_bytes", "desc_bytes", "total_bytes", "bytes_per_GiB", "overhead_pct",
+		   "desc_count", "desc_reserved_bytes", "folio_desc_bytes")
+# The footprint report's small-folio descriptor size and the name parameter
+# of a sweep over it (--folio-desc-bytes: .../folio:96B).
+FOLIO_FIELD, FOLIO_PARAM = "folio_desc_bytes", "folio"
+# Parts Google Benchmark itself appends to a registered name; threads is a
+# dimension of its own (the entry's "threads" field).
 _GB_FLAG_PARTS = {"real_time", "manual_time", "process_time"}
-_GB_KEY_PARTS = {"threads", "iterations", "repeats", "min_time",
-		 "min_warmup_time"}
-
+_GB_KEY_PARTS = {"threads", "iterations", "repeats", "min_time", "min_warmup_time"}
+_INT_MAX = 1 << 63
 _UNITS = (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20),
 	  ("KiB", 1 << 10), ("B", 1))
-_TIME_TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 class DumpError(Exception):
 	"""Bad input: str(e) is the one line to print."""
 
 
+# -- text ------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text):
+	"""text with control characters written as escapes (\\n, \\x1b): safe on a
+	terminal and on one line."""
+	text = str(text)
+	if not _CONTROL.search(text):
+		return text
+	return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def md_cell(text):
+	"""text for a markdown table cell: one line, '|' and '<' escaped."""
+	return printable(text).replace("|", "\\|").replace("<", "&lt;")
+
+
+def md_table(header, rows):
+	"""Lines of a markdown table; every cell escaped."""
+	out = ["| " + " | ".join(md_cell(h) for h in header) + " |",
+	       "|" + "---|" * len(header)]
+	out += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in rows]
+	return out + [""]
+
+
+def text_table(header, rows):
+	"""Lines of a plain table with aligned columns, for the terminal."""
+	rows = [[printable(c) for c in r] for r in [header] + rows]
+	w = [max(len(r[i]) for r in rows) for i in range(len(header))]
+	out = ["  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip() for r in rows]
+	out.insert(1, "  ".join("-" * x for x in w))
+	return out
+
+
 def parse_size(text):
 	"""'4GiB' -> 4294967296; DumpError when it is not a size."""
-	m = re.fullmatch(r"(\d+)\s*(PiB|TiB|GiB|MiB|KiB|B)?", text.strip())
+	m = re.fullmatch(r"(\d{1,20})(PiB|TiB|GiB|MiB|KiB|B)?", text)
 	if not m:
-		raise DumpError(f"not a size: {text!r} (want e.g. 256MiB, 4GiB)")
-	mult = dict(_UNITS)[m.group(2)] if m.group(2) else 1
-	return int(m.group(1)) * mult
+		raise DumpError(f"not a size: {printable(text)!r} (want e.g. 256MiB, 4GiB)")
+	return int(m.group(1)) * (dict(_UNITS)[m.group(2)] if m.group(2) else 1)
 
 
 def format_size(n):
@@ -72,7 +115,7 @@ def fmt(v):
 	"""A number for a table: integers as such, else 4 significant digits."""
 	if v is None:
 		return "n/a"
-	if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+	if isinstance(v, float) and not math.isfinite(v):
 		return str(v)
 	if v == int(v) and abs(v) < 1e15:
 		return str(int(v))
@@ -85,119 +128,433 @@ def fmt(v):
 
 
 def slug(text):
-	"""A file-name part: lookup/random -> lookup-random."""
-	return re.sub(r"[^A-Za-z0-9._-]+", "_", text.replace("/", "-"))
+	"""A file-name part: lookup/random -> lookup-random.  Names with other
+	characters (non-Latin, spaces) keep what is safe plus a short hash, so
+	two names never share a file."""
+	s = re.sub(r"[^A-Za-z0-9._-]+", "_", text.replace("/", "-")).strip("._") or "_"
+	if s != text.replace("/", "-") or len(s) > 80:
+		import hashlib
+		s = s[:60] + "-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+	return s
 
 
-def parse_name(name, layouts):
-	"""Splits a benchmark name into (kernel, layout, params).
+# -- checking -------------------------------------------------------------
 
-	<kernel>/<layout>/mix:<mix>/ram:<size>, where the kernel may itself
-	hold '/' and layout is one of the dump's layouts (None for baselines:
-	baseline/latency/bytes:64MiB).  Parts Google Benchmark appends
-	(/real_time, /threads:2, ...) are dropped."""
+def _is_num(v):
+	return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _what(v, width=40):
+	"""A value as an error line shows it: short, one line."""
+	try:
+		text = json.dumps(v, ensure_ascii=False, allow_nan=True)
+	except (TypeError, ValueError, RecursionError):
+		text = type(v).__name__
+	return printable(text if len(text) <= width else text[:width - 3] + "...")
+
+
+class Checker:
+	"""Checks values of one file; each failure is a DumpError whose line
+	names the file and the field."""
+
+	def __init__(self, path):
+		self.path = printable(path)
+
+	def fail(self, where, problem):
+		"""problem follows the field's name: '"x" is not a number', 'is NaN'."""
+		raise DumpError(f"{self.path}: {where} {problem}")
+
+	def present(self, v, where):
+		if v is None:
+			self.fail(where, "is missing (or null)")
+
+	def obj(self, v, where):
+		self.present(v, where)
+		if not isinstance(v, dict):
+			self.fail(where, f"{_what(v)} is not an object")
+		return v
+
+	def list(self, v, where):
+		self.present(v, where)
+		if not isinstance(v, list):
+			self.fail(where, f"{_what(v)} is not a list")
+		return v
+
+	def str(self, v, where, empty=False):
+		self.present(v, where)
+		if not isinstance(v, str):
+			self.fail(where, f"{_what(v)} is not a string")
+		if not empty and not v:
+			self.fail(where, "is empty")
+		return v
+
+	def bool(self, v, where):
+		self.present(v, where)
+		if not isinstance(v, bool):
+			self.fail(where, f"{_what(v)} is not true or false")
+		return v
+
+	def int(self, v, where, lo=0, hi=_INT_MAX):
+		self.present(v, where)
+		if not isinstance(v, int) or isinstance(v, bool):
+			self.fail(where, f"{_what(v)} is not an integer")
+		if not lo <= v <= hi:
+			self.fail(where, f"{_what(v)} is out of range [{lo}, {hi}]")
+		return v
+
+	def num(self, v, where, lo=None):
+		"""A finite number (not a bool), at least lo."""
+		self.present(v, where)
+		if not _is_num(v):
+			self.fail(where, f"{_what(v)} is not a number")
+		if isinstance(v, int) and abs(v) >= _INT_MAX:
+			self.fail(where, f"{_what(v)} is out of range")
+		if isinstance(v, float) and math.isnan(v):
+			self.fail(where, "is NaN")
+		if not math.isfinite(v):
+			self.fail(where, f"{_what(v)} is not finite")
+		if lo is not None and v < lo:
+			self.fail(where, f"{_what(v)} is negative" if lo == 0 else f"{_what(v)} < {lo}")
+		return v
+
+	def opt(self, d, key, check, *args, where, **kw):
+		"""d[key] checked by check, or None when absent or null."""
+		v = d.get(key)
+		return None if v is None else check(v, field(where, key), *args, **kw)
+
+	def one_of(self, v, where, allowed):
+		self.present(v, where)
+		if v not in allowed:
+			self.fail(where, f"{_what(v)} (want {', '.join(allowed)})")
+		return v
+
+
+def field(where, key):
+	"""A field's name in an error line: 'context.memdesc_bench.run_id', or
+	'benchmarks[3] "name": time_unit' in an entry."""
+	return f"{where} {printable(key)}" if where.endswith(":") else f"{where}.{printable(key)}"
+
+
+def _read_json(path):
+	try:
+		with open(path, "rb") as f:
+			raw = f.read()
+	except FileNotFoundError:
+		raise DumpError(f"{printable(path)}: no such file")
+	except IsADirectoryError:
+		raise DumpError(f"{printable(path)}: is a directory")
+	except OSError as e:
+		raise DumpError(f"{printable(path)}: {e.strerror}")
+	if not raw.strip():
+		raise DumpError(f"{printable(path)}: empty file")
+	try:
+		return json.loads(raw.decode("utf-8"), parse_constant=_constant)
+	except UnicodeDecodeError:
+		raise DumpError(f"{printable(path)}: not UTF-8 text")
+	except RecursionError:
+		raise DumpError(f"{printable(path)}: JSON nested too deeply")
+	except json.JSONDecodeError as e:
+		ends = e.pos >= len(raw.rstrip()) or e.msg.startswith("Unterminated string")
+		what = "truncated JSON" if ends else "malformed JSON"
+		raise DumpError(f"{printable(path)}: {what} at line {e.lineno} column {e.colno}: {e.msg}")
+	except ValueError as e:		# an integer of more than 4300 digits
+		raise DumpError(f"{printable(path)}: unreadable JSON: {e}")
+
+
+def _constant(name):
+	"""NaN, Infinity, -Infinity: Google Benchmark writes NaN for an aggregate
+	it cannot compute; they are read as floats and refused where a value
+	is used (Checker.num)."""
+	return float(name.lower().replace("infinity", "inf"))
+
+
+def _gb_custom_context(ctx, c):
+	"""context.memdesc_bench rebuilt from the memdesc_bench.* strings that
+	mdbench adds to Google Benchmark's own JSON (AddCustomContext), or None."""
+	keys = {k[len("memdesc_bench."):]: v for k, v in ctx.items()
+		if isinstance(k, str) and k.startswith("memdesc_bench.")}
+	if not keys:
+		return None
+	for k, v in keys.items():
+		c.str(v, f"context.\"memdesc_bench.{k}\"", empty=True)
+
+	def parsed(key, default):
+		if key not in keys:
+			return default
+		try:
+			return json.loads(keys[key], parse_constant=_constant)
+		except (ValueError, RecursionError):
+			c.fail(f"context.\"memdesc_bench.{key}\"", "is not JSON text")
+
+	ver = keys.get("schema_version", "")
+	mb = {"schema_version": int(ver) if re.fullmatch(r"\d{1,9}", ver) else ver,
+	      "complete": True, "source": "Google Benchmark's own output"}
+	for k in ("run_id", "git_commit", "reference_layout"):
+		if k in keys:
+			mb[k] = keys[k]
+	if "git_dirty" in keys:
+		mb["git_dirty"] = {"true": True, "false": False}.get(keys["git_dirty"])
+	mb["layouts"] = parsed("layouts", None)
+	mb["kernels"] = parsed("kernels", None)
+	mixes = parsed("mixes", [])
+	mb["mixes"] = [{"name": m} for m in c.list(mixes, "context.\"memdesc_bench.mixes\"")]
+	unavail = c.obj(parsed("counters_unavailable", {}),
+			"context.\"memdesc_bench.counters_unavailable\"")
+	mb["counters"] = {"available": None,
+			  "unavailable": [{"name": k, "reason": v} for k, v in unavail.items()]}
+	return mb
+
+
+def _check_mb(mb, c, sim):
+	"""context.memdesc_bench: every field the scripts read."""
+	w = "context.memdesc_bench"
+	c.obj(mb, w)
+	ver = mb.get("schema_version")
+	if ver != SCHEMA_VERSION or isinstance(ver, bool):
+		raise DumpError(f"{c.path}: schema_version {_what(ver)}, this script reads {SCHEMA_VERSION}")
+	c.str(mb.get("run_id"), f"{w}.run_id")
+	c.bool(mb.get("complete"), f"{w}.complete")
+	layouts = c.list(mb.get("layouts"), f"{w}.layouts")
+	if not layouts:
+		c.fail(f"{w}.layouts", "is an empty list")
+	names = set()
+	for i, l in enumerate(layouts):
+		lw = f"{w}.layouts[{i}]"
+		c.obj(l, lw)
+		n = c.str(l.get("name"), f"{lw}.name")
+		if "/" in n or ":" in n:
+			c.fail(f"{lw}.name", f"{_what(n)} holds '/' or ':' (the name separators)")
+		if n in names:
+			c.fail(f"{lw}.name", f"{_what(n)} is listed twice")
+		names.add(n)
+		c.int(l.get("sizeof_page"), f"{lw}.sizeof_page", 1, 1 << 20)
+		c.opt(l, "sizeof_folio", c.int, 0, 1 << 20, where=lw)
+		c.opt(l, "descriptors", c.bool, where=lw)
+		c.opt(l, "real", c.bool, where=lw)
+		ds = c.opt(l, "desc_sizes", c.obj, where=lw) or {}
+		for k, v in ds.items():
+			c.int(v, f"{lw}.desc_sizes.{k}", 0, 1 << 20)
+	ref = mb.get("reference_layout")
+	if ref is not None and c.str(ref, f"{w}.reference_layout") not in names:
+		c.fail(f"{w}.reference_layout", f"{_what(ref)} is not one of the layouts")
+	kernels = c.list(mb.get("kernels"), f"{w}.kernels")
+	seen = set()
+	for i, k in enumerate(kernels):
+		kw = f"{w}.kernels[{i}]"
+		c.obj(k, kw)
+		n = c.str(k.get("name"), f"{kw}.name")
+		if n in seen:
+			c.fail(f"{kw}.name", f"{_what(n)} is listed twice")
+		seen.add(n)
+		c.one_of(k.get("class"), f"{kw}.class", KERNEL_CLASSES)
+		c.opt(k, "unit", c.str, where=kw)
+		c.opt(k, "mutates", c.bool, where=kw)
+		c.opt(k, "model", c.bool, where=kw)
+		c.opt(k, "sim_ops", c.int, where=kw)
+	counters = c.obj(mb.get("counters", {}), f"{w}.counters")
+	avail = counters.get("available")
+	if avail is not None or not mb.get("source"):
+		for i, x in enumerate(c.list(avail, f"{w}.counters.available")):
+			xw = f"{w}.counters.available[{i}]"
+			c.str(c.obj(x, xw).get("name"), f"{xw}.name")
+			c.opt(x, "event", c.str, where=xw)
+			c.opt(x, "unscheduled_runs", c.int, where=xw)
+			c.opt(x, "pfm", c.str, where=xw)
+	for i, x in enumerate(c.list(counters.get("unavailable", []), f"{w}.counters.unavailable")):
+		xw = f"{w}.counters.unavailable[{i}]"
+		c.str(c.obj(x, xw).get("name"), f"{xw}.name")
+		c.opt(x, "reason", c.str, where=xw, empty=True)
+		c.opt(x, "event", c.str, where=xw, empty=True)
+	c.opt(mb, "conditions", c.obj, where=w)
+	for i, row in enumerate(c.opt(mb, "false_sharing", c.list, where=w) or []):
+		c.obj(row, f"{w}.false_sharing[{i}]")
+	for i, m in enumerate(c.opt(mb, "mixes", c.list, where=w) or []):
+		c.str(c.obj(m, f"{w}.mixes[{i}]").get("name"), f"{w}.mixes[{i}].name")
+	for i, r in enumerate(c.opt(mb, "ram_sizes", c.list, where=w) or []):
+		c.int(r, f"{w}.ram_sizes[{i}]")
+	for i, a in enumerate(c.opt(mb, "argv", c.list, where=w) or []):
+		c.str(a, f"{w}.argv[{i}]", empty=True)
+	for i, p in enumerate(c.opt(mb, "parts", c.list, where=w) or []):
+		pw = f"{w}.parts[{i}]"
+		for j, a in enumerate(c.opt(c.obj(p, pw), "argv", c.list, where=pw) or []):
+			c.str(a, f"{pw}.argv[{j}]", empty=True)
+		c.opt(p, "complete", c.bool, where=pw)
+		c.opt(p, "rounds", c.bool, where=pw)
+		c.opt(p, "why", c.str, where=pw, empty=True)
+	for k in ("git_commit", "profile", "cpu_model", "thp"):
+		if not isinstance(mb.get(k), (dict, type(None))):
+			c.str(mb[k], f"{w}.{k}", empty=True)
+	for k in ("cpu", "node", "seed", "perf_event_paranoid"):
+		c.opt(mb, k, c.int, -1 if k != "seed" else 0, where=w)
+	for k in ("kernel", "hwloc"):
+		c.opt(mb, k, c.obj, where=w)
+	for i, x in enumerate(c.opt(mb.get("hwloc") or {}, "caches", c.list, where=f"{w}.hwloc") or []):
+		xw = f"{w}.hwloc.caches[{i}]"
+		c.obj(x, xw)
+		c.opt(x, "size", c.int, where=xw)
+		c.opt(x, "level", c.int, where=xw)
+		c.opt(x, "type", c.str, where=xw)
+	if sim:
+		s = c.obj(mb.get("simulation"), f"{w}.simulation")
+		for k, v in (c.opt(s, "ops", c.obj, where=f"{w}.simulation") or {}).items():
+			c.int(v, f"{w}.simulation.ops.{printable(k)}")
+
+
+def _check_entry(e, i, c, counters):
+	"""One benchmarks[] entry: the fields the scripts read."""
+	w = f"benchmarks[{i}]"
+	c.obj(e, w)
+	name = c.str(e.get("name"), f"{w}.name")
+	w = f"benchmarks[{i}] {_what(name, 200)}:"
+	c.opt(e, "run_name", c.str, where=w)
+	rt = e.get("run_type", "iteration")
+	c.one_of(rt, field(w, "run_type"), RUN_TYPES)
+	if rt == "aggregate":
+		c.str(e.get("aggregate_name"), field(w, "aggregate_name"))
+	failed = c.opt(e, "error_occurred", c.bool, where=w)
+	c.opt(e, "error_message", c.str, where=w, empty=True)
+	if c.opt(e, "skipped", c.str, where=w, empty=True) not in (None, "", "false"):
+		failed = True
+	c.opt(e, "threads", c.int, 1, 1 << 24, where=w)
+	c.opt(e, "iterations", c.int, where=w)
+	for k in ("repetitions", "repetition_index", "family_index", "per_family_instance_index"):
+		c.opt(e, k, c.int, where=w)
+	if "time_unit" in e:
+		c.one_of(e["time_unit"], field(w, "time_unit"), tuple(TIME_TO_NS))
+	for k, v in e.items():		# every number finite; times not negative
+		t = type(v)
+		if t is float:
+			if v - v == 0 and (v >= 0 or k not in TIME_METRICS):
+				continue
+			if rt == "aggregate" and v != v:
+				continue	# Google Benchmark's NaN cv of a counter whose mean is 0
+		elif t is int:
+			if -_INT_MAX < v < _INT_MAX and (v >= 0 or k not in TIME_METRICS):
+				continue
+		elif k not in TIME_METRICS and k not in counters:
+			continue
+		c.num(v, field(w, k), lo=0 if k in TIME_METRICS else None)
+	if (not failed and rt != "aggregate" and "real_time" in e) and "time_unit" not in e:
+		c.fail(w[:-1], "has real_time but no time_unit")
+	return name
+
+
+# -- names ------------------------------------------------------------------
+
+def parse_name(name, layouts, kernels=()):
+	"""(kernel, layout or None, params) of a benchmark name:
+	<kernel>/<layout>/mix:<mix>/ram:<size>[/<key>:<value>...] or
+	<kernel>/bytes:<size>, with what Google Benchmark appends (/threads:N,
+	/real_time, /min_time:...) left out.  The kernel is the longest of the
+	dump's kernel names the name starts with, else the parts before the
+	first layout or key:value part."""
 	parts = name.split("/")
-	while parts and (parts[-1] in _GB_FLAG_PARTS or
-			 parts[-1].split(":", 1)[0] in _GB_KEY_PARTS and ":" in parts[-1]):
+	while len(parts) > 1 and (parts[-1] in _GB_FLAG_PARTS or
+				  parts[-1].split(":", 1)[0] in _GB_KEY_PARTS and ":" in parts[-1]):
 		parts.pop()
-	params = {}
-	while parts and ":" in parts[-1]:
-		key, value = parts.pop().split(":", 1)
-		params[key] = value
+	n = 0
+	for k in kernels:
+		kp = k.split("/")
+		if len(kp) > n and parts[:len(kp)] == kp:
+			n = len(kp)
+	if not n:
+		n = 1
+		while n < len(parts) and parts[n] not in layouts and ":" not in parts[n]:
+			n += 1
+	kernel, rest = "/".join(parts[:n]), parts[n:]
 	layout = None
-	if len(parts) > 1 and parts[-1] in layouts:
-		layout = parts.pop()
-	return "/".join(parts), layout, dict(reversed(list(params.items())))
+	if rest and rest[0] in layouts:
+		layout = rest.pop(0)
+	params = {}
+	for p in rest:
+		key, _, value = p.partition(":")
+		params[key] = value
+	return kernel, layout, params
 
 
-def kernel_kind(kernel):
-	"""'dependent', 'sequential', 'footprint', 'baseline' or 'other'."""
-	if kernel.startswith("baseline/"):
-		return "baseline"
-	if kernel == "footprint" or kernel.startswith("footprint/"):
-		return "footprint"
-	if kernel in DEPENDENT_KERNELS:
-		return "dependent"
-	if kernel in SEQUENTIAL_KERNELS or any(SEQUENTIAL_PART.match(p) for p in kernel.split("/")):
-		return "sequential"
-	return "other"
+def variant_of(params):
+	"""The layout-variant parameters of a name: all but mix, ram and bytes."""
+	return tuple((k, v) for k, v in params.items() if k not in ("mix", "ram", "bytes"))
 
 
-class Stat:
-	"""A metric over the repetitions of one benchmark.
-
-	median, lo and hi: lo..hi is min..max over repetitions, or median +-
-	stddev where only aggregates were written (spread == 'stddev'); with one
-	repetition lo == hi == median and n == 1."""
-
-	def __init__(self, median, lo, hi, n, spread):
-		self.median, self.lo, self.hi, self.n, self.spread = median, lo, hi, n, spread
-
-	def range_text(self):
-		if self.n <= 1:
-			return "1 rep"
-		if self.spread == "stddev":
-			return f"+-{fmt(self.hi - self.median)} sd"
-		return f"{fmt(self.lo)}..{fmt(self.hi)}"
-
-	def cell(self):
-		"""'12.5', or '12.5 (12.1..12.9)' with repetitions that differ."""
-		if self.n <= 1 or self.lo == self.hi:
-			return fmt(self.median)
-		return f"{fmt(self.median)} ({self.range_text()})"
-
-
-def _entry_value(entry, metric):
-	if metric in ("real_time", "cpu_time"):
-		v = entry.get(metric)
-		if not isinstance(v, (int, float)):
-			return None
-		return v * _TIME_TO_NS.get(entry.get("time_unit", "ns"), 1.0)
-	v = entry.get(metric)
-	return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+def variant_label(variant):
+	return " ".join(f"{k}:{v}" if v else k for k, v in variant)
 
 
 class Bench:
-	"""One benchmark (one run_name): its repetitions and aggregates."""
+	"""One benchmark (one run_name): its repetitions (every iteration or
+	simulation entry: mdbench's rounds and Google Benchmark's repetitions
+	alike), its aggregates, and whether any entry failed."""
 
-	def __init__(self, name, kernel, layout, params):
+	__slots__ = ("name", "kernel", "layout", "params", "mix", "ram", "bytes", "variant",
+		     "threads", "kclass", "reps", "aggs", "error", "failed_reps", "cache")
+
+	def __init__(self, name, kernel, layout, params, kclass):
 		self.name, self.kernel, self.layout, self.params = name, kernel, layout, params
+		self.kclass = kclass
 		self.mix = params.get("mix")
 		self.ram = _size_or_none(params.get("ram"))
 		self.bytes = _size_or_none(params.get("bytes"))
-		self.reps = []		# run_type iteration or simulation
-		self.aggs = {}		# aggregate_name -> entry
-		self.error = None
+		self.variant = variant_of(params)
+		self.threads = 1
+		self.reps, self.aggs = [], {}
+		self.error, self.failed_reps = None, 0
+		self.cache = {}
 
 	@property
-	def kind(self):
-		return kernel_kind(self.kernel)
+	def timed(self):
+		return self.kclass in TIMED_CLASSES
+
+	def values(self, metric):
+		"""The metric's value in every repetition that has it (ns for times);
+		kept, since figures and tables ask again."""
+		out = self.cache.get(metric)
+		if out is None:
+			out = self.cache[metric] = []
+			for e in self.reps:
+				v = e.get(metric)
+				if _is_num(v):
+					out.append(v * TIME_TO_NS[e.get("time_unit", "ns")]
+						   if metric in TIME_METRICS else v)
+		return out
+
+	def agg_value(self, agg, metric):
+		e = self.aggs.get(agg)
+		v = e.get(metric) if e else None
+		if not _is_num(v) or (isinstance(v, float) and math.isnan(v)):
+			return None
+		return v * TIME_TO_NS[e.get("time_unit", "ns")] if metric in TIME_METRICS else v
+
+	def sample(self, metric):
+		"""(values, how): the repetitions' values where there are any, else
+		the median (or mean) aggregate as one value, how = 'aggregate'."""
+		vals = self.values(metric)
+		if vals:
+			return vals, "reps"
+		for agg in ("median", "mean"):
+			v = self.agg_value(agg, metric)
+			if v is not None:
+				return [v], "aggregate"
+		return [], None
 
 	def has(self, metric):
-		return any(_entry_value(e, metric) is not None
-			   for e in self.reps + list(self.aggs.values()))
+		return bool(self.sample(metric)[0])
 
-	def stat(self, metric):
-		"""Stat of metric, or None where no entry has it."""
-		vals = [v for v in (_entry_value(e, metric) for e in self.reps) if v is not None]
-		if len(vals) > 1:
-			return Stat(statistics.median(vals), min(vals), max(vals), len(vals), "minmax")
-		med = self.aggs.get("median") or self.aggs.get("mean")
-		mv = _entry_value(med, metric) if med else None
-		if mv is not None and not vals:
-			sd = self.aggs.get("stddev")
-			sv = _entry_value(sd, metric) if sd else None
-			n = med.get("repetitions", 1)
-			if sv is None or n <= 1:
-				return Stat(mv, mv, mv, 1, "single")
-			return Stat(mv, mv - sv, mv + sv, n, "stddev")
-		if vals:
-			return Stat(vals[0], vals[0], vals[0], 1, "single")
-		return None
+	def metrics(self):
+		"""Numeric measurement fields of its entries, first-seen order."""
+		seen = {}
+		for e in self.reps or self.aggs.values():
+			for k, v in e.items():
+				if _is_num(v) and (k not in ENTRY_FIELDS or k in TIME_METRICS):
+					seen.setdefault(k, None)
+		return list(seen)
 
 	def key_without_layout(self):
-		"""The name with the layout taken out: matches one benchmark across layouts."""
-		return "/".join([self.kernel] + [f"{k}:{v}" for k, v in self.params.items()])
+		"""The name with the layout taken out: one benchmark across layouts."""
+		parts = [self.kernel] + [f"{k}:{v}" if v else k for k, v in self.params.items()]
+		if self.threads != 1:
+			parts.append(f"threads:{self.threads}")
+		return "/".join(parts)
 
 
 def _size_or_none(text):
@@ -207,75 +564,6 @@ def _size_or_none(text):
 		return parse_size(text)
 	except DumpError:
 		return None
-
-
-def _read_json(path):
-	try:
-		with open(path, "rb") as f:
-			raw = f.read()
-	except FileNotFoundError:
-		raise DumpError(f"{path}: no such file")
-	except IsADirectoryError:
-		raise DumpError(f"{path}: is a directory")
-	except OSError as e:
-		raise DumpError(f"{path}: {e.strerror}")
-	if not raw.strip():
-		raise DumpError(f"{path}: empty file")
-	try:
-		return json.loads(raw.decode("utf-8"))
-	except UnicodeDecodeError:
-		raise DumpError(f"{path}: not UTF-8 text")
-	except json.JSONDecodeError as e:
-		ends = e.pos >= len(raw.rstrip()) or e.msg.startswith("Unterminated string")
-		what = "truncated JSON" if ends else "malformed JSON"
-		raise DumpError(f"{path}: {what} at line {e.lineno} column {e.colno}: {e.msg}")
-
-
-def _check_gb(doc, path):
-	"""The Google Benchmark shape plus our context; returns memdesc_bench."""
-	if not isinstance(doc, dict):
-		raise DumpError(f"{path}: not a Google Benchmark JSON object")
-	ctx, benches = doc.get("context"), doc.get("benchmarks")
-	if not isinstance(ctx, dict) or not isinstance(benches, list):
-		raise DumpError(f"{path}: not Google Benchmark JSON (no context or benchmarks list)")
-	mb = ctx.get("memdesc_bench")
-	if not isinstance(mb, dict):
-		raise DumpError(f"{path}: not a memdesc-bench dump (no context.memdesc_bench)")
-	ver = mb.get("schema_version")
-	if ver != SCHEMA_VERSION:
-		raise DumpError(f"{path}: schema_version {ver!r}, this script reads {SCHEMA_VERSION}")
-	if not benches:
-		raise DumpError(f"{path}: empty benchmark list")
-	for i, b in enumerate(benches):
-		if not isinstance(b, dict) or not isinstance(b.get("name"), str):
-			raise DumpError(f"{path}: benchmarks[{i}] has no name")
-	layouts = mb.get("layouts", [])
-	if not isinstance(layouts, list) or not all(
-			isinstance(l, dict) and isinstance(l.get("name"), str) for l in layouts):
-		raise DumpError(f"{path}: context.memdesc_bench.layouts is not a list of {{name, ...}}")
-	return mb
-
-
-def _group(benchmarks, layouts):
-	"""Entries -> {run_name: Bench}, in first-seen order."""
-	out = {}
-	for e in benchmarks:
-		run_name = e.get("run_name")
-		if not isinstance(run_name, str):
-			run_name = e["name"]
-			agg = e.get("aggregate_name")
-			if e.get("run_type") == "aggregate" and agg and run_name.endswith("_" + agg):
-				run_name = run_name[:-len(agg) - 1]
-		b = out.get(run_name)
-		if b is None:
-			b = out[run_name] = Bench(run_name, *parse_name(run_name, layouts))
-		if e.get("error_occurred"):
-			b.error = str(e.get("error_message") or "error")
-		elif e.get("run_type") == "aggregate":
-			b.aggs[str(e.get("aggregate_name"))] = e
-		else:
-			b.reps.append(e)
-	return out
 
 
 class Dump:
@@ -289,41 +577,66 @@ class Dump:
 		self.context, self.mb = {}, {}
 		self.native, self.sim = {}, {}
 		self.sim_mb = None
+		self.label_override = None
 		if os.path.isdir(path):
 			self.dir = path
 			main = os.path.join(path, "mdbench.json")
 			sim = os.path.join(path, "sim.json")
 			if not os.path.exists(main) and not os.path.exists(sim):
-				raise DumpError(f"{path}: no mdbench.json or sim.json in this directory")
+				raise DumpError(f"{printable(path)}: no mdbench.json or sim.json in this directory")
 		else:
 			self.dir = os.path.dirname(path) or "."
 			main, sim = path, None
 			if os.path.basename(path) == "mdbench.json":
 				sim = os.path.join(self.dir, "sim.json")
 			if not os.path.exists(path):
-				raise DumpError(f"{path}: no such file or directory")
+				raise DumpError(f"{printable(path)}: no such file or directory")
 		if os.path.exists(main):
-			self._load_main(main)
+			self._load(main)
 		if sim and os.path.exists(sim):
-			self._load_sim(sim)
+			self._load(sim, want_sim=True)
 
-	def _load_main(self, path):
-		doc = _read_json(path)
-		mb = _check_gb(doc, path)
-		if "simulation" in mb:		# sim.json named directly
-			return self._load_sim(path, doc, mb)
-		self.mb, self.context = mb, doc["context"]
-		self.native = _group(doc["benchmarks"], self.layout_names)
-
-	def _load_sim(self, path, doc=None, mb=None):
-		if doc is None:
-			doc = _read_json(path)
-			mb = _check_gb(doc, path)
+	def _load(self, path, want_sim=False):
+		doc, mb = read_doc(path)
+		is_sim = "simulation" in mb
+		if want_sim and not is_sim:
+			raise DumpError(f"{printable(path)}: not a --simulate dump "
+					"(no context.memdesc_bench.simulation)")
 		if not self.mb:
 			self.mb, self.context = mb, doc["context"]
-		self.sim_mb = mb
-		layouts = mb.get("layouts") or self.mb.get("layouts", [])
-		self.sim = _group(doc["benchmarks"], [l["name"] for l in layouts])
+		if is_sim:
+			self.sim_mb = mb
+			self.sim = self._group(doc["benchmarks"], mb)
+		else:
+			self.native = self._group(doc["benchmarks"], mb)
+
+	def _group(self, entries, mb):
+		"""Entries -> {run_name: Bench}, in first-seen order."""
+		layouts = {l["name"] for l in mb["layouts"]}
+		kclass = {k["name"]: k["class"] for k in mb["kernels"]}
+		kernels = sorted(kclass, key=lambda k: -k.count("/"))
+		out = {}
+		for e in entries:
+			run_name = e.get("run_name")
+			if run_name is None:
+				run_name = e["name"]
+				agg = e.get("aggregate_name")
+				if e.get("run_type") == "aggregate" and run_name.endswith("_" + agg):
+					run_name = run_name[:-len(agg) - 1]
+			b = out.get(run_name)
+			if b is None:
+				kernel, layout, params = parse_name(run_name, layouts, kernels)
+				b = out[run_name] = Bench(run_name, kernel, layout, params,
+							  kclass.get(kernel, "other"))
+				b.threads = e.get("threads", 1)
+			if e.get("error_occurred") or e.get("skipped") not in (None, "", "false"):
+				b.error = b.error or (e.get("error_message") or "error")
+				b.failed_reps += 1
+			elif e.get("run_type") == "aggregate":
+				b.aggs[e["aggregate_name"]] = e
+			else:
+				b.reps.append(e)
+		return out
 
 	@property
 	def layouts(self):
@@ -333,11 +646,25 @@ class Dump:
 	def layout_names(self):
 		return [l["name"] for l in self.layouts]
 
+	@property
+	def reference(self):
+		"""The layout ratios are taken against."""
+		return self.mb.get("reference_layout") or self.layout_names[0]
+
+	def layout(self, name):
+		return next((l for l in self.layouts if l["name"] == name), {})
+
 	def sizeof_page(self, layout):
-		for l in self.layouts:
-			if l["name"] == layout:
-				return l.get("sizeof_page")
-		return None
+		return self.layout(layout).get("sizeof_page")
+
+	@property
+	def real_layouts(self):
+		"""Layouts measured on the live kernel (real: true)."""
+		return [l["name"] for l in self.layouts if l.get("real") is True]
+
+	@property
+	def kernels(self):
+		return self.mb.get("kernels", [])
 
 	@property
 	def complete(self):
@@ -345,44 +672,89 @@ class Dump:
 
 	@property
 	def host(self):
-		return str(self.context.get("host_name") or "unknown host")
+		h = self.context.get("host_name")
+		return printable(h) if isinstance(h, str) and h else "unknown host"
 
 	@property
 	def cpu_model(self):
-		return str(self.mb.get("cpu_model") or "unknown CPU")
+		m = self.mb.get("cpu_model")
+		return printable(m) if isinstance(m, str) and m else "unknown CPU"
 
 	@property
 	def label(self):
-		return f"{self.host} ({self.cpu_model})"
+		return self.label_override or f"{self.host} ({self.cpu_model})"
 
 	def counters_available(self):
-		"""{name: perf event}"""
-		c = self.mb.get("counters") or {}
-		return {str(x.get("name")): x.get("event")
-			for x in c.get("available", []) if isinstance(x, dict)}
+		"""{name: event} of the counters the run counted.  A file Google
+		Benchmark wrote itself does not list them: there, every measurement
+		field of a timed entry that is not unavailable counts (event None)."""
+		avail = (self.mb.get("counters") or {}).get("available")
+		if avail is not None:
+			return {x["name"]: x.get("event") for x in avail}
+		out, unavail = {}, self.counters_unavailable()
+		for b in self.native.values():
+			if b.timed:
+				for m in b.metrics():
+					if m not in TIME_METRICS and m not in unavail:
+						out.setdefault(m, None)
+		return out
 
 	def counters_unavailable(self):
 		"""{name: reason}"""
-		c = self.mb.get("counters") or {}
-		return {str(x.get("name")): str(x.get("reason") or "no reason given")
-			for x in c.get("unavailable", []) if isinstance(x, dict)}
+		return {x["name"]: x.get("reason") or "no reason given"
+			for x in (self.mb.get("counters") or {}).get("unavailable", [])}
 
 	def why_missing(self, counter):
-		"""'n/a (reason)' for a counter this dump has no value of."""
+		"""'unavailable: reason' for a counter this dump has no value of."""
 		reason = self.counters_unavailable().get(counter)
 		if reason:
-			return f"n/a ({reason})"
+			return f"unavailable: {reason}"
 		if counter in self.counters_available():
 			return "n/a (not recorded for this benchmark)"
 		return "n/a (not requested)"
 
 	def missing_cell(self, bench, metric):
-		"""A table cell for a metric bench has no value of: its error, or why."""
-		return f"error: {bench.error}" if bench.error else self.why_missing(metric)
+		"""A table cell for a metric bench has no value of: failed, or why."""
+		return failed_text(bench) if bench.error else self.why_missing(metric)
 
 	def pool(self, metric):
 		"""The benchmarks a metric lives in: sim.json for sim_* / model_*."""
 		return self.sim if metric.startswith(("sim_", "model_")) else self.native
+
+
+def failed_text(b):
+	n = len(b.reps) + b.failed_reps
+	rounds = f" in {b.failed_reps} of {n} rounds" if n > 1 else ""
+	return f"failed{rounds}: {b.error}"
+
+
+def read_doc(path):
+	"""(document, memdesc_bench) of one checked file.  A file Google
+	Benchmark wrote itself gets its memdesc_bench rebuilt from the
+	memdesc_bench.* context strings (and kept in the document)."""
+	doc = _read_json(path)
+	c = Checker(path)
+	if not isinstance(doc, dict):
+		raise DumpError(f"{c.path}: not a Google Benchmark JSON object")
+	ctx, benches = doc.get("context"), doc.get("benchmarks")
+	if not isinstance(ctx, dict) or not isinstance(benches, list):
+		raise DumpError(f"{c.path}: not Google Benchmark JSON (no context or benchmarks list)")
+	mb = ctx.get("memdesc_bench")
+	if mb is None:
+		mb = _gb_custom_context(ctx, c)
+		if mb is None:
+			raise DumpError(f"{c.path}: not a memdesc-bench dump (no context.memdesc_bench)")
+		ctx["memdesc_bench"] = mb
+	sim = isinstance(mb, dict) and "simulation" in mb
+	_check_mb(mb, c, sim)
+	if not benches:
+		raise DumpError(f"{c.path}: empty benchmark list")
+	counters = {x["name"] for x in (mb.get("counters") or {}).get("available") or []}
+	for i, e in enumerate(benches):
+		_check_entry(e, i, c, counters)
+	if "host_name" in ctx:
+		c.str(ctx["host_name"], "context.host_name", empty=True)
+	return doc, mb
 
 
 def load_dumps(paths):
@@ -393,127 +765,71 @@ def load_dumps(paths):
 		seen.setdefault(d.label, []).append(d)
 	for same in seen.values():
 		if len(same) > 1:
-			for d in same:
-				d.label_override = f"{d.label} [{os.path.basename(os.path.abspath(d.dir))}]"
+			for i, d in enumerate(same):
+				base = printable(os.path.basename(os.path.abspath(d.dir)))
+				d.label_override = f"{d.label} [{base}]"
+			if len({d.label for d in same}) < len(same):
+				for i, d in enumerate(same):
+					d.label_override = f"{d.label} #{i + 1}"
 	return dumps
 
 
-def label_of(dump):
-	return getattr(dump, "label_override", None) or dump.label
-
-
-MEASURED_KINDS = ("dependent", "sequential", "other")
-SIM_PLOTTED = ("sim_D1_misses", "sim_LL_misses")
-
-
-def _benches(dumps, pool):
-	for d in dumps:
-		yield from getattr(d, pool).values()
-
-
-def _first_seen(items):
+def first_seen(items):
 	return list(dict.fromkeys(items))
 
 
-def plan(dumps):
-	"""The figures scripts/plot draws, as (basename, kind, args), in order.
+# -- merging ----------------------------------------------------------------
 
-	kind 'time' (kernel, mix): ns/op per layout against RAM, one subplot
-	per dump; 'counter' (counter, mix, kernels) and 'sim' (metric, mix,
-	kernels): one subplot per kernel, one line per layout and dump;
-	'footprint' (): bars per mix and layout, one subplot per dump.  Each
-	basename is written as .png and .svg."""
-	out = []
-	timed = _first_seen((b.kernel, b.mix or "") for b in _benches(dumps, "native")
-			    if b.layout and b.kind in MEASURED_KINDS and b.ram)
-	for kernel, mix in timed:
-		out.append((f"time-{slug(kernel)}-{slug(mix or 'nomix')}", "time", (kernel, mix)))
-
-	def kernels_with(pool, mix, metric):
-		return _first_seen(b.kernel for b in _benches(dumps, pool)
-				   if (b.mix or "") == mix and b.layout and b.ram and
-				   b.kind in MEASURED_KINDS and b.has(metric))
-
-	mixes = _first_seen(m for _, m in timed)
-	sim_mixes = _first_seen(b.mix or "" for b in _benches(dumps, "sim")
-				if b.layout and b.kind in MEASURED_KINDS)
-	for pool, kind, metrics, pool_mixes, prefix in (
-			("native", "counter", COUNTERS, mixes, "counter-"),
-			("sim", "sim", SIM_PLOTTED, sim_mixes, "")):
-		for c in metrics:
-			for m in pool_mixes:
-				kernels = kernels_with(pool, m, c)
-				if kernels:
-					out.append((f"{prefix}{slug(c)}-{slug(m or 'nomix')}", kind,
-						    (c, m, kernels)))
-	if any(b.kind == "footprint" and b.layout and b.has("memmap_bytes")
-	       for b in _benches(dumps, "native")):
-		out.append(("footprint", "footprint", ()))
-	return out
-
-
-def expected_plots(dumps):
-	"""Every plot basename scripts/plot writes for these dumps (each as .png and .svg)."""
-	return [name for name, _, _ in plan(dumps)]
-
-
-def read_doc(path):
-	"""A validated Google Benchmark JSON document (dict)."""
-	doc = _read_json(path)
-	_check_gb(doc, path)
-	return doc
-
-
-def _union(lists, key):
-	"""The items of lists, the first of each key, in first-seen order."""
-	out, seen = [], set()
-	for lst in lists:
-		for x in lst or []:
-			k = key(x)
-			if k not in seen:
-				seen.add(k)
-				out.append(x)
-	return out
-
-
-def _sorted_union(lists):
-	return sorted({x for lst in lists for x in lst or []})
-
-
-def merge_docs(docs):
+def merge_docs(docs, rounds=()):
 	"""One dump out of parts of one machine's run (collect's groups, run's
-	footprint pass): the first part's context, every benchmark once (a
-	run_name already present is not added again), complete only if every
-	part is, and context.memdesc_bench.parts saying what each part was."""
+	footprint pass and re-runs): the first part's context, every benchmark
+	of the other parts once (a run_name already present is not added
+	again), except that the parts whose index is in rounds are extra rounds
+	of benchmarks already there, whose entries are all added; complete only
+	if every part is; context.memdesc_bench.parts saying what each part was."""
 	out = copy.deepcopy(docs[0])
 	mb = out["context"]["memdesc_bench"]
-	mbs = [d["context"]["memdesc_bench"] for d in docs]
 	names, benches, parts = set(), [], []
-	for d, m in zip(docs, mbs):
+	for i, d in enumerate(docs):
+		m = d["context"]["memdesc_bench"]
+		if m.get("schema_version") != SCHEMA_VERSION:
+			raise DumpError(f"part {i + 1}: schema_version {_what(m.get('schema_version'))}, "
+					f"this script reads {SCHEMA_VERSION}")
 		mine = set()
 		for e in d["benchmarks"]:
 			rn = e.get("run_name", e["name"])
-			if rn in names:
+			if rn in names and i not in rounds:
 				continue
 			mine.add(rn)
 			benches.append(e)
 		names |= mine
-		parts.append({"argv": m.get("argv"), "complete": bool(m.get("complete")),
-			      "nr_selected": m.get("nr_selected"), "nr_benchmarks": len(mine)})
+		parts.append({"argv": m.get("argv"), "run_id": m.get("run_id"),
+			      "complete": bool(m.get("complete")), "nr_selected": m.get("nr_selected"),
+			      "nr_benchmarks": len(mine), "rounds": i in rounds})
 	out["benchmarks"] = benches
+	mbs = [d["context"]["memdesc_bench"] for d in docs]
 	mb["complete"] = all(p["complete"] for p in parts)
-	mb["layouts"] = _union([m.get("layouts") for m in mbs], key=lambda l: l.get("name"))
-	mb["mixes"] = _union([m.get("mixes") for m in mbs], key=lambda x: x.get("name"))
-	sizes = _sorted_union([m.get("ram_sizes") for m in mbs])
-	mb["ram_sizes"] = sizes
+	for key, field in (("layouts", "name"), ("kernels", "name"), ("mixes", "name")):
+		mb[key] = _union([m.get(key) for m in mbs], field)
+	mb["ram_sizes"] = sorted({x for m in mbs for x in m.get("ram_sizes") or []})
 	if "ram_names" in mb:
-		mb["ram_names"] = [format_size(r) for r in sizes]
+		mb["ram_names"] = [format_size(r) for r in mb["ram_sizes"]]
 	if "baseline_sizes" in mb:
-		mb["baseline_sizes"] = _sorted_union([m.get("baseline_sizes") for m in mbs])
+		mb["baseline_sizes"] = sorted({x for m in mbs for x in m.get("baseline_sizes") or []})
 	if "nr_selected" in mb:
-		mb["nr_selected"] = len(names) if mb["complete"] else sum(
-			p["nr_selected"] or 0 for p in parts)
+		mb["nr_selected"] = len(names)
 	mb["parts"] = parts
+	return out
+
+
+def _union(lists, field):
+	"""The objects of lists, the first of each field value, in first-seen order."""
+	out, seen = [], set()
+	for lst in lists:
+		for x in lst or []:
+			if x.get(field) not in seen:
+				seen.add(x.get(field))
+				out.append(x)
 	return out
 
 
@@ -521,42 +837,65 @@ def write_doc(doc, path):
 	"""Written to a temporary name, then renamed, as mdbench does."""
 	tmp = path + ".tmp"
 	with open(tmp, "w") as f:
-		json.dump(doc, f, indent=2)
+		json.dump(doc, f, indent=1)
 		f.write("\n")
 	os.replace(tmp, path)
 
 
+# -- the commands' shared frame -------------------------------------------
+
 def die(prog, msg):
-	print(f"{prog}: {msg}", file=sys.stderr)
+	print(f"{prog}: {printable(msg)}", file=sys.stderr)
 	sys.exit(2)
 
 
 class ArgumentParser(argparse.ArgumentParser):
 	"""argparse whose usage errors are one '<prog>: <message>' line, exit 2."""
 
+	def __init__(self, **kw):
+		kw.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+		super().__init__(**kw)
+
 	def error(self, message):
 		die(self.prog, message)
 
 
 def error_line(e):
-	"""The one line a command prints for an exception it has no handler of
-	its own for: bad input, an OS error with its file, or an internal error."""
+	"""The one line for an exception: bad input, an OS error with its file,
+	or (a bug) an internal error."""
 	if isinstance(e, DumpError):
 		return str(e)
+	import subprocess
+	if isinstance(e, subprocess.CalledProcessError):
+		cmd = e.cmd if isinstance(e.cmd, str) else " ".join(map(str, e.cmd))
+		return f"{cmd}: exit status {e.returncode}"
 	if isinstance(e, OSError):
-		return f"{e.filename or ''}: {e.strerror or e}"
+		return f"{e.filename or ''}: {e.strerror or e}" if e.filename else str(e.strerror or e)
+	if isinstance(e, MemoryError):
+		return "out of memory"
 	return f"internal error: {type(e).__name__}: {e}"
 
 
-def _main(argv):
-	"""python3 mdb_dump.py merge OUT.json IN.json...: for scripts/run."""
-	if len(argv) < 3 or argv[0] != "merge":
-		die("mdb_dump", "usage: mdb_dump.py merge OUT.json IN.json...")
+def cli(prog, main, argv=None):
+	"""Runs main(argv) as a command: warnings silenced (the figures and
+	tables say what they need to), bad input and anything unexpected as
+	one line '<prog>: ...' and exit status 2, Ctrl-C as 130, a closed pipe
+	quietly.  Never a traceback."""
+	import warnings
+	warnings.simplefilter("ignore")
+	os.environ.setdefault("MPLCONFIGDIR", os.path.join(
+		os.environ.get("TMPDIR", "/tmp"), f"mdbench-mpl-{os.getuid()}"))
 	try:
-		write_doc(merge_docs([read_doc(p) for p in argv[2:]]), argv[1])
-	except (DumpError, OSError) as e:
-		die("merge", error_line(e))
-
-
-if __name__ == "__main__":
-	_main(sys.argv[1:])
+		rc = main(sys.argv[1:] if argv is None else argv)
+		sys.stdout.flush()
+		sys.exit(rc or 0)
+	except KeyboardInterrupt:
+		print(f"{prog}: interrupted", file=sys.stderr)
+		sys.exit(130)
+	except BrokenPipeError:
+		os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+		sys.exit(0)
+	except ImportError as e:
+		die(prog, f"{e} (scripts/setup installs python3-matplotlib and python3-scipy)")
+	except Exception as e:  # noqa: BLE001 - no tracebacks for users
+		die(prog, error_line(e))

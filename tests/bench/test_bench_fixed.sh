@@ -19,9 +19,11 @@ fail=0
 expected_items() {
 	case $1 in
 	init/memmap/*)		echo $nr_pfns ;;		# one boot: a batch of nr_pfns ops
-	convert/*)		echo 512 ;;		# one batch of CONVERT_BATCH
+	convert/*)		echo 4096 ;;		# one batch of CONVERT_BATCH
 	baseline/latency/*)	echo 256 ;;		# one batch of CHASE_BATCH
-	lookup/* | folio/* | migrate/* | footprint/* | baseline/bandwidth/*) echo $ops ;;
+	baseline/bandwidth/*)	echo 1024 ;;		# one batch of READ_BATCH
+	# random walks (batches of 64; the cold ones of COLD_OPS, 32), migrations (16)
+	lookup/* | folio/* | migrate/* | footprint/*) echo $ops ;;
 	*)			echo min ;;		# scan: pfns covered; alloc: whole batches
 	esac
 }
@@ -62,12 +64,17 @@ done
 
 # all-order0: every pfn an order-0 folio, nothing free, no tail page.
 "$mdbench" --ram=$ram --mix=all-order0 --counters=none --fixed-ops=$ops \
-	--benchmark_filter='^(alloc|migrate|folio/tail)/' >"$tmp/order0" 2>&1
+	--benchmark_filter='^(alloc|migrate|folio/tail)[^/]*/' >"$tmp/order0" 2>&1
 [ $? -eq 1 ] || { echo "FAIL all-order0: exit status, expected 1 (failed kernels)"; fail=1; }
 for layout in $layouts; do
 	for case in "alloc/order0:no free block of order 0" "alloc/order9:no free block of order 9" \
+		    "alloc/order0-zero:no free block of order 0" \
+		    "alloc/order9-zero:no free block of order 9" \
 		    "migrate/order0:no free block of order 0 to migrate to" \
-		    "migrate/order9:no folio of order 9" "folio/tail:no large folio"; do
+		    "migrate/order0-copy:no free block of order 0 to migrate to" \
+		    "migrate/order9:no folio of order 9" "migrate/order9-copy:no folio of order 9" \
+		    "folio/tail:no large folio" "folio/tail-dep:no large folio" \
+		    "folio/tail-cold:no large folio"; do
 		kernel=${case%%:*}
 		reason=${case#*:}
 		name=$kernel/$layout/mix:all-order0/ram:$ram

@@ -41,8 +41,8 @@ run() {
 		grep -qx "$name: $ops items" "$tmp/$mix" || { echo "FAIL $name:"; grep "^$name" "$tmp/$mix"; fail=1; }
 	done
 }
-run database-256g 64MiB folio/tail-hugetlb-2m lookup/random-hugetlb
-run vm-host-512g 8GiB folio/tail-hugetlb-1g lookup/random-hugetlb
+run database-256g 64MiB folio/tail-hugetlb-2m folio/tail-hugetlb-2m-dep lookup/random-hugetlb
+run vm-host-512g 8GiB folio/tail-hugetlb-1g folio/tail-hugetlb-1g-dep lookup/random-hugetlb
 
 [ $fail -eq 0 ] && echo "test_bench_hugetlb: hugetlb kernels on hugetlb mixes only, a fixed count on each layout"
 exit $fail

@@ -16,14 +16,16 @@
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)	/* 64 MiB */
 
 static void expect_lines(model_fn *fn, const char *kernel, const struct layout_ops *ops,
-			 const struct model_blocks *b, double want, const char *what)
+			 const struct model_blocks *b, double streamed, double dependent,
+			 const char *what)
 {
-	double got = -1;
+	struct model_lines got = { -1, -1 };
 	bool ok = fn(ops, b, &got);
 
 	CHECK(ok, "%s %s on %s: no model", kernel, ops->name, what);
-	CHECK(ok && fabs(got - want) < 1e-9, "%s %s on %s: %.9f lines per op, expected %.9f", kernel,
-	      ops->name, what, got, want);
+	CHECK(ok && fabs(got.streamed - streamed) < 1e-9 && fabs(got.dependent - dependent) < 1e-9,
+	      "%s %s on %s: %.9f streamed + %.9f dependent lines per op, expected %.9f + %.9f",
+	      kernel, ops->name, what, got.streamed, got.dependent, streamed, dependent);
 }
 
 /* A machine of one kind of block: n pfns in blocks of this kind and order. */
@@ -38,73 +40,108 @@ static void one_kind(struct model_blocks *b, enum page_kind kind, unsigned int o
  * Three geometries, written out by hand (not taken from the layouts, so the
  * formulas are checked against numbers counted on paper):
  *  - o64: 64-byte entries, the folio overlays its head entry; a lookup reads
- *    @0 and @52 (its own line), a large folio's page count lies @120 (the
- *    next line), as Linux's struct page;
+ *    @0 and @52 (its own line), isolation the head's fields and, of a large
+ *    folio, @80 and @120 (the next line), the skip of a large folio its
+ *    order @64 (the next line), as Linux's struct page;
  *  - d32: 32-byte entries, 80-byte folio descriptors laid end to end: a
- *    lookup reads @0 (8 bytes) and @48 (4), the scan @60 (1): flags and
- *    count of 4 folios span 5 lines, the order one line each;
- *  - d8: 8-byte entries, 64-byte descriptors: one line each.
+ *    lookup reads @0 (8 bytes) and @48 (4): flags and count of 4 folios
+ *    span 5 lines; the skip @60 (1): one line each; isolation reads the
+ *    whole descriptor (up to memcg_data @72): 5 lines per 4 folios;
+ *  - d8: 8-byte entries, 64-byte descriptors: one line each, whatever is read.
+ * Streamed lines are the memmap's; a descriptor's lines and the line a skip
+ * lands on past a gap are dependent.
  */
 static const struct layout_ops o64 = {
 	.name = "o64", .page_size = 64,
 	.model = { .desc_stride = 0, .lookup = { 2, { { 0, 8 }, { 52, 4 } } },
-		   .scan = { 1, { { 0, 8 } } }, .scan_large = { 1, { { 120, 4 } } } },
+		   .scan = { 1, { { 0, 8 } } }, .scan_large = { 1, { { 64, 8 } } },
+		   .isolate = { 5, { { 0, 8 }, { 24, 8 }, { 48, 4 }, { 52, 4 }, { 56, 8 } } },
+		   .isolate_large = { 2, { { 80, 4 }, { 120, 4 } } } },
 };
 static const struct layout_ops d32 = {
 	.name = "d32", .page_size = 32,
 	.model = { .desc_stride = 80, .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
-		   .scan = { 1, { { 60, 1 } } } },
+		   .scan = { 1, { { 60, 1 } } },
+		   .isolate = { 6, { { 0, 8 }, { 24, 8 }, { 48, 4 }, { 52, 4 }, { 60, 1 }, { 72, 8 } } } },
 };
 static const struct layout_ops d8 = {
 	.name = "d8", .page_size = 8,
 	.model = { .desc_stride = 64, .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
-		   .scan = { 1, { { 0, 8 } } } },
+		   .scan = { 1, { { 0, 8 } } },
+		   .isolate = { 4, { { 0, 8 }, { 24, 8 }, { 48, 4 }, { 52, 4 } } } },
 };
 
 static void test_formulas(void)
 {
-	const double E64 = 1, E32 = 2, E8 = 8, PB = 512;
+	const double E64 = 1, E32 = 2, E8 = 8, PB = 512, BUDDY = 1.0 / 1024 / 8;
+	const double G = 1UL << HUGETLB_ORDER_PUD;
 	struct model_blocks b;
 
-	one_kind(&b, PK_ANON, 0);
-	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, "order-0 folios");
-	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32 + 1.25, "order-0 folios");
-	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8 + 1, "order-0 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1, "order-0 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 1 / E32 + 1, "order-0 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8 + 1, "order-0 folios");
+	one_kind(&b, PK_ANON, 0);	/* every folio isolated, none leaves a gap */
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, 0, "order-0 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, 1.25, "order-0 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1, "order-0 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1, 0, "order-0 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 1 / E32, 1.25, "order-0 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8, 1, "order-0 folios");
 
-	one_kind(&b, PK_FILE, 9);	/* one descriptor, one head (+ o64's page[1]) per 512 */
-	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, "order-9 folios");
-	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32 + 1.25 / PB, "order-9 folios");
-	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8 + 1 / PB, "order-9 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 2 / PB, "order-9 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 2 / PB, "order-9 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 2 / PB, "order-9 folios");
+	/* Skipped by their order: a head, the order's line, a gap to the next. */
+	one_kind(&b, PK_FILE, 9);
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, 0, "order-9 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, 1.25 / PB, "order-9 folios");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / PB, "order-9 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / PB, 1 / PB, "order-9 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 0, 2 / PB, "order-9 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / PB, "order-9 folios");
 
-	one_kind(&b, PK_ANON, 2);	/* d8: 2 folio heads per memmap line */
-	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 2.0 / 4, "order-2 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 2.0 / 4, "order-2 folios");
-	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8 + 1.0 / 4, "order-2 folios");
+	/* Isolated: o64 reads the head and the first tail, then jumps two lines. */
+	one_kind(&b, PK_ANON, 2);
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1.0 / 4, 1.0 / 4, "order-2 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 0, 2.25 / 4, "order-2 folios");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8, 1.0 / 4, "order-2 folios");
+
+	one_kind(&b, PK_ANON, 1);	/* o64: head and first tail are the whole folio: no gap */
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1, 0, "order-1 folios");
+	one_kind(&b, PK_FREE, 1);	/* o64: the head only, then a gap */
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 0, 1.0 / 2, "order-1 free blocks");
+
+	/*
+	 * Hugetlb folios are folios: every entry streamed, the descriptor read
+	 * once a folio (dependent); the scan skips them whole, 2 MiB and 1 GiB
+	 * alike (order >= SCAN_COMPACT_ORDER): the head's line, page64's first
+	 * tail, a jump.
+	 */
+	one_kind(&b, PK_HUGETLB, HUGETLB_ORDER_PMD);
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, 0, "2 MiB hugetlb");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / PB, "2 MiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / PB, 1 / PB, "2 MiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / PB, "2 MiB hugetlb");
+	memset(&b, 0, sizeof(b));	/* 2 GiB: two 1 GiB folios */
+	b.nr_pfns = 2 * G;
+	b.nr[PK_HUGETLB][HUGETLB_ORDER_PUD] = 2;
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / G, "1 GiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / G, 1 / G, "1 GiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / G, "1 GiB hugetlb");
 
 	one_kind(&b, PK_FREE, 9);
-	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1 / E64, "free pageblocks");
-	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, "free pageblocks");
-	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, "free pageblocks");
-	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / PB, "free pageblocks");
-	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / PB, "free pageblocks");
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1 / E64, 0, "free pageblocks");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, 0, "free pageblocks");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 0, "free pageblocks");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 0, 1 / PB, "free pageblocks");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 1 / PB, "free pageblocks");
 
 	one_kind(&b, PK_SLAB, 3);	/* walked page by page, no descriptor read */
-	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, "order-3 slabs");
-	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, "order-3 slabs");
-	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / E64, "order-3 slabs");
-	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 1 / E32, "order-3 slabs");
-	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8, "order-3 slabs");
+	expect_lines(model_lookup_seq, "lookup/seq", &d32, &b, 1 / E32, 0, "order-3 slabs");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 0, "order-3 slabs");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / E64, 0, "order-3 slabs");
+	expect_lines(model_scan_compaction, "scan/compaction", &d32, &b, 1 / E32, 0, "order-3 slabs");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 1 / E8, 0, "order-3 slabs");
 
-	expect_lines(model_init_memmap, "init/memmap", &o64, &b, 1 / E64 + 1 / PB + 1 / PB / 8, "any mix");
-	expect_lines(model_init_memmap, "init/memmap", &d32, &b, 1 / E32 + 1 / PB + 1 / PB / 8, "any mix");
-	expect_lines(model_init_memmap, "init/memmap", &d8, &b, 1 / E8 + 1 / PB + 1 / PB / 8, "any mix");
-	expect_lines(model_none, "convert/pfn_to_page", &d8, &b, 0, "any mix");
+	/* Two passes over every entry, and one buddy push per order-10 block. */
+	expect_lines(model_init_memmap, "init/memmap", &o64, &b, 2 / E64 + BUDDY, 0, "any mix");
+	expect_lines(model_init_memmap, "init/memmap", &d32, &b, 2 / E32 + BUDDY, 0, "any mix");
+	expect_lines(model_init_memmap, "init/memmap", &d8, &b, 2 / E8 + BUDDY, 0, "any mix");
+	expect_lines(model_none, "convert/pfn_to_page", &d8, &b, 0, 0, "any mix");
 }
 
 /* Outside what the model covers: entries that do not divide a line, and no pfns. */
@@ -112,7 +149,7 @@ static void test_no_model(void)
 {
 	struct layout_ops odd = d8;
 	struct model_blocks b;
-	double lines;
+	struct model_lines lines;
 
 	one_kind(&b, PK_ANON, 0);
 	odd.page_size = 24;
@@ -133,7 +170,7 @@ static void test_layouts(void)
 	struct mdb_err err;
 	struct model_blocks b;
 	unsigned int n, i;
-	double lines;
+	struct model_lines lines;
 
 	CHECK(!mdb_kernels(&k, &n, &err), "%s", err.msg);
 	one_kind(&b, PK_ANON, 0);
@@ -143,9 +180,12 @@ static void test_layouts(void)
 		if (!k[i]->model || !ops)
 			continue;
 		CHECK(k[i]->model(ops, &b, &lines), "%s has no model on %s", k[i]->name, ops->name);
-		CHECK(k[i]->model == model_none || lines >= (double)ops->page_size / 64 - 1e-12,
+		CHECK(k[i]->model == model_none ||
+		      model_lines_total(&lines) >= (double)ops->page_size / 64 - 1e-12,
 		      "%s on %s: %.6f lines per op, below the memmap's own", k[i]->name, ops->name,
-		      lines);
+		      model_lines_total(&lines));
+		CHECK(lines.streamed >= 0 && lines.dependent >= 0, "%s on %s: %.6f streamed, "
+		      "%.6f dependent lines", k[i]->name, ops->name, lines.streamed, lines.dependent);
 	}
 }
 

@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""A stand-in for mdbench (schema 2) that the tests of scripts/collect and
+scripts/run use instead of the real one: the same --list=json and dump
+files, made from the fixture dumps (fixtures/one, fixtures/sim) in no time.
+
+It answers --list=json, --out=DIR, --rounds=N (N iteration entries per
+benchmark, round-major: round r is the fixture's round r mod 5),
+--benchmark_filter=, --mix= (a mix the fixture lacks gets the fixture's
+desktop numbers under its own name), --layout=, --profile=, --simulate, and
+refuses other options of ours as mdbench does (one line, exit 2).
+
+FAKE_MDBENCH_WIDE=REGEX: the rounds of matching benchmarks spread wide
+(times x 1, 0.7, 1.3, 0.8, 1.2).
+FAKE_MDBENCH_HANG=REGEX: when a selected benchmark matches, write the dump
+so far (complete: false), print "hanging" on stderr and wait for SIGINT or
+SIGTERM, then exit 128+sig as mdbench does.
+FAKE_MDBENCH_HANG_SIMULATE=1: the same, in the --simulate run.
+FAKE_MDBENCH_LOG=FILE: append each argv, one per line, to FILE.
+"""
+
+import itertools
+import json
+import os
+import re
+import signal
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, "fixtures")
+WIDE = [1.0, 0.7, 1.3, 0.8, 1.2]
+_runs = itertools.count()
+
+
+def die(msg):
+	print(f"mdbench: {msg}", file=sys.stderr)
+	sys.exit(2)
+
+
+def parse(argv):
+	o = {"filter": "", "mix": "desktop", "layout": None, "profile": "quick", "out": None,
+	     "list": None, "simulate": False, "rounds": "1"}
+	for a in argv:
+		if a.startswith("--benchmark_filter="):
+			o["filter"] = a.split("=", 1)[1]
+		elif a.startswith("--benchmark_"):
+			pass
+		elif a.startswith("--list"):
+			o["list"] = a.partition("=")[2] or "text"
+		elif a == "--simulate":
+			o["simulate"] = True
+		elif a.startswith(("--mix=", "--layout=", "--profile=", "--out=", "--counters=",
+				   "--cpu=", "--node=", "--seed=", "--ram=", "--rounds=")):
+			k, v = a[2:].split("=", 1)
+			o[k] = v
+		else:
+			die(f"unknown option '{a}' (mdbench --help lists them)")
+	if o["profile"] not in ("quick", "full"):
+		die(f"unknown --profile={o['profile']} (quick or full)")
+	if not o["rounds"].isdigit() or int(o["rounds"]) < 1:
+		die(f"--rounds={o['rounds']}: want a whole number of 1 or more")
+	return o
+
+
+def mix_name(arg):
+	if arg.endswith(".json"):
+		with open(arg) as f:
+			return json.load(f)["name"]
+	return arg
+
+
+def selected(doc, o):
+	"""{run_name: [entry of each fixture round]} that the options select."""
+	mixes = [mix_name(m) for m in o["mix"].split(",")]
+	have = {p[4:] for e in doc["benchmarks"] for p in e["name"].split("/") if p.startswith("mix:")}
+	layouts = o["layout"].split(",") if o["layout"] else None
+	try:
+		rx = re.compile(o["filter"])
+	except re.error:
+		die(f"--benchmark_filter={o['filter']}: not a regular expression")
+	out = {}
+	for mix in mixes + [None]:
+		src = mix if mix in have else "desktop"
+		for e in doc["benchmarks"]:
+			parts = e["name"].split("/")
+			emix = [p[4:] for p in parts if p.startswith("mix:")]
+			if (mix is None) != (not emix) or (emix and emix[0] != src):
+				continue
+			if layouts and emix and not any(f"/{l}/" in e["name"] for l in layouts):
+				continue
+			if mix and mix != src:
+				name = e["name"].replace(f"mix:{src}", f"mix:{mix}")
+				e = dict(e, name=name, run_name=name)
+			if rx.search(e["name"]):
+				out.setdefault(e["run_name"], []).append(e)
+	return out
+
+
+def rounds(sel, n):
+	"""Round-major entries: round r of every benchmark, then round r + 1."""
+	wide = os.environ.get("FAKE_MDBENCH_WIDE")
+	out = []
+	for r in range(n):
+		for name, reps in sel.items():
+			e = dict(reps[r % len(reps)])
+			if wide and re.search(wide, name) and "real_time" in e:
+				base = reps[0]["real_time"]
+				e["real_time"] = e["cpu_time"] = base * WIDE[r % len(WIDE)]
+			out.append(e)
+	return out
+
+
+def listing(doc, sel):
+	mb = doc["context"]["memdesc_bench"]
+	kernels = sorted((k["name"] for k in mb["kernels"]), key=lambda k: -k.count("/"))
+	benches = []
+	for name in sel:
+		kernel = next((k for k in kernels if name.startswith(k + "/")), name.split("/")[0])
+		rest = name[len(kernel) + 1:].split("/")
+		layout = rest[0] if rest and ":" not in rest[0] else None
+		params = dict(p.split(":", 1) for p in rest if ":" in p)
+		benches.append({"name": name, "kernel": kernel, "layout": layout,
+				"mix": params.pop("mix", None), "ram_bytes": None, "buf_bytes": None,
+				"params": params})
+	return {"schema_version": 2, "reference_layout": mb["reference_layout"],
+		"layouts": mb["layouts"], "kernels": mb["kernels"], "benchmarks": benches,
+		"counters": mb["counters"], "mixes_builtin": ["desktop", "server"]}
+
+
+def write(out, name, doc, entries, complete, argv, o):
+	doc = json.loads(json.dumps(doc))
+	mb = doc["context"]["memdesc_bench"]
+	mb.update(complete=complete, argv=["mdbench", *argv], profile=o["profile"],
+		  filter=o["filter"], nr_selected=len({e["run_name"] for e in entries}),
+		  run_id=f"20251203T060000Z-fake{os.getpid()}-{next(_runs)}")
+	doc["benchmarks"] = entries
+	os.makedirs(out, exist_ok=True)
+	with open(os.path.join(out, name + ".tmp"), "w") as f:
+		json.dump(doc, f, indent=1)
+	os.replace(os.path.join(out, name + ".tmp"), os.path.join(out, name))
+	with open(os.path.join(out, "mix.json"), "w") as f:
+		json.dump([{"name": mix_name(m), "entries": []} for m in o["mix"].split(",")], f)
+	with open(os.path.join(out, "topology.xml"), "w") as f:
+		f.write('<?xml version="1.0"?>\n<topology version="2.0"/>\n')
+
+
+def hang(out, name, doc, entries, argv, o):
+	write(out, name, doc, entries[:len(entries) // 2], False, argv, o)
+	print("hanging", file=sys.stderr, flush=True)
+
+	def on_signal(sig, frame):
+		print(f"mdbench: interrupted, {len(entries) // 2} benchmarks kept in {out}",
+		      file=sys.stderr)
+		os._exit(128 + sig)
+	signal.signal(signal.SIGINT, on_signal)
+	signal.signal(signal.SIGTERM, on_signal)
+	while True:
+		time.sleep(1)
+
+
+def main(argv):
+	if os.environ.get("FAKE_MDBENCH_LOG"):
+		with open(os.environ["FAKE_MDBENCH_LOG"], "a") as f:
+			f.write(" ".join(argv) + "\n")
+	o = parse(argv)
+	with open(os.path.join(FIX, "sim" if o["simulate"] else "one",
+			       "sim.json" if o["simulate"] else "mdbench.json")) as f:
+		doc = json.load(f)
+	sel = selected(doc, o)
+	if o["list"] == "json":
+		json.dump(listing(doc, sel), sys.stdout, indent=1)
+		return 0
+	if o["list"]:
+		die("this fake answers --list=json only")
+	if not o["out"]:
+		die("fake mdbench wants --out")
+	entries = rounds(sel, 1 if o["simulate"] else int(o["rounds"]))
+	name = "sim.json" if o["simulate"] else "mdbench.json"
+	hang_rx = os.environ.get("FAKE_MDBENCH_HANG")
+	if o["simulate"]:
+		hang_rx = ".*" if os.environ.get("FAKE_MDBENCH_HANG_SIMULATE") else None
+	if hang_rx and any(re.search(hang_rx, e["name"]) for e in entries):
+		hang(o["out"], name, doc, entries, argv, o)
+	write(o["out"], name, doc, entries, True, argv, o)
+	print(f"mdbench: {len(entries)} benchmarks written to {o['out']}/{name}", file=sys.stderr)
+	failed = any(e.get("error_occurred") for e in entries)
+	return 1 if failed else 0
+
+
+if __name__ == "__main__":
+	sys.exit(main(sys.argv[1:]))

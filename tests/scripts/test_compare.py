@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""scripts/compare on the fixture dumps: the exact ratios, intervals,
+p-values and verdicts the chosen numbers imply (fixtures/make_fixtures.py):
+5 rounds a side at t x (1, 0.98, 1.02, 0.99, 1.01), so B/A is t_B / t_A, the
+99% interval (the U test inverted: k = 1 at 5 vs 5) is B/A x (0.98/1.02)^+-1
+when the sides do not overlap, and the p-value of two separated samples of
+5 is 2/252 = 0.00794."""
+
+
+from testlib import PY, Scratch, fixture, load, main, script, table_rows
+
+NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
+
+
+class CompareCase(Scratch):
+	def compare(self, *args):
+		out, err = self.ok([PY, script("compare"), *args])
+		self.assertEqual(err, "")
+		self.text = out
+		return out
+
+	def rows(self, text, width=9):
+		"""{(benchmark[, metric]): cells after them}"""
+		out = {}
+		for cells in table_rows(text):
+			if cells[0] == "benchmark":
+				continue
+			key = (cells[0],) if len(cells) == width else (cells[0], cells[1])
+			out[key] = cells[len(key):]
+		return out
+
+
+class CompareDumps(CompareCase):
+	def test_identical_numbers_nothing_differs(self):
+		"""Two runs of the same code with the same numbers (issue 11's check)."""
+		text = self.compare(fixture("one"), fixture("one-again"))
+		rows = self.rows(text)
+		self.assertFalse([k for k, c in rows.items() if c[-1].startswith("differs")])
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)],
+				 ["5", "80", "5", "80", "1.000", "0.961..1.041", "1", "no difference"])
+		self.assertEqual(rows[("footprint/memdesc8/mix:server/ram:4GiB", "bytes_per_GiB")],
+				 ["5", "4456448", "5", "4456448", "1.000", "-", "-", "same"])
+		self.assertIn("Rows: 1 failed, 61 no difference, 250 same", text)
+
+	def test_two_machines(self):
+		text = self.compare(fixture("one"), fixture("two"))
+		rows = self.rows(text)
+		want = {"lookup/random": ["2.000", "1.922..2.082", "0.00794", "differs"],
+			"lookup/seq": ["0.500", "0.480..0.520", "0.00794", "differs"],
+			"folio/tail": ["1.500", "1.441..1.561", "0.00794", "differs"],
+			"scan/compaction": ["1.010", "0.970..1.051", "0.463", "no difference"],
+			"baseline/latency": ["2.000", "1.922..2.082", "0.00794", "differs"]}
+		for (name, *metric), cells in rows.items():
+			kernel = next((k for k in want if name.startswith(k + "/")), None)
+			if kernel and not metric:
+				self.assertEqual(cells[4:], want[kernel], name)
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:1GiB",)][:4],
+				 ["5", "20.25", "5", "40.5"])
+		# a failed benchmark is failed, never "no change"
+		self.assertEqual(rows[("alloc/order0/memdesc8/mix:desktop/ram:4GiB",)],
+				 ["0", "failed in 5 of 5 rounds: memmap: out of memory", "5", "18", "-", "-",
+				  "-", "failed"])
+		self.assertEqual(rows[("alloc/order0/page64/mix:desktop/ram:4GiB",)][4:],
+				 ["1.000", "0.961..1.041", "1", "no difference"])
+		# counters both sides counted, compared too; deterministic ones exactly
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB", "page_faults")],
+				 ["5", "0.125", "5", "0.25", "2.000", "-", "-", "differs (exact)"])
+		self.assertIn("Counters only B has: cycles: " + NO_PMU, text)
+		# footprint values, same on both machines
+		self.assertEqual(rows[("footprint/page32/mix:desktop/ram:1GiB", "total_bytes")],
+				 ["5", "14680064", "5", "14680064", "1.000", "-", "-", "same"])
+		self.assertIn("Only in A (9): convert/pfn_to_page/page64/mix:desktop/ram:256MiB,", text)
+		self.assertNotIn("Only in B", text)
+		self.assertIn("Rows: 35 differs, 44 differs (exact), 2 failed, 17 no difference, 144 same",
+			      text)
+
+	def test_alpha(self):
+		"""At 0.05 the interval is the 3rd to 23rd of the 25 pairwise ratios."""
+		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--alpha", "0.05",
+					      "--metric", "real_time"))
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
+				 ["2.000", "1.941..2.061", "0.00794", "differs"])
+		self.assertIn('"differs" when p < 0.05', self.text)
+
+	def test_metric_of_one_side(self):
+		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--metric", "cycles"))
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:256MiB",)],
+				 ["0", NO_PMU, "5", "33", "-", "-", "-", "-"])
+
+	def test_google_benchmarks_own_file(self):
+		text = self.compare(fixture("one"), fixture("gbnative", "out.json"))
+		self.assertIn("Rows: 1 failed, 61 no difference, 250 same", text)
+
+	def test_report_values_of_one_round(self):
+		"""A footprint pass runs one round: its bytes are counts, compared exactly."""
+		doc = load(fixture("one", "mdbench.json"))
+		seen, keep = set(), []
+		for b in doc["benchmarks"]:
+			if not (b["name"].startswith("footprint/") and b["name"] in seen):
+				keep.append(b)
+			seen.add(b["name"])
+		doc["benchmarks"] = keep
+		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc)))
+		self.assertEqual(rows[("footprint/page32/mix:server/ram:1GiB", "total_bytes")],
+				 ["5", "10747904", "1", "10747904", "1.000", "-", "-", "same"])
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1], "no difference")
+
+	def test_aggregates_only(self):
+		"""--benchmark_report_aggregates_only: medians, no test."""
+		doc = load(fixture("reps", "mdbench.json"))
+		doc["benchmarks"] = [b for b in doc["benchmarks"] if b["run_type"] == "aggregate"]
+		d = self.write_dump(doc)
+		rows = self.rows(self.compare(d, "--layouts", "page64", "memdesc8", "--metric",
+					      "real_time"))
+		self.assertEqual(rows[("lookup/random/mix:desktop/ram:256MiB",)],
+				 ["1", "11", "1", "5.5", "0.500", "-", "-", "aggregates only: no test"])
+
+
+class CompareLayouts(CompareCase):
+	def test_google_benchmark_repetitions(self):
+		"""3 vs 3: the U test cannot go below p = 0.1, so no interval at 0.01."""
+		rows = self.rows(self.compare(fixture("reps"), "--layouts", "page64", "memdesc8"))
+		self.assertEqual(rows[("lookup/random/mix:desktop/ram:256MiB",)],
+				 ["3", "11", "3", "5.5", "0.500", "-", "0.1", "no difference"])
+		self.assertEqual(rows[("lookup/random/mix:desktop/ram:1GiB",)],
+				 ["3", "22", "3", "22", "1.000", "-", "1", "no difference"])
+
+	def test_rounds(self):
+		rows = self.rows(self.compare(fixture("one"), "--layouts", "page64", "memdesc8"))
+		self.assertEqual(rows[("lookup/random/mix:desktop/ram:1GiB",)],
+				 ["5", "20.25", "5", "6.5", "0.321", "0.308..0.334", "0.00794", "differs"])
+		self.assertEqual(rows[("footprint/mix:server/ram:4GiB", "bytes_per_GiB")][4:],
+				 ["0.266", "-", "-", "differs (exact)"])
+		self.assertFalse(any(n.startswith("baseline/") for n, *_ in rows))	# no layout
+
+	def test_footprint_metric(self):
+		rows = self.rows(self.compare(fixture("one"), "--layouts", "page64", "memdesc8",
+					      "--metric", "bytes_per_GiB", "--filter", "footprint/"))
+		# 16 MiB of memmap against 2 MiB + 6 MiB (desktop) or 2.25 MiB (server) per GiB
+		self.assertEqual(rows[("footprint/mix:desktop/ram:1GiB",)][:5],
+				 ["5", "16777216", "5", "8388608", "0.500"])
+		self.assertEqual(len(rows), 6)
+
+	def test_simulated_metric(self):
+		rows = self.rows(self.compare(fixture("sim"), "--layouts", "page64", "memdesc8",
+					      "--metric", "sim_D1_misses"))
+		self.assertEqual(rows[("lookup/seq/mix:desktop/ram:256MiB",)],
+				 ["1", "1.062", "1", "0.188", "0.176", "-", "-", "n = 1: no test"])
+		self.assertEqual(rows[("lookup/random/mix:desktop/ram:4GiB",)][4], "0.138")
+		self.assertEqual(len(rows), 6)
+
+	def test_threads_and_variants_are_kept_apart(self):
+		rows = self.rows(self.compare(fixture("lab"), "--layouts", "page64", "page32",
+					      "--metric", "real_time"))
+		self.assertEqual(rows[("folio/getput/mix:desktop/ram:1GiB/threads:2",)][4:],
+				 ["2.250", "2.162..2.342", "0.00794", "differs"])
+		self.assertEqual(rows[("lookup/seq/mix:desktop/ram:1GiB/age:aged",)][4], "0.700")
+		self.assertIn(("folio/getput/mix:desktop/ram:1GiB",), rows)
+
+
+class CompareRefuses(CompareCase):
+	def test_nothing_in_common(self):
+		self.refused([PY, script("compare"), fixture("sim"), fixture("sweep")],
+			     "no benchmark is on both sides")
+
+	def test_only_baselines_in_common(self):
+		doc = load(fixture("two", "mdbench.json"))
+		doc["benchmarks"] = [b for b in doc["benchmarks"]
+				     if b["name"].startswith(("baseline/", "lookup/"))]
+		for b in doc["benchmarks"]:
+			b["name"] = b["run_name"] = b["name"].replace("lookup/", "other/")
+		self.refused([PY, script("compare"), fixture("one"), self.write_dump(doc)],
+			     "no benchmark is on both sides but baselines")
+
+
+if __name__ == "__main__":
+	main(needs=("scipy",))

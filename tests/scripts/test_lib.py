@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""The library under scripts/lib on its own: names, Google Benchmark's own
+files, merging rounds, escaping, and the statistics against values worked
+out by hand or from tables."""
+
+import math
+import os
+import random
+import subprocess
+
+from testlib import PY, TESTS, Scratch, fixture, load, main
+
+
+class Names(Scratch):
+	def test_parse_name(self):
+		import mdb_dump as md
+		layouts, kernels = {"page64", "memdesc8"}, ["lookup/random", "lookup/random-dep", "footprint"]
+		cases = {
+			"lookup/random/page64/mix:desktop/ram:4GiB":
+				("lookup/random", "page64", {"mix": "desktop", "ram": "4GiB"}),
+			"lookup/random-dep/memdesc8/mix:a/ram:1GiB/age:fresh/pages:4k/threads:8/real_time":
+				("lookup/random-dep", "memdesc8", {"mix": "a", "ram": "1GiB", "age": "fresh",
+								   "pages": "4k"}),
+			"footprint/page64/mix:desktop/ram:1GiB/folio:96B/min_time:0.010":
+				("footprint", "page64", {"mix": "desktop", "ram": "1GiB", "folio": "96B"}),
+			"baseline/latency/bytes:64MiB": ("baseline/latency", None, {"bytes": "64MiB"}),
+			# a kernel the dump does not list: the parts before the layout
+			"new/kernel/x/page64/mix:m/ram:1GiB": ("new/kernel/x", "page64", {"mix": "m", "ram": "1GiB"}),
+		}
+		for name, want in cases.items():
+			self.assertEqual(md.parse_name(name, layouts, kernels), want, name)
+
+	def test_variants_threads_and_key(self):
+		import mdb_dump as md
+		d = md.Dump(fixture("lab"))
+		b = d.native["folio/getput/page32/mix:desktop/ram:1GiB/threads:4"]
+		self.assertEqual((b.kernel, b.layout, b.threads, b.variant, b.kclass),
+				 ("folio/getput", "page32", 4, (), "dependent"))
+		self.assertEqual(b.key_without_layout(), "folio/getput/mix:desktop/ram:1GiB/threads:4")
+		b = d.native["lookup/seq/memdesc8/mix:desktop/ram:1GiB/age:aged"]
+		self.assertEqual(b.variant, (("age", "aged"),))
+		self.assertEqual(d.real_layouts, ["kernel"])
+		self.assertEqual(d.reference, "page64")
+
+	def test_slug_never_merges_two_names(self):
+		import mdb_dump as md
+		self.assertEqual(md.slug("lookup/random"), "lookup-random")
+		a, b = md.slug("поиск/a"), md.slug("поток/a")
+		self.assertNotEqual(a, b)
+		self.assertRegex(a, r"^[A-Za-z0-9._-]+$")
+
+	def test_escaping(self):
+		import mdb_dump as md
+		self.assertEqual(md.md_cell("a|b\nc\x1b[31m<x>"), "a\\|b\\nc\\x1b[31m&lt;x>")
+		self.assertEqual(md.printable("ok\r"), "ok\\r")
+
+
+class GoogleBenchmarkFiles(Scratch):
+	def test_custom_context_rebuilds_memdesc_bench(self):
+		import mdb_dump as md
+		a, b = md.Dump(fixture("one")), md.Dump(fixture("gbnative", "out.json"))
+		self.assertEqual(b.layouts, a.layouts)
+		self.assertEqual(b.kernels, a.kernels)
+		self.assertEqual(b.reference, "page64")
+		self.assertEqual(b.mb["run_id"], a.mb["run_id"])
+		self.assertEqual(b.counters_unavailable(), a.counters_unavailable())
+		# not listed there: the measurement fields of the timed entries
+		self.assertEqual(list(b.counters_available()), ["page_faults", "context_switches"])
+		self.assertEqual([x.name for x in b.native.values()], [x.name for x in a.native.values()])
+
+
+class Merge(Scratch):
+	def test_rounds_are_added_new_names_once(self):
+		import mdb_dump as md
+		one = load(fixture("one", "mdbench.json"))
+		extra = load(fixture("one-again", "mdbench.json"))
+		extra["benchmarks"] = [e for e in extra["benchmarks"] if e["name"].startswith("lookup/seq/")]
+		doc = md.merge_docs([one, one, extra], rounds=[2])
+		names = [e["run_name"] for e in doc["benchmarks"]]
+		self.assertEqual(names.count("lookup/seq/page64/mix:desktop/ram:1GiB"), 10)
+		self.assertEqual(names.count("lookup/random/page64/mix:desktop/ram:1GiB"), 5)
+		mb = doc["context"]["memdesc_bench"]
+		self.assertEqual([(p["rounds"], p["nr_benchmarks"]) for p in mb["parts"]],
+				 [(False, 80), (False, 0), (True, 9)])
+		self.assertEqual(mb["parts"][2]["run_id"], "20251203T070000Z-4e5f6a7b")
+
+	def test_refuses_another_schema(self):
+		import mdb_dump as md
+		old = load(fixture("bad", "schema1.json"))
+		with self.assertRaisesRegex(md.DumpError, "part 2: schema_version 1, this script reads 2"):
+			md.merge_docs([load(fixture("one", "mdbench.json")), old])
+
+
+class Statistics(Scratch):
+	def test_hodges_lehmann_and_interval(self):
+		import mdb_stats as st
+		a = [10, 11, 12, 13, 14]
+		b = [x * 2 for x in a]
+		c = st.compare(a, b, 0.01)
+		self.assertAlmostEqual(c.ratio, 2.0)
+		# 99% at 5 vs 5: k = 1, the smallest and largest pairwise ratio
+		self.assertAlmostEqual(c.ci[0], 20 / 14)
+		self.assertAlmostEqual(c.ci[1], 28 / 10)
+		self.assertAlmostEqual(c.p, 2 / 252)
+		# 95% at 5 vs 5: the critical U is 2 (tables), so the 3rd and 23rd of 25
+		c = st.compare(a, b, 0.05)
+		d = sorted(y / x for x in a for y in b)
+		self.assertAlmostEqual(c.ci[0], d[2])
+		self.assertAlmostEqual(c.ci[1], d[22])
+		# 95% at 10 vs 10: critical U 23, so the 24th from each end of 100
+		rng = random.Random(3)
+		a = [1 + rng.random() for _ in range(10)]
+		b = [1.2 + rng.random() for _ in range(10)]
+		c = st.compare(a, b, 0.05)
+		d = sorted(math.log(y) - math.log(x) for x in a for y in b)
+		self.assertAlmostEqual(math.log(c.ci[0]), d[23])
+		self.assertAlmostEqual(math.log(c.ci[1]), d[100 - 24])
+
+	def test_interval_agrees_with_the_test(self):
+		"""The interval excludes a ratio of 1 exactly when p < alpha."""
+		import mdb_stats as st
+		rng = random.Random(7)
+		for n in (5, 6, 9, 12):
+			for _ in range(40):
+				a = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+				b = [rng.lognormvariate(rng.choice((0, 0.05, 0.2)), 0.1) for _ in range(n)]
+				c = st.compare(a, b, 0.01)
+				self.assertEqual(c.p < 0.01, not c.ci[0] <= 1 <= c.ci[1], (a, b, c.p, c.ci))
+
+	def test_small_samples_exact_and_differences(self):
+		import mdb_stats as st
+		c = st.compare([1, 2, 3], [4, 5, 6], 0.01)	# p >= 0.1 at 3 vs 3: no interval at 0.01
+		self.assertEqual((c.ci, round(c.p, 3), c.verdict), (None, 0.1, "no difference"))
+		c = st.compare([7, 7, 7], [7, 7, 7])
+		self.assertEqual((c.ratio, c.verdict), (1.0, "same"))
+		c = st.compare([0.0, 0.0], [0.5, 0.5])
+		self.assertEqual((c.kind, c.diff, c.verdict), ("diff", 0.5, "differs (exact)"))
+		c = st.compare([2.0], [3.0])
+		self.assertEqual((c.ratio, c.verdict), (1.5, "n = 1: no test"))
+
+	def test_spread_and_fit(self):
+		import mdb_stats as st
+		self.assertAlmostEqual(st.relative_spread([0.8, 0.9, 1.0, 1.1, 1.2]), 0.2)
+		a, n, r = st.linear_fit([64, 80, 96, 128], [3145728 + 65536 * d for d in (64, 80, 96, 128)])
+		self.assertAlmostEqual(a, 3145728)
+		self.assertAlmostEqual(n, 65536)
+		self.assertAlmostEqual(r, 1.0)
+
+
+class Discovery(Scratch):
+	def test_every_test_class_is_found(self):
+		files = sorted(f for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py"))
+		out = subprocess.run([PY, os.path.join(TESTS, "discover.py"),
+				      *[os.path.join(TESTS, f) for f in files]],
+				     capture_output=True, text=True, check=True).stdout
+		found = [line.split(";") for line in out.splitlines()]
+		self.assertIn([os.path.join(TESTS, "test_lib.py"), "Discovery"], found)
+		self.assertIn([os.path.join(TESTS, "test_hostile.py"), "HostileDumps"], found)
+		self.assertNotIn("Scratch", [c for _, c in found])
+
+
+if __name__ == "__main__":
+	main(needs=("scipy",))

@@ -1,0 +1,281 @@
+#!/usr/bin/python3
+"""scripts/plot on the fixture dumps: exactly the expected files, each a
+valid PNG or SVG, nothing on stderr, and report.md carrying the numbers the
+fixtures' chosen values imply (fixtures/make_fixtures.py): every ratio is
+t_layout / t_reference, every interval t ratio x (0.98/1.02)^+-1."""
+
+import os
+import shutil
+
+import check_plots as check
+from testlib import PY, Scratch, fixture, main, run, script, table_rows, TESTS
+
+NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
+TIMES = ["time-convert-pfn_to_page", "time-lookup-random", "time-lookup-seq", "time-folio-tail",
+	 "time-scan-compaction", "time-alloc-order0"]
+
+
+class PlotCase(Scratch):
+	def plot(self, *dumps, out=True, extra=()):
+		cmd = [PY, script("plot"), *dumps, *extra] + (["--out", self.tmp] if out else [])
+		stdout, err = self.ok(cmd)
+		self.assertEqual(err, "")		# no warnings from matplotlib or numpy
+		self.assertIn("report.md", stdout)
+		self.stdout = stdout
+		with open(os.path.join(self.tmp, "report.md")) as f:
+			return f.read()
+
+	def assert_files(self, names, where=None, png_only=()):
+		where = where or self.tmp
+		want = {f"{n}.png" for n in names} | {f"{n}.svg" for n in names if n not in png_only}
+		got = {f for f in os.listdir(where) if f.endswith((".png", ".svg"))}
+		self.assertEqual(got, want)
+		problems, checked = check.check(where, [(n, ("png",) if n in png_only else ("png", "svg"))
+							for n in names])
+		self.assertEqual(problems, [])
+		self.assertEqual(checked, len(want))
+
+	def assert_rows(self, text, rows):
+		have = table_rows(text)
+		for r in rows:
+			self.assertIn(r, have)
+
+
+class PlotOne(PlotCase):
+	def test_one_machine(self):
+		text = self.plot(fixture("one"))
+		self.assert_files(["summary", *TIMES, "counter-page_faults", "footprint"])
+		# The summary comes first: heading, figure, table.
+		heads = [l for l in text.splitlines() if l.startswith("## ")]
+		self.assertEqual(heads[0], "## Summary: each layout against page64")
+		self.assertLess(text.index("summary.png"), text.index("## Runs"))
+		self.assert_rows(text, [
+			["kernel", "RAM", "page32/page64", "memdesc8/page64"],
+			["lookup/random", "256MiB", "0.818 (0.786..0.852)", "0.591 (0.568..0.615)"],
+			["lookup/random", "4GiB", "0.750 (0.721..0.781)", "0.500 (0.480..0.520)"],
+			["scan/compaction", "4GiB", "1.000 (0.961..1.041)", "0.600 (0.576..0.624)"],
+			["alloc/order0", "4GiB", "1.333 (1.281..1.388)", "failed"],
+			# ns/op per layout against RAM: median (min..max over 5 rounds)
+			["variant", "RAM", "page64 ns/op", "page32 ns/op", "memdesc8 ns/op"],
+			["-", "1GiB", "20.25 (19.84..20.66)", "12 (11.76..12.24)", "6.5 (6.37..6.63)"],
+			["-", "4GiB", "12 (11.76..12.24)", "16 (15.68..16.32)",
+			 "failed in 5 of 5 rounds: memmap: out of memory"],
+			# baselines once: ns per load, and GB/s
+			["baseline/latency", "64MiB", "12.5 (12.25..12.75)", "-"],
+			["baseline/bandwidth", "16MiB", "3.2 (3.136..3.264)", "20"],
+			# counters: encodings, and the reason for the missing ones
+			["page_faults", "available (page-faults, perf::PAGE-FAULTS)"],
+			["cycles", NO_PMU],
+			["lookup/random", "4GiB", "0.125", "0.125", "0.125"],
+			# conditions, flattened
+			["memmap_pages.obtained_bytes", "71303168"],
+			["desc_adjacency", "0.03"],
+			["run id", "20251203T060000Z-0a1b2c3d"],
+			["repetitions", "5"],
+			# footprint: memmap 8 B/page = 2 MiB per GiB, descriptors 6 MiB per GiB;
+			# memmap, descriptors, total, per GiB, %, then count, reserved, folio size
+			["desktop", "-", "memdesc8", "1GiB", "2097152", "6291456", "8388608", "8388608",
+			 "0.781", "81920", "6291456", "80"],
+			["server", "-", "page64", "4GiB", "67108864", "0", "67108864", "16777216", "1.562",
+			 "0", "0", "0"],
+		])
+		self.assertIn("- `context_switches` was counted and is 0 in every benchmark: no figure.",
+			      text)
+		self.assertNotIn("counter-context_switches", text)
+		self.assertIn("- `mdbench --profile=quick --rounds=5 --out=results/fixture`", text)
+		for want in ("Fixture CPU A @ 2.00GHz", "6.18.0-fixture", "| THP | madvise |",
+			     "L1d 48KiB, L2u 1MiB, L3u 32MiB", "page32 (page 32 B, descriptors)"):
+			self.assertIn(want, text)
+
+	def test_headline_on_stdout(self):
+		self.plot(fixture("one"), extra=["--headline"])
+		lines = self.stdout.splitlines()
+		self.assertIn("labbox-a (Fixture CPU A @ 2.00GHz): time per op against page64 "
+			      "(ratio and its 99% interval)", lines)
+		self.assertIn("lookup/random        4GiB  0.750 (0.721..0.781)  0.500 (0.480..0.520)",
+			      lines)
+		self.assertIn("alloc/order0         4GiB  1.333 (1.281..1.388)  failed", lines)
+		self.assertIn("server   16777216  10747904 (-35.9%)  4456448 (-73.4%)", lines)
+
+	def test_default_out_is_the_dump_dir(self):
+		d = os.path.join(self.tmp, "run")
+		shutil.copytree(fixture("one"), d)
+		self.ok([PY, script("plot"), os.path.join(d, "mdbench.json"), "--jobs", "1"])
+		self.assertTrue(os.path.exists(os.path.join(d, "report.md")))
+		self.assertTrue(os.path.exists(os.path.join(d, "footprint.svg")))
+
+	def test_google_benchmarks_own_file(self):
+		"""--benchmark_out=F: memdesc_bench rebuilt from AddCustomContext strings."""
+		text = self.plot(fixture("gbnative", "out.json"))
+		self.assert_rows(text, [
+			["source", "Google Benchmark's own output"],
+			["lookup/random", "4GiB", "0.750 (0.721..0.781)", "0.500 (0.480..0.520)"],
+			["cycles", NO_PMU],
+			["page_faults", "available"],
+		])
+
+
+class PlotTwoMachines(PlotCase):
+	def test_side_by_side(self):
+		text = self.plot(fixture("one"), fixture("two"))
+		self.assert_files(["summary", *TIMES, "counter-page_faults", "counter-cycles",
+				   "counter-instructions", "counter-LLC_load_misses", "footprint"])
+		self.assertIn("|  | labbox-a (Fixture CPU A @ 2.00GHz) | labbox-b (Fixture CPU B @ 3.00GHz) |",
+			      text)
+		self.assert_rows(text, [
+			["-", "256MiB", "11 (10.78..11.22)", "9 (8.82..9.18)", "6.5 (6.37..6.63)"],
+			["lookup/random", "256MiB", "33", "27", "19.5"],	# cycles = 3 x ns
+			["cycles", NO_PMU, "available (cycles, perf::CYCLES)"],
+			["L1D_load_misses", NO_PMU, NO_PMU],
+		])
+		self.assertIn("**labbox-b (Fixture CPU B @ 3.00GHz)**", text)
+		self.assertIn("labbox-a (Fixture CPU A @ 2.00GHz): cycles: " + NO_PMU, text)
+
+	def test_two_runs_of_one_machine_get_two_labels(self):
+		text = self.plot(fixture("one"), fixture("one-again"))
+		self.assertIn("| labbox-a (Fixture CPU A @ 2.00GHz) [one] | "
+			      "labbox-a (Fixture CPU A @ 2.00GHz) [one-again] |", text)
+
+
+class PlotReps(PlotCase):
+	def test_google_benchmark_repetitions(self):
+		text = self.plot(fixture("reps"))
+		self.assert_files(["summary", "time-lookup-random"])
+		self.assert_rows(text, [
+			["-", "256MiB", "11 (10..12)", "9 (8..10)", "5.5 (5..6)"],
+			["-", "1GiB", "22 (20..24)", "20 (19..25)", "22 (21..23)"],
+			# 3 vs 3 cannot reject at 0.01: a ratio (median of pairwise ratios), no interval
+			["lookup/random", "1GiB", "0.950", "1.000"],
+		])
+		self.assertIn("- `page_faults` was counted and is 0 in every benchmark: no figure.", text)
+
+
+class PlotSim(PlotCase):
+	def test_native_and_simulated(self):
+		text = self.plot(fixture("sim"))
+		self.assert_files(["summary", "time-lookup-seq", "sim_D1_misses-desktop",
+				   "sim_LL_misses-desktop"])
+		self.assert_rows(text, [
+			["kernel", "variant", "RAM", "page64 sim_D1_misses/op", "page32 sim_D1_misses/op",
+			 "memdesc8 sim_D1_misses/op"],
+			["lookup/seq", "-", "256MiB", "1.062 (model 1)", "0.562 (model 0.5)",
+			 "0.188 (model 0.125)"],
+			["lookup/random", "-", "1GiB", "4.062", "2.062", "0.562"],	# no model for it
+			["lookup/random", "-", "4GiB", "4", "2", "0.5"],		# sim_LL_misses
+		])
+		self.assertIn("| simulation | valgrind-3.19.0 callgrind; D1 49152 B, 64 B, 12-way "
+			      "associative; LL 33554432 B, 64 B, 16-way associative; 65536..262144 ops "
+			      "per benchmark |", text)
+
+	def test_sim_json_alone(self):
+		text = self.plot(fixture("sim", "sim.json"))
+		self.assert_files(["sim_D1_misses-desktop", "sim_LL_misses-desktop"])
+		self.assert_rows(text, [["lookup/seq", "-", "4GiB", "1", "0.5", "0.125"]])
+
+	def test_sim_beside_a_machine_without(self):
+		text = self.plot(fixture("one"), fixture("sim"))
+		self.assertIn("sim_D1_misses: n/a (no sim.json: this run had no --simulate)", text)
+
+
+class PlotSweep(PlotCase):
+	def test_break_even_and_hvo(self):
+		text = self.plot(fixture("sweep"))
+		self.assert_files(["footprint", "breakeven-desktop", "breakeven-server"])
+		self.assert_rows(text, [
+			# bytes(d) = memmap + other descriptors + 65536 small folios x d per GiB
+			["1GiB", "-", "page32", "64: 13631488, 80: 14680064, 96: 15728640, 128: 17825792",
+			 "9437184 + 65536 x d", "16777216", "112.0 B"],
+			["1GiB", "-", "memdesc8", "64: 7340032, 80: 8388608, 96: 9437184, 128: 11534336",
+			 "3145728 + 65536 x d", "16777216", "208.0 B (extrapolated)"],
+			["4GiB", "-", "page32", "64: 54525952, 80: 58720256, 96: 62914560, 128: 71303168",
+			 "37748736 + 262144 x d", "67108864", "112.0 B"],
+			["1GiB", "-", "memdesc8", "64: 4194304, 80: 4456448, 96: 4718592, 128: 5242880",
+			 "3145728 + 16384 x d", "16777216", "832.0 B (extrapolated)"],
+			# footprint with and without HVO
+			["mix", "layout", "RAM", "other variant", "hvo:off", "hvo:on",
+			 "hvo:on against hvo:off"],
+			["vmhost", "page64", "1GiB", "-", "16777216", "4390912", "-73.8%"],
+			["vmhost", "memdesc8", "4GiB", "-", "7340032", "5791744", "-21.1%"],
+		])
+		self.assertNotIn("## Summary", text)		# no timed benchmark
+
+
+class PlotLab(PlotCase):
+	def test_threads_false_sharing_fidelity(self):
+		text = self.plot(fixture("lab"))
+		self.assert_files(["summary", "time-folio-getput", "threads-folio-getput",
+				   "time-lookup-seq", "time-lookup-random"])
+		self.assert_rows(text, [
+			["layout", "object", "hot_field", "neighbour_field", "line_offset", "stride",
+			 "shares_line"],
+			["page32", "struct folio", "_refcount", "flags", "48", "80", "true"],
+			["kernel", "mix", "RAM", "page64 ns/op", "live kernel", "its ns/op",
+			 "kernel/reference", "p"],
+			["lookup/random", "kpageflags", "4GiB", "80 (78.4..81.6)", "kernel",
+			 "88 (86.24..89.76)", "1.100 (1.057..1.145)", "0.00794"],
+			["variant", "threads", "page64 ns/op", "page32 ns/op", "memdesc8 ns/op"],
+			["-", "2", "20 (19.6..20.4)", "45 (44.1..45.9)", "21 (20.58..21.42)"],
+			["age:aged", "1GiB", "5 (4.9..5.1)", "3.5 (3.43..3.57)", "3 (2.94..3.06)"],
+			["lookup/seq age:fresh", "1GiB", "0.700 (0.673..0.729)",
+			 "0.600 (0.576..0.624)"],
+		])
+		# the live kernel is in the fidelity table, not in the summary
+		self.assertNotIn("kernel/page64", text)
+
+
+class PlotLarge(PlotCase):
+	"""A dump whose counter heat maps have more cells than can carry text:
+	those are PNG alone, and check_plots knows it."""
+
+	def test_colour_only_heat_maps(self):
+		d = os.path.join(self.tmp, "big")
+		self.ok([PY, os.path.join(TESTS, "make_big_dump.py"), d, "--benchmarks", "1500",
+			 "--rounds", "2"])
+		self.ok([PY, script("plot"), d, "--jobs", "2"])
+		rc, out, _ = run([PY, os.path.join(TESTS, "check_plots.py"), d, "--dump", d])
+		self.assertEqual(rc, 0, out)
+		files = os.listdir(d)
+		self.assertIn("counter-cycles.png", files)
+		self.assertNotIn("counter-cycles.svg", files)
+		self.assertIn("time-k00-seq0.svg", files)
+		with open(os.path.join(d, "report.md")) as f:
+			self.assertIn("(counter-cycles.png) (PNG only: colour, no text)", f.read())
+
+
+class CheckPlots(PlotCase):
+	"""The checker CI runs on results/ci: passes on real plots, fails on broken ones."""
+
+	def checker(self, *args):
+		return run([PY, os.path.join(TESTS, "check_plots.py"), *args])
+
+	def test_passes_on_plot_output(self):
+		self.plot(fixture("sim"))
+		rc, out, _ = self.checker(self.tmp, "--dump", fixture("sim"))
+		self.assertEqual(rc, 0, out)
+		self.assertIn("4 plots expected, 8 PNG/SVG files valid", out)
+
+	def test_fails_on_missing_and_corrupt(self):
+		self.plot(fixture("sim"))
+		os.remove(os.path.join(self.tmp, "sim_LL_misses-desktop.svg"))
+		shutil.copy(fixture("bad", "corrupt.png"), os.path.join(self.tmp, "sim_D1_misses-desktop.png"))
+		with open(os.path.join(self.tmp, "time-lookup-seq.png"), "r+b") as f:
+			f.truncate(100)		# a PNG cut short
+		shutil.copy(fixture("bad", "corrupt.svg"), os.path.join(self.tmp, "extra.svg"))
+		rc, out, _ = self.checker(self.tmp, "--dump", fixture("sim"))
+		self.assertEqual(rc, 1)
+		for want in ("sim_LL_misses-desktop.svg: missing",
+			     "sim_D1_misses-desktop.png: chunk b'IHDX': bad CRC",
+			     "time-lookup-seq.png: chunk b'",	# cut inside some chunk
+			     "runs past the end of the file",
+			     "extra.svg: not XML"):
+			self.assertIn(want, out)
+
+	def test_svg_root_must_be_svg(self):
+		with open(os.path.join(self.tmp, "x.svg"), "w") as f:
+			f.write("<html/>")
+		self.assertEqual(check.svg_problem(os.path.join(self.tmp, "x.svg")),
+				 "root element is <html>, not <svg>")
+
+
+if __name__ == "__main__":
+	main()
