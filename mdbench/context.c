@@ -221,10 +221,15 @@ static json_t *mixes_json(const struct mdb_run *run)
 	return a;
 }
 
-/* The conditions the run asked for and obtained (issues add to this). */
+/*
+ * The conditions the run asked for and obtained (issues add to this).
+ * hvo: "off": no memmap is remapped for HugeTLB Vmemmap Optimisation (and
+ * page64's fake-head static key stays off); footprint/hvo computes what it
+ * would save.
+ */
 static json_t *conditions_json(const struct mdb_run *run)
 {
-	return json_pack("{s:b}", "hugepage", run->opts.hugepage);
+	return json_pack("{s:b, s:s}", "hugepage", run->opts.hugepage, "hvo", "off");
 }
 
 json_t *mdb_context(const struct mdb_run *run, bool complete)
