@@ -910,9 +910,10 @@ static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 
 		mdb_format_size((uint64_t)nr << 12, ram, sizeof(ram));
 		mdb_format_size(1ULL << (e->order + 12), folio, sizeof(folio));
-		return mdb_errf(err, "mix '%s': (hugetlb, %u) asks %.3g of %s in whole pageblocks, "
-				"less than one %s folio: model at least %s of RAM per folio",
-				mix->name, e->order, e->fraction, ram, folio, folio);
+		/* Callers name the mix (memmap_create(): "mix NAME: ..."). */
+		return mdb_errf(err, "(hugetlb, %u) asks %.3g of %s in whole pageblocks, less than "
+				"one %s folio: model at least %s of RAM per folio", e->order,
+				e->fraction, ram, folio, folio);
 	}
 	return 0;
 }
