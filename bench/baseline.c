@@ -35,8 +35,8 @@ static void *buf_map(struct mdb_state *st, const struct bench_env *env, const ch
 		mdb_skip_with_error(st, msg);
 		return NULL;
 	}
-	if (env->opts && env->opts->hugepage)
-		madvise(buf, env->buf_bytes, MADV_HUGEPAGE);
+	if (env->opts)	/* pages as the memmaps it is compared with */
+		vmemmap_advise(buf, env->buf_bytes, env->opts->pages);
 	return buf;
 }
 

@@ -25,6 +25,7 @@ static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 	mdb_counter(st, "memmap_bytes", (double)fp.memmap_bytes, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "desc_bytes", (double)fp.desc_bytes, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "desc_count", (double)fp.desc_count, MDB_COUNTER_PLAIN);
+	mdb_counter(st, "folio_desc_bytes", (double)fp.folio_desc_bytes, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "desc_reserved_bytes", (double)fp.desc_reserved_bytes, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "total_bytes", total, MDB_COUNTER_PLAIN);
 	mdb_counter(st, "bytes_per_GiB", total / (ram / GiB), MDB_COUNTER_PLAIN);

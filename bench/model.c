@@ -42,11 +42,17 @@
  * convert/...	0: pfn_to_page() and page_to_pfn() are arithmetic.
  *
  * D_lookup and the descriptor lines of the scan are lines per descriptor
- * when consecutive folios' descriptors lie next to each other, as the
- * descriptor cache hands them out while the mix is placed pfn by pfn within
- * a pageblock: for a 64-byte descriptor one line; for 80-byte folios the
- * fields of neighbours share lines (computed below from the field offsets).
+ * when consecutive folios' descriptors lie next to each other, as fresh
+ * descriptor caches hand them out while the mix is placed pfn by pfn within
+ * a pageblock: small and large folios each from their own cache, each
+ * cache's objects end to end (the few bytes a slab leaves unused at its end
+ * are ignored: under 1% of the lines); for a 64-byte descriptor one line;
+ * for 80-byte folios the fields of neighbours share lines (computed below
+ * from the field offsets).  Aged caches (age.h) scatter descriptors: a hook
+ * that needs their stride then has no prediction (model_predict() marks the
+ * strides MODEL_DESC_SCATTERED).
  */
+#include <math.h>
 #include <string.h>
 
 #include "model.h"
@@ -73,27 +79,37 @@ static unsigned int lines_at(const struct model_reads *r, unsigned long base, bo
 	return n;
 }
 
-/*
- * Lines per folio a walk reads beyond the memmap entries it reads anyway:
- * for a folio overlaying its head entry, the fields off the entry's line;
- * for separate descriptors laid desc_stride bytes apart from a line boundary
- * (the cache's chunks are page aligned), distinct lines over a long run, a
- * line shared with the previous descriptor counted once.
- */
-static double lines_per_folio(const struct layout_model *m, const struct model_reads *r)
+/* The stride of the descriptors of folios of this order: each size has its cache. */
+static unsigned int desc_stride(const struct layout_model *m, unsigned int order)
 {
+	return order ? m->desc_stride_large : m->desc_stride;
+}
+
+/*
+ * Lines per folio of this order a walk reads beyond the memmap entries it
+ * reads anyway: for a folio overlaying its head entry (stride 0), the
+ * fields off the entry's line; for separate descriptors laid stride bytes
+ * apart from a line boundary (slabs are page aligned), distinct lines over
+ * a long run, a line shared with the previous descriptor counted once.
+ * NAN for scattered descriptors.
+ */
+static double lines_per_folio(const struct layout_model *m, const struct model_reads *r,
+			      unsigned int order)
+{
+	unsigned int stride = desc_stride(m, order), i;
 	unsigned long last = ~0UL, lines = 0, k, line;
-	unsigned int i;
 
 	if (!r->nr)
 		return 0;
-	if (!m->desc_stride)
+	if (stride == MODEL_DESC_SCATTERED)
+		return NAN;
+	if (!stride)
 		return lines_at(r, 0, true);
 	/* Addresses only grow along the run, so a new line is one above the last. */
 	for (k = 0; k < MODEL_RUN; k++)
 		for (i = 0; i < r->nr; i++)
-			for (line = (k * m->desc_stride + r->f[i].off) / LINE;
-			     line <= (k * m->desc_stride + r->f[i].off + r->f[i].len - 1) / LINE; line++)
+			for (line = (k * stride + r->f[i].off) / LINE;
+			     line <= (k * stride + r->f[i].off + r->f[i].len - 1) / LINE; line++)
 				if (last == ~0UL || line > last) {
 					lines++;
 					last = line;
@@ -156,7 +172,7 @@ static bool entries_per_line(const struct layout_ops *ops, const struct model_bl
 static double folio_lines(const struct layout_model *m, const struct model_reads *base,
 			  const struct model_reads *large, unsigned int order)
 {
-	return lines_per_folio(m, base) + (order ? lines_per_folio(m, large) : 0);
+	return lines_per_folio(m, base, order) + (order ? lines_per_folio(m, large, order) : 0);
 }
 
 /* Overlaid fields are memmap lines (streamed); a descriptor's are dependent. */
@@ -192,9 +208,10 @@ bool model_lookup_seq(const struct layout_ops *ops, const struct model_blocks *b
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
 	*lines = (struct model_lines){ .streamed = (double)b->nr_pfns / per_line };
-	add_folio_lines(m, nr_folios(b, 0) * lines_per_folio(m, &m->lookup), lines);
+	add_folio_lines(m, (nr_folios(b, 0) - nr_folios(b, 1)) * lines_per_folio(m, &m->lookup, 0) +
+			   nr_folios(b, 1) * lines_per_folio(m, &m->lookup, 1), lines);
 	per_pfn(lines, b);
-	return true;
+	return !isnan(model_lines_total(lines));
 }
 
 /* What the scan reads of a folio of this order beyond its entry (see the top). */
@@ -240,7 +257,7 @@ bool model_scan_compaction(const struct layout_ops *ops, const struct model_bloc
 			}
 		}
 	per_pfn(lines, b);
-	return true;
+	return !isnan(model_lines_total(lines));
 }
 
 bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *b,
@@ -257,13 +274,26 @@ bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *
 	return true;
 }
 
+/*
+ * The layout as built with opts: its folio descriptors as far apart as
+ * --folio-desc-bytes puts them, scattered when the caches are aged.
+ */
 bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix *mix,
-		   unsigned long nr_pfns, uint64_t seed, struct model_lines *lines)
+		   unsigned long nr_pfns, const struct memmap_opts *opts, struct model_lines *lines)
 {
+	size_t obj[DESC_NR], acct[DESC_NR];
+	struct layout_ops built = *ops;
 	struct model_blocks b;
 	struct mdb_err err;
 
-	if (!fn || model_count_blocks(&b, mix, nr_pfns, seed, &err))
+	if (!fn || model_count_blocks(&b, mix, nr_pfns, opts->seed, &err) ||
+	    layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, obj, acct, &err))
 		return false;
-	return fn(ops, &b, lines);
+	if (built.model.desc_stride) {
+		built.model.desc_stride = (unsigned int)obj[DESC_FOLIO];
+		built.model.desc_stride_large = (unsigned int)obj[DESC_FOLIO_LARGE];
+		if (opts->age == DESC_AGED)
+			built.model.desc_stride = built.model.desc_stride_large = MODEL_DESC_SCATTERED;
+	}
+	return fn(&built, &b, lines);
 }

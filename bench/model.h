@@ -81,8 +81,16 @@ model_fn model_lookup_seq;
 model_fn model_scan_compaction;
 model_fn model_init_memmap;
 
-/* A kernel's hook on a mix placed over nr_pfns, counting the blocks first. */
+/* A descriptor stride that stands for "no order": the aged caches' (age.h). */
+#define MODEL_DESC_SCATTERED	(~0U)
+
+/*
+ * A kernel's hook on a mix placed over nr_pfns, counting the blocks first,
+ * for the layout as opts builds it (folio descriptor size, ageing); false
+ * where the model does not cover those conditions (aged descriptors for a
+ * kernel that reads them).
+ */
 bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix *mix,
-		   unsigned long nr_pfns, uint64_t seed, struct model_lines *lines);
+		   unsigned long nr_pfns, const struct memmap_opts *opts, struct model_lines *lines);
 
 #endif /* MDB_MODEL_H */

@@ -48,6 +48,16 @@ typedef unsigned long walk_op(const struct memmap *mm, unsigned long pfn);
  * of its unit.  Reading them to find them brings them in; the flush then
  * takes them out of every level.
  */
+/* The bytes of struct folio to flush: one that overlays the memmap ends with it. */
+static inline size_t walk_folio_bytes(const struct memmap *mm, const struct folio *folio)
+{
+	const char *f = (const char *)folio, *end = (const char *)pfn_to_page(mm, mm->nr_pfns);
+
+	if (f >= (const char *)mm->map && f < end && (size_t)(end - f) < sizeof(*folio))
+		return (size_t)(end - f);
+	return sizeof(*folio);
+}
+
 static inline void walk_flush_pfn(const struct memmap *mm, unsigned long pfn)
 {
 	const struct page *page = pfn_to_page(mm, pfn);
@@ -56,7 +66,7 @@ static inline void walk_flush_pfn(const struct memmap *mm, unsigned long pfn)
 
 	cold_flush(page, sizeof(*page));
 	if (folio)
-		cold_flush(folio, sizeof(*folio));
+		cold_flush(folio, walk_folio_bytes(mm, folio));
 	else if (page_kind(mm, page) != PK_FREE)
 		cold_flush(pfn_to_page(mm, page_head_pfn(mm, page, &order)), sizeof(*page));
 }

@@ -81,3 +81,11 @@ void mdb_format_size(uint64_t bytes, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%llu%s", (unsigned long long)bytes, names[u]);
 }
+
+int mdb_parse_name(const char *s, const char *const *names, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return i;
+	return -1;
+}

@@ -27,6 +27,8 @@ int mdb_parse_u64(const char *s, uint64_t max, uint64_t *out, const char *what,
 /* "256MiB", "4GiB", "4096" or "4096B": digits then B, KiB, MiB, GiB, TiB; at most max. */
 int mdb_parse_size(const char *s, uint64_t max, uint64_t *out, const char *what,
 		   struct mdb_err *err);
+/* The index of s, the whole string, in names[0..nr); -1 if none: an enumerated value. */
+int mdb_parse_name(const char *s, const char *const *names, int nr);
 /* Largest binary unit that divides bytes exactly: "64MiB", "4GiB", "1536B". */
 void mdb_format_size(uint64_t bytes, char *buf, size_t len);
 

@@ -96,10 +96,37 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
 }
 
 /*
+ * A large folio mapped or unmapped whole (as by a PMD): __folio_add_rmap()
+ * at RMAP_LEVEL_PMD moves _entire_mapcount and _large_mapcount, and the
+ * first entire mapping marks _nr_pages_mapped (mm/internal.h
+ * ENTIRELY_MAPPED); __folio_remove_rmap() undoes it.  The counts store
+ * count - 1 and live wherever the layout keeps them: page64's first tail
+ * page, the memdesc layouts' large descriptor.  A hugetlb folio moves the
+ * first two only (hugetlb_add_file_rmap(), hugetlb_remove_rmap()): its
+ * layout passes no nr_pages_mapped.
+ */
+#define FOLIO_ENTIRELY_MAPPED	0x800000
+
+static inline void large_folio_map(int *large_mapcount, int *entire_mapcount, int *nr_pages_mapped)
+{
+	if (__atomic_add_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) == 0 && nr_pages_mapped)
+		__atomic_fetch_add(nr_pages_mapped, FOLIO_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
+	__atomic_fetch_add(large_mapcount, 1, __ATOMIC_RELAXED);
+}
+
+static inline void large_folio_unmap(int *large_mapcount, int *entire_mapcount,
+				     int *nr_pages_mapped)
+{
+	if (__atomic_sub_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) < 0 && nr_pages_mapped)
+		__atomic_fetch_sub(nr_pages_mapped, FOLIO_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(large_mapcount, 1, __ATOMIC_RELAXED);
+}
+
+/*
  * The part of folio_copy_meta() (what migrate_folio() carries) that is the
  * same in every layout: the API's flags, mapping, index, private, _refcount,
  * _mapcount and memcg_data.  The layout adds what it keeps beyond these (page64 its
- * large-folio counts, memdesc8/page32 their extra fields).
+ * large-folio counts and pincount, memdesc8/page32 theirs).
  */
 static inline void folio_copy_fields(struct folio *dst, const struct folio *src)
 {

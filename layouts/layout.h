@@ -34,10 +34,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "age.h"
 #include "desc_cache.h"
 #include "err.h"
 #include "hvo.h"
 #include "mix.h"
+#include "vmemmap.h"
 
 #define MDB_PAGE_SHIFT		12
 #define MDB_PAGE_SIZE		(1UL << MDB_PAGE_SHIFT)
@@ -69,9 +71,15 @@ struct buddy {
 	unsigned long cap[MAX_PAGE_ORDER + 1];
 };
 
-/* The descriptor types that may live outside the memmap. */
+/*
+ * The descriptor types that may live outside the memmap, one cache each.
+ * A folio of order 0 has a DESC_FOLIO, a larger one a DESC_FOLIO_LARGE
+ * (the small folio's fields and the large-folio ones, from its own cache,
+ * as kernelnewbies.org/MatthewWilcox/FolioAlloc allocates them).
+ */
 enum desc_type {
 	DESC_FOLIO,
+	DESC_FOLIO_LARGE,
 	DESC_SLAB,
 	DESC_PTDESC,
 	DESC_ZPDESC,
@@ -79,27 +87,73 @@ enum desc_type {
 	DESC_NR
 };
 
+/* The cache a folio of this order takes its descriptor from. */
+static inline enum desc_type folio_desc_type(unsigned int order)
+{
+	return order ? DESC_FOLIO_LARGE : DESC_FOLIO;
+}
+
+/*
+ * How a machine is built.  All-zero is the realistic default: 2 MiB pages,
+ * aged descriptor caches, the layout's own folio size.
+ */
+struct memmap_opts {
+	enum memmap_pages pages;	/* memmap and descriptor caches: 2m (as vmemmap) or 4k */
+	enum desc_age age;		/* descriptor caches after the churn (age.h), or fresh */
+	/*
+	 * Bytes of a small folio descriptor, for what-if sizes (0: the
+	 * layout's sizeof(struct folio)); a multiple of DESC_ALIGN.  The large
+	 * one moves by as many bytes, since it holds the small one's fields.
+	 * At or above the struct's size the objects are that far apart; below
+	 * it they still hold the struct (they cannot be smaller than their
+	 * fields) and only the footprint counts the asked size.  Layouts
+	 * without separate folio descriptors ignore it.
+	 */
+	unsigned int folio_desc_bytes;
+	uint64_t seed;			/* placement of the mix and the churn; same seed, same machine */
+	/* Called after mmap, before the first touch (NUMA binding); may be NULL. */
+	vmemmap_bind_fn *bind;
+	void *bind_arg;
+};
+
+/* What the kernel gave and how the descriptors lie, measured once a machine is built. */
+struct memmap_obtained {
+	struct vmemmap_usage memmap;	/* smaps of the memmap: resident bytes, in huge pages */
+	struct vmemmap_usage desc;	/* of every descriptor cache's slab pages */
+	size_t desc_populated;		/* bytes of slab pages carved */
+	/*
+	 * Of the folios in pfn order whose descriptor comes from the same cache
+	 * as the previous such folio's, the fraction whose descriptor lies
+	 * right after it (address + object size); -1 without separate folio
+	 * descriptors.
+	 */
+	double desc_adjacency;
+	unsigned long desc_pairs;	/* pairs that fraction is over */
+	/*
+	 * Where every folio's descriptor lies: a hash of (cache, index in the
+	 * cache) in pfn order; layouts whose caches are built alike hold the
+	 * same one.  0 without separate folio descriptors.
+	 */
+	uint64_t desc_digest;
+	uint64_t age_digest;		/* of the churn's events; 0 when fresh */
+};
+
 /*
  * One modelled machine: nr_pfns memmap entries of the layout's struct page,
- * mmap'd like the kernel's vmemmap, plus the descriptors they point at.
+ * mapped like the kernel's vmemmap, plus the descriptors they point at.
  * The same struct in every layout; only what map points at differs.
  */
 struct memmap {
 	void *map;			/* nr_pfns entries of struct page */
 	unsigned long nr_pfns;
 	size_t map_bytes;		/* length of the mapping behind map */
+	struct vmemmap vmap;		/* that mapping */
 	struct buddy buddy;
 	struct desc_cache cache[DESC_NR];
 	struct mix mix;			/* what it was built from */
 	uint64_t seed;
-};
-
-struct memmap_opts {
-	bool hugepage;			/* MADV_HUGEPAGE on the memmap, as vmemmap */
-	uint64_t seed;			/* placement of the mix; same seed, same machine */
-	/* Called after mmap, before the first touch (NUMA binding); may be NULL. */
-	int (*bind)(void *addr, size_t len, void *arg);
-	void *bind_arg;
+	struct memmap_opts opts;	/* as built (bind cleared) */
+	struct memmap_obtained obtained;
 };
 
 struct page;
@@ -210,6 +264,10 @@ static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order);
 #endif /* MDB_LAYOUT */
 
+/* A layout header pins each offset its comments give. */
+#define LAYOUT_OFF(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " at " #off)
+
 /* Per-layout symbols. */
 #define MDB_CAT_(a, b)		a##_##b
 #define MDB_CAT(a, b)		MDB_CAT_(a, b)
@@ -234,7 +292,8 @@ struct page_info {
 
 struct footprint {
 	size_t memmap_bytes;		/* nr_pfns * sizeof(struct page) */
-	size_t desc_bytes;		/* live descriptors * their size */
+	size_t desc_bytes;		/* live descriptors * the bytes each counts for */
+	size_t folio_desc_bytes;	/* what a small folio's descriptor counts for; 0: none */
 	size_t desc_count;
 	size_t desc_reserved_bytes;	/* chunks the descriptor caches hold */
 	size_t desc_bytes_by_type[DESC_NR];
@@ -267,6 +326,7 @@ struct model_reads {
 struct layout_model {
 	/* Bytes between neighbouring folio descriptors; 0: the folio overlays the memmap. */
 	unsigned int desc_stride;
+	unsigned int desc_stride_large;	/* the same for large folios' descriptors */
 	struct model_reads lookup;	/* page_test_flag() and page_ref_count() of a folio page */
 	struct model_reads scan;	/* folio_order() of any folio: compaction skipping it */
 	struct model_reads scan_large;	/* what folio_order() reads beyond that of a large one */
@@ -291,8 +351,12 @@ struct layout_ops {
 	size_t desc_size[DESC_NR];	/* bytes of one descriptor of each type; 0: none */
 	struct layout_model model;
 	struct layout_hvo hvo;		/* LAYOUT_HVO */
-	/* Bytes the memmap and the mix's descriptors take: the one memory estimate. */
-	unsigned long long (*memory_need)(unsigned long nr_pfns, const struct mix *mix);
+	/*
+	 * Bytes the memmap and the mix's descriptors take: the one memory
+	 * estimate (opts may be NULL: the defaults).
+	 */
+	unsigned long long (*memory_need)(unsigned long nr_pfns, const struct mix *mix,
+					  const struct memmap_opts *opts);
 	int (*memmap_create)(struct memmap **mm, unsigned long nr_pfns, const struct mix *mix,
 			     const struct memmap_opts *opts, struct mdb_err *err);
 	void (*memmap_destroy)(struct memmap *mm);
@@ -334,8 +398,20 @@ static inline bool layout_has_descriptors(const struct layout_ops *ops)
 	return false;
 }
 
-/* Names of enum desc_type, for reports: "folio", "slab", ... */
+/* Names of enum desc_type, for reports: "folio", "folio_large", "slab", ... */
 extern const char *const desc_type_name[DESC_NR];
+
+/* memmap_opts.folio_desc_bytes: DESC_ALIGN .. this, in steps of DESC_ALIGN. */
+#define FOLIO_DESC_BYTES_MAX	2048
+
+/*
+ * The caches a layout whose descriptors are own[] (its LAYOUT_DESC_SIZES)
+ * builds for folio_desc_bytes (memmap_opts): bytes between objects in
+ * obj[], bytes each counts for in acct[].  Only the two folio types differ
+ * from own[].  0, or -1 with err for a folio_desc_bytes out of range.
+ */
+int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
+		      size_t obj[DESC_NR], size_t acct[DESC_NR], struct mdb_err *err);
 
 #ifdef MDB_LAYOUT
 #include MDB_STR(MDB_LAYOUT.h)

@@ -5,10 +5,12 @@
  */
 #include <string.h>
 
+#include "err.h"
 #include "layout.h"
 
 const char *const desc_type_name[DESC_NR] = {
 	[DESC_FOLIO] = "folio",
+	[DESC_FOLIO_LARGE] = "folio_large",
 	[DESC_SLAB] = "slab",
 	[DESC_PTDESC] = "ptdesc",
 	[DESC_ZPDESC] = "zpdesc",
@@ -23,4 +25,28 @@ const struct layout_ops *layout_by_name(const char *name)
 		if (!strcmp((*ops)->name, name))
 			return *ops;
 	return NULL;
+}
+
+int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
+		      size_t obj[DESC_NR], size_t acct[DESC_NR], struct mdb_err *err)
+{
+	size_t f = folio_desc_bytes;
+	int t;
+
+	for (t = 0; t < DESC_NR; t++)
+		obj[t] = acct[t] = own[t];
+	if (!f || !own[DESC_FOLIO])
+		return 0;
+	if (f % DESC_ALIGN || f > FOLIO_DESC_BYTES_MAX)
+		return mdb_errf(err, "a folio descriptor of %zu bytes: a multiple of %d from %d to %d",
+				f, DESC_ALIGN, DESC_ALIGN, FOLIO_DESC_BYTES_MAX);
+	acct[DESC_FOLIO] = f;
+	obj[DESC_FOLIO] = f > own[DESC_FOLIO] ? f : own[DESC_FOLIO];
+	if (own[DESC_FOLIO_LARGE]) {
+		/* It holds the small folio's fields: it grows or shrinks with them. */
+		acct[DESC_FOLIO_LARGE] = own[DESC_FOLIO_LARGE] + f - own[DESC_FOLIO];
+		obj[DESC_FOLIO_LARGE] = acct[DESC_FOLIO_LARGE] > own[DESC_FOLIO_LARGE] ?
+					acct[DESC_FOLIO_LARGE] : own[DESC_FOLIO_LARGE];
+	}
+	return 0;
 }

@@ -3,38 +3,54 @@
  * memdesc_api.h - the layout API for the two layouts whose pages point at
  * separately allocated descriptors through a memdesc (page32, memdesc8).
  *
- * Written once against what both have: a struct page with a `memdesc` word,
- * a struct folio with flags, lru, mapping, index, private, _refcount,
- * _mapcount and pfn, and the descriptors of memdesc.h.  What differs is left
- * to the layout, which defines these before including this file:
+ * Written once against what both have: a struct page with a `memdesc` word
+ * and the descriptors of memdesc.h (struct folio, struct folio_large, ...).
+ * What differs is left to the layout, which defines these before including
+ * this file:
  *
- *	folio_order(folio)			where the order is kept
- *	memdesc_folio_set_order(folio, order)
- *	memdesc_folio_copy_extra(dst, src)	fields beyond the common ones
  *	memdesc_page_set(page, m)		what a page holds besides m
  *	memdesc_page_flags(page)		a non-folio page's flag word
  *	memdesc_page_refcount(page)		a non-folio page's count
  *
  * Every page of a block points to the block's one descriptor (a folio, a
  * slab, a netmem block); page tables and zsmalloc pages have one descriptor
- * per page, as in the kernel.
+ * per page, as in the kernel.  A folio of order 0 has a struct folio, a
+ * larger one a struct folio_large (memdesc.h): what only large folios keep
+ * (their map counts) is read and written there.
  *
- * Hugetlb folios: the plan gives them no memdesc type of their own; a
- * hugetlbfs folio is a file folio (tag File), every memdesc of its 2^order
- * pages pointing at the one descriptor (2 MiB of memdescs per 1 GiB folio in
- * memdesc8).  Without a page_type word, the folio says "hugetlb" with a
- * flag, as PG_hugetlb did until 6.9 moved it into page_type; PageHuge()
- * then reads the descriptor.
+ * Hugetlb folios.  The Memdescs page (kernelnewbies.org/MatthewWilcox/
+ * Memdescs) gives hugetlb no type of its own: its table has File (struct
+ * folio), Anon, KSM, Slab, Movable, PageTable, NetPool, HWPoison, PerCPU and
+ * leaves 11-15 unassigned, and hugetlbfs folios are page-cache folios of
+ * hugetlbfs files.  So a hugetlb folio here is a file folio (tag File), a
+ * struct folio_large like every folio of order >= 1 (FolioAlloc's
+ * folio_large_slab), every memdesc of its 2^order pages pointing at it
+ * (2 MiB of memdescs per 1 GiB folio in memdesc8), and its hugetlb fields
+ * (_hugetlb_subpool, _hugetlb_cgroup, _hugetlb_cgroup_rsvd,
+ * _hugetlb_hwpoison) are the large descriptor's, set as
+ * init_new_hugetlb_folio() sets 6.18's fourth page.  What says "hugetlb":
+ * 6.18 types the head page (PGTY_hugetlb in page_type, since 6.9's "mm: turn
+ * folio_test_hugetlb into a PageType"); the plan's folio has no page_type,
+ * and before 6.9 the mark was PG_hugetlb, a first-tail-page flag
+ * (PF_SECOND, 6.6's "mm: remove HUGETLB_PAGE_DTOR").  With one descriptor
+ * per folio the first tail's flags become bits of the folio's one flags
+ * word (memdesc.h: "the second page's flag bits ... would be bits of
+ * flags"), FolioAlloc's folio->flags: PG_hugetlb is MEMDESC_PG_HUGETLB
+ * there, and PageHuge() reads the descriptor the memdesc points at.
  */
 #ifndef MDB_MEMDESC_API_H
 #define MDB_MEMDESC_API_H
 
-/* A bit above the PG_* bits, below the flags' fields at the top of the word. */
-#define MEMDESC_FOLIO_HUGETLB	(1UL << 31)
+/*
+ * PG_hugetlb among the folio's flags: a bit above 6.18's PG_* bits (which
+ * end below 32), below the section/node/zone fields at the top of the word.
+ */
+#define MEMDESC_PG_HUGETLB	(1UL << 31)
 
+/* 6.8's folio_test_hugetlb(): folio_test_large() and the (former first tail's) flag. */
 static inline bool folio_test_hugetlb(const struct folio *folio)
 {
-	return folio->flags & MEMDESC_FOLIO_HUGETLB;
+	return folio->flags & MEMDESC_PG_HUGETLB;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -159,25 +175,54 @@ static inline unsigned long folio_pfn(const struct memmap *mm, const struct foli
 	return folio->pfn;
 }
 
+static inline unsigned int folio_order(const struct folio *folio)
+{
+	return folio->order;
+}
+
 static inline unsigned long folio_nr_pages(const struct folio *folio)
 {
 	return 1UL << folio_order(folio);
 }
 
-/* One mapcount per folio, whatever its size: no per-page or entire count. */
-static inline int folio_mapcount(const struct folio *folio)
+/* The large descriptor a folio of order >= 1 is (it starts with the struct folio). */
+static inline struct folio_large *folio_large(const struct folio *folio)
 {
-	return __atomic_load_n(&folio->_mapcount, __ATOMIC_RELAXED) + 1;
+	return (struct folio_large *)folio;
 }
 
+/* folio_mapcount(): _mapcount when small, _large_mapcount when large, as 6.18 reads them. */
+static inline int folio_mapcount(const struct folio *folio)
+{
+	const int *count = folio_order(folio) ? &folio_large(folio)->_large_mapcount :
+						&folio->_mapcount;
+
+	return __atomic_load_n(count, __ATOMIC_RELAXED) + 1;
+}
+
+/* A large folio is mapped whole (as by a PMD), its counts in the large descriptor. */
 static inline void folio_map(struct folio *folio)
 {
-	__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+	struct folio_large *large = folio_large(folio);
+
+	if (!folio_order(folio)) {
+		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	large_folio_map(&large->_large_mapcount, &large->_entire_mapcount,
+			folio_test_hugetlb(folio) ? NULL : &large->_nr_pages_mapped);
 }
 
 static inline void folio_unmap(struct folio *folio)
 {
-	__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+	struct folio_large *large = folio_large(folio);
+
+	if (!folio_order(folio)) {
+		__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	large_folio_unmap(&large->_large_mapcount, &large->_entire_mapcount,
+			  folio_test_hugetlb(folio) ? NULL : &large->_nr_pages_mapped);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -185,6 +230,7 @@ static inline void folio_unmap(struct folio *folio)
 
 #define LAYOUT_DESC_SIZES {							\
 	[DESC_FOLIO] = sizeof(struct folio),					\
+	[DESC_FOLIO_LARGE] = sizeof(struct folio_large),			\
 	[DESC_SLAB] = sizeof(struct slab),					\
 	[DESC_PTDESC] = sizeof(struct ptdesc),					\
 	[DESC_ZPDESC] = sizeof(struct zpdesc),					\
@@ -200,7 +246,7 @@ static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int o
 	switch (kind) {
 	case PK_ANON:
 	case PK_FILE:
-	case PK_HUGETLB:	return sizeof(struct folio);
+	case PK_HUGETLB:	return order ? sizeof(struct folio_large) : sizeof(struct folio);
 	case PK_SLAB:		return sizeof(struct slab);
 	case PK_NETMEM:		return sizeof(struct netmem_desc);
 	case PK_PGTABLE:	return sizeof(struct ptdesc) << order;
@@ -224,10 +270,10 @@ static inline void memmap_init_pfn(struct memmap *mm, unsigned long pfn)
 	memdesc_page_set(page, memdesc_misc(MEMDESC_MISC_RESERVED));
 }
 
-/* Free state: the all-zero entry, a free page heading no block. */
+/* Free state: a free page heading no block, nothing else set. */
 static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn)
 {
-	*pfn_to_page(mm, pfn) = (struct page){ 0 };
+	*pfn_to_page(mm, pfn) = (struct page){ .memdesc = MEMDESC_FREE };
 }
 
 static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order)
@@ -246,22 +292,50 @@ static inline void memdesc_set_range(struct memmap *mm, unsigned long pfn, unsig
 		memdesc_page_set(&page[i], m);
 }
 
-/* The second allocation: the descriptor, then every memdesc of the folio. */
+/*
+ * init_new_hugetlb_folio() on the large descriptor: the hugetlb mark, an
+ * empty lru (the hstate's lists), no subpool, no cgroups, no hwpoison list.
+ */
+static inline void memdesc_init_hugetlb(struct folio_large *large)
+{
+	struct folio *folio = &large->folio;
+
+	folio->flags |= MEMDESC_PG_HUGETLB;
+	folio->lru.next = folio->lru.prev = &folio->lru;
+	large->_hugetlb_subpool = NULL;
+	large->_hugetlb_cgroup = NULL;
+	large->_hugetlb_cgroup_rsvd = NULL;
+	large->_hugetlb_hwpoison = NULL;
+}
+
+/*
+ * The second allocation, as FolioAlloc's folio_alloc() does it: the
+ * descriptor from the cache for the order (fields as it sets them; the
+ * large ones as 6.18's prep_compound_head() does), then every memdesc of
+ * the folio.
+ */
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind)
 {
-	struct folio *folio = desc_alloc(&mm->cache[DESC_FOLIO]);
+	struct folio *folio = desc_alloc(&mm->cache[folio_desc_type(order)]);
+	struct folio_large *large = folio_large(folio);
 
 	if (!folio)
 		return NULL;
 	folio->flags = kind == PK_ANON ? 1UL << KPG_swapbacked : 0;
-	if (kind == PK_HUGETLB)
-		folio->flags |= MEMDESC_FOLIO_HUGETLB;
-	memdesc_folio_set_order(folio, order);
+	folio->order = order;
 	folio->mapping = mdb_new_mapping(kind);
 	folio->_refcount = 1;
 	folio->_mapcount = -1;
 	folio->pfn = pfn;
+	if (order) {
+		large->_large_mapcount = -1;
+		large->_entire_mapcount = -1;
+		large->_mm_id_mapcount[0] = large->_mm_id_mapcount[1] = -1;
+		large->_deferred_list.next = large->_deferred_list.prev = &large->_deferred_list;
+	}
+	if (kind == PK_HUGETLB)
+		memdesc_init_hugetlb(large);
 	memdesc_set_range(mm, pfn, order, memdesc_make(folio, memdesc_folio_type(kind)));
 	return folio;
 }
@@ -272,14 +346,23 @@ static inline void folio_destroy(struct memmap *mm, struct folio *folio)
 	unsigned long i, nr = folio_nr_pages(folio);
 
 	for (i = 0; i < nr; i++)
-		page[i] = (struct page){ 0 };
-	desc_free(&mm->cache[DESC_FOLIO], folio);
+		page[i] = (struct page){ .memdesc = MEMDESC_FREE };
+	desc_free(&mm->cache[folio_desc_type(folio_order(folio))], folio);
 }
 
+/* What migrate_folio() carries: the common fields, the pincount, a large folio's counts. */
 static inline void folio_copy_meta(struct folio *dst, const struct folio *src)
 {
+	const struct folio_large *from = folio_large(src);
+	struct folio_large *to = folio_large(dst);
+
 	folio_copy_fields(dst, src);
-	memdesc_folio_copy_extra(dst, src);
+	dst->_pincount = src->_pincount;
+	if (folio_order(src)) {
+		to->_large_mapcount = from->_large_mapcount;
+		to->_entire_mapcount = from->_entire_mapcount;
+		to->_nr_pages_mapped = from->_nr_pages_mapped;
+	}
 }
 
 static inline int memdesc_create_slab(struct memmap *mm, unsigned long pfn, unsigned int order)
@@ -338,7 +421,7 @@ static inline int memdesc_create_zspage(struct memmap *mm, unsigned long pfn, un
 		zp->pfn = pfn + i;
 		if (prev)
 			prev->next = (uintptr_t)zp;
-		memdesc_page_set(pfn_to_page(mm, pfn + i), memdesc_make(zp, MEMDESC_ZPDESC));
+		memdesc_page_set(pfn_to_page(mm, pfn + i), memdesc_make(zp, MEMDESC_MOVABLE));
 		prev = zp;
 	}
 	return 0;

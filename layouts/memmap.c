@@ -3,18 +3,19 @@
  * memmap.c - the life cycle of a modelled machine, written once against the
  * layout API and compiled once per layout (LAYOUT_SYM(ops)).
  *
- * The memmap is an anonymous mapping like the kernel's vmemmap; every pfn is
- * initialised as at boot, then the mix is placed: free blocks go to the
- * buddy, folios get folio_create(), the other kinds desc_create().  Which
- * pfns anything gets is the buddy's (buddy.c, layout independent) and the
- * mix plan's (mix.c), so every layout ends up with the same machine.
+ * The memmap is a mapping like the kernel's vmemmap (vmemmap.c: 2 MiB pages
+ * by default); every pfn is initialised as at boot, then the mix is placed:
+ * free blocks go to the buddy, folios get folio_create(), the other kinds
+ * desc_create(); then, unless fresh descriptors were asked for, the churn
+ * of age.c ages the descriptor caches.  Which pfns anything gets is the
+ * buddy's (buddy.c, layout independent) and the mix plan's (mix.c), so
+ * every layout ends up with the same machine.
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "buddy.h"
 #include "layout.h"
@@ -22,8 +23,6 @@
 #include "units.h"
 
 static const size_t desc_size[DESC_NR] = LAYOUT_DESC_SIZES;
-
-#define HUGE_2M		(2UL << 20)
 
 /* Where the layout's memmap must start (page64ci's masks need their heads aligned). */
 #ifndef LAYOUT_MEMMAP_ALIGN
@@ -134,28 +133,62 @@ static void free_range(struct memmap *mm, unsigned long start, unsigned long end
 /* ------------------------------------------------------------------------ */
 /* Creation.                                                                */
 
+/* Descriptors of each type the mix's blocks need, roughly (the plan rounds per entry). */
+static void mix_desc_counts(const struct mix *mix, unsigned long nr_pfns,
+			    unsigned long long count[DESC_NR])
+{
+	unsigned int i;
+
+	memset(count, 0, DESC_NR * sizeof(*count));
+	for (i = 0; i < mix->nr; i++) {
+		const struct mix_entry *e = &mix->entry[i];
+		unsigned long blocks = (unsigned long)(e->fraction * nr_pfns) >> e->order;
+
+		switch (e->kind) {
+		case PK_ANON:
+		case PK_FILE:
+		case PK_HUGETLB: count[folio_desc_type(e->order)] += blocks; break;
+		case PK_SLAB:	count[DESC_SLAB] += blocks; break;
+		case PK_NETMEM:	count[DESC_NETMEM] += blocks; break;
+		case PK_PGTABLE: count[DESC_PTDESC] += (unsigned long long)blocks << e->order; break;
+		case PK_ZSMALLOC: count[DESC_ZPDESC] += (unsigned long long)blocks << e->order; break;
+		default:	break;
+		}
+	}
+}
+
+static int cache_sizes(const struct memmap_opts *opts, size_t obj[DESC_NR], size_t acct[DESC_NR],
+		       struct mdb_err *err)
+{
+	return layout_desc_sizes(desc_size, opts ? opts->folio_desc_bytes : 0, obj, acct, err);
+}
+
 /*
  * The memmap plus the descriptors the mix will allocate, before any of it:
  * the suite's one memory estimate (memmap_create(), mdbench's up-front check
  * and its full profile all ask this).
  */
-static unsigned long long op_memory_need(unsigned long nr_pfns, const struct mix *mix)
+static unsigned long long op_memory_need(unsigned long nr_pfns, const struct mix *mix,
+					 const struct memmap_opts *opts)
 {
 	unsigned long long bytes = (unsigned long long)nr_pfns * sizeof(struct page);
-	unsigned int i;
+	unsigned long long count[DESC_NR];
+	size_t obj[DESC_NR], acct[DESC_NR];
+	struct mdb_err err;
+	int t;
 
-	for (i = 0; i < mix->nr; i++) {
-		const struct mix_entry *e = &mix->entry[i];
-		unsigned long blocks = (unsigned long)(e->fraction * nr_pfns) >> e->order;
-
-		bytes += (unsigned long long)blocks * layout_block_desc_bytes(e->kind, e->order);
-	}
+	if (cache_sizes(opts, obj, acct, &err))	/* memmap_create() will say why */
+		cache_sizes(NULL, obj, acct, &err);
+	mix_desc_counts(mix, nr_pfns, count);
+	for (t = 0; t < DESC_NR; t++)
+		bytes += count[t] * obj[t];
 	return bytes;
 }
 
-static int check_memory(unsigned long nr_pfns, const struct mix *mix, struct mdb_err *err)
+static int check_memory(unsigned long nr_pfns, const struct mix *mix,
+			const struct memmap_opts *opts, struct mdb_err *err)
 {
-	unsigned long long need = op_memory_need(nr_pfns, mix);
+	unsigned long long need = op_memory_need(nr_pfns, mix, opts);
 	unsigned long long avail = mdb_mem_available();
 	char ram[32];
 
@@ -167,61 +200,31 @@ static int check_memory(unsigned long nr_pfns, const struct mix *mix, struct mdb
 }
 
 /*
- * An anonymous mapping of len bytes at a multiple of base_align (a power of
- * 2): base_align more is reserved, the ends trimmed.  The kernel's vmemmap
- * starts at VMEMMAP_START, aligned far beyond any folio.
+ * One SLUB-like cache per descriptor type, its slabs mapped as the memmap
+ * is; aged caches randomise new slabs' freelists as distribution kernels
+ * do (CONFIG_SLAB_FREELIST_RANDOM), fresh ones hand out objects in order.
  */
-static void *mmap_aligned(size_t len, size_t base_align)
+static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const size_t obj[DESC_NR],
+			const size_t acct[DESC_NR])
 {
-	size_t extra = base_align > MDB_PAGE_SIZE ? base_align : 0;
-	char *raw = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-	char *map;
-
-	if (raw == MAP_FAILED || !extra)
-		return raw;
-	map = (char *)(((uintptr_t)raw + base_align - 1) & ~(uintptr_t)(base_align - 1));
-	if (map > raw)
-		munmap(raw, map - raw);
-	if (raw + len + extra > map + len)
-		munmap(map + len, raw + len + extra - (map + len));
-	return map;
-}
-
-static void *map_memmap(struct memmap *mm, const struct memmap_opts *opts, struct mdb_err *err)
-{
-	size_t bytes = mm->nr_pfns * sizeof(struct page);
-	size_t align = opts->hugepage ? HUGE_2M : MDB_PAGE_SIZE;
-	void *map;
-
-	mm->map_bytes = (bytes + align - 1) & ~(align - 1);
-	map = mmap_aligned(mm->map_bytes, LAYOUT_MEMMAP_ALIGN);
-	if (map == MAP_FAILED) {
-		mdb_errf(err, "mmap of a %zu-byte memmap: %s", mm->map_bytes, strerror(errno));
-		return NULL;
-	}
-	if (opts->hugepage && madvise(map, mm->map_bytes, MADV_HUGEPAGE)) {
-		mdb_errf(err, "MADV_HUGEPAGE on the memmap: %s", strerror(errno));
-		munmap(map, mm->map_bytes);
-		return NULL;
-	}
-	if (opts->bind && opts->bind(map, mm->map_bytes, opts->bind_arg)) {
-		mdb_errf(err, "binding the memmap's memory failed");
-		munmap(map, mm->map_bytes);
-		return NULL;
-	}
-	return map;
-}
-
-static void init_caches(struct memmap *mm)
-{
+	unsigned long long count[DESC_NR];
 	int t;
 
-	for (t = 0; t < DESC_NR; t++)
-		desc_cache_init(&mm->cache[t], desc_size[t]);
+	mix_desc_counts(&mm->mix, mm->nr_pfns, count);
+	for (t = 0; t < DESC_NR; t++) {
+		struct desc_cache_opts co = {
+			.obj_size = obj[t], .acct_size = acct[t], .expect = count[t],
+			.random_freelist = opts->age == DESC_AGED,
+			.seed = opts->seed + (uint64_t)t * 0x9e3779b97f4a7c15ULL,
+			.pages = opts->pages, .bind = opts->bind, .bind_arg = opts->bind_arg,
+		};
+
+		desc_cache_init(&mm->cache[t], &co);
+	}
 }
 
-static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *err)
+static int place(struct memmap *mm, const struct mix_block *b, struct age_list *folios,
+		 struct mdb_err *err)
 {
 	switch (b->kind) {
 	case PK_FREE:
@@ -230,9 +233,12 @@ static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *e
 	case PK_ANON:
 	case PK_FILE:
 	case PK_HUGETLB:
-		if (folio_create(mm, b->pfn, b->order, b->kind))
-			return 0;
-		break;
+		if (!folio_create(mm, b->pfn, b->order, b->kind))
+			break;
+		/* A hugetlb pool is allocated once and kept: its folios stay out of the churn. */
+		if (folios && b->kind != PK_HUGETLB && age_list_add(folios, b->pfn, b->order, b->kind))
+			return mdb_errf(err, "out of memory for the list of folios to age");
+		return 0;
 	default:
 		if (!desc_create(mm, b->pfn, b->order, b->kind))
 			return 0;
@@ -242,14 +248,121 @@ static int place(struct memmap *mm, const struct mix_block *b, struct mdb_err *e
 			b->pfn);
 }
 
-static int place_mix(struct memmap *mm, struct mix_plan *plan, struct mdb_err *err)
+static int place_mix(struct memmap *mm, struct mix_plan *plan, struct age_list *folios,
+		     struct mdb_err *err)
 {
 	struct mix_block b;
 
 	while (mix_plan_next(plan, &b))
-		if (place(mm, &b, err))
+		if (place(mm, &b, folios, err))
 			return -1;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ageing: the churn of age.h on this layout's memmap.                      */
+
+/*
+ * Only the descriptor goes: nothing reads the folio's pages before
+ * age_recreate() points them at a new one, so they are not rewritten twice.
+ * A layout without folio descriptors has nothing to free.
+ */
+static void age_release(void *arg, const struct age_folio *f)
+{
+	struct memmap *mm = arg;
+	struct desc_cache *c = &mm->cache[folio_desc_type(f->order)];
+
+	if (c->obj_size)
+		desc_free(c, page_folio(mm, pfn_to_page(mm, f->pfn)));
+}
+
+static int age_recreate(void *arg, const struct age_folio *f)
+{
+	return folio_create(arg, f->pfn, f->order, (enum page_kind)f->kind) ? 0 : -1;
+}
+
+static void *age_transient_alloc(void *arg, unsigned int order)
+{
+	struct memmap *mm = arg;
+
+	return desc_alloc(&mm->cache[folio_desc_type(order)]);
+}
+
+static void age_transient_free(void *arg, void *desc, unsigned int order)
+{
+	struct memmap *mm = arg;
+
+	desc_free(&mm->cache[folio_desc_type(order)], desc);
+}
+
+static int age(struct memmap *mm, const struct age_list *folios, struct mdb_err *err)
+{
+	const struct age_ops ops = {
+		.release = age_release, .recreate = age_recreate,
+		.transient_alloc = age_transient_alloc, .transient_free = age_transient_free,
+		.arg = mm,
+	};
+
+	if (age_churn(folios, mm->seed, &ops, &mm->obtained.age_digest))
+		return mdb_errf(err, "out of memory for folio descriptors while ageing the caches");
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* What was obtained.                                                       */
+
+/*
+ * memmap_obtained.desc_adjacency: folios in pfn order, each against the last
+ * of its cache; and desc_digest, FNV-1a over each one's cache and index.
+ */
+static void measure_adjacency(struct memmap *mm)
+{
+	const char *last[DESC_NR] = { NULL };
+	unsigned long pairs = 0, adjacent = 0, pfn = 0;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (!mm->cache[DESC_FOLIO].obj_size) {
+		mm->obtained.desc_adjacency = -1;
+		return;
+	}
+	while (pfn < mm->nr_pfns) {
+		const struct folio *folio = page_folio(mm, pfn_to_page(mm, pfn));
+		enum desc_type t;
+
+		if (!folio) {
+			pfn++;
+			continue;
+		}
+		t = folio_desc_type(folio_order(folio));
+		h = (h ^ (uint64_t)t) * 0x100000001b3ULL;
+		h = (h ^ (uint64_t)desc_cache_index(&mm->cache[t], folio)) * 0x100000001b3ULL;
+		if (last[t]) {
+			pairs++;
+			adjacent += (const char *)folio == last[t] + mm->cache[t].obj_size;
+		}
+		last[t] = (const char *)folio;
+		pfn = folio_pfn(mm, folio) + folio_nr_pages(folio);
+	}
+	mm->obtained.desc_pairs = pairs;
+	mm->obtained.desc_digest = h;
+	mm->obtained.desc_adjacency = pairs ? (double)adjacent / pairs : 0;
+}
+
+/* Huge pages where the fault path gave small ones, then what smaps says of it all. */
+static void measure_mappings(struct memmap *mm)
+{
+	struct memmap_obtained *ob = &mm->obtained;
+	size_t populated;
+	int t;
+
+	vmemmap_settle(&mm->vmap, mm->map_bytes);
+	for (t = 0; t < DESC_NR; t++)
+		desc_cache_settle(&mm->cache[t]);
+	vmemmap_usage(&mm->vmap, &ob->memmap);
+	for (t = 0; t < DESC_NR; t++) {
+		desc_cache_usage(&mm->cache[t], &ob->desc, &populated);
+		ob->desc_populated += populated;
+	}
 }
 
 static void op_memmap_destroy(struct memmap *mm);
@@ -258,22 +371,29 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 			    const struct memmap_opts *opts, struct mdb_err *err)
 {
 	static const struct memmap_opts defaults;
+	struct age_list folios = { 0 };
+	size_t obj[DESC_NR], acct[DESC_NR];
 	struct mix_plan plan;
 	struct memmap *mm;
 	unsigned long pfn;
+	bool aged;
 
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
 	if (!nr_pfns)
 		return mdb_errf(err, "a memmap needs at least one pfn");
+	if (opts->pages >= MEMMAP_PAGES_NR || opts->age >= DESC_AGE_NR)
+		return mdb_errf(err, "memmap options out of range");
+	if (cache_sizes(opts, obj, acct, err))
+		return -1;
 	/*
 	 * The memory estimate reads the mix's orders and fractions: check them
 	 * first; and refuse before the plan allocates anything for nr_pfns.
 	 */
 	if (mix_validate(mix, err))
 		return mdb_err_prefix(err, "mix %s", mix->name);
-	if (check_memory(nr_pfns, mix, err))
+	if (check_memory(nr_pfns, mix, opts, err))
 		return -1;
 	if (mix_plan_init(&plan, mix, nr_pfns, opts->seed, err))
 		return mdb_err_prefix(err, "mix %s", mix->name);
@@ -283,25 +403,40 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	mm->nr_pfns = nr_pfns;
 	mm->mix = *mix;
 	mm->seed = opts->seed;
-	init_caches(mm);
+	mm->opts = *opts;
+	mm->opts.bind = NULL;
+	mm->opts.bind_arg = NULL;
+	init_caches(mm, opts, obj, acct);
 	if (buddy_init(&mm->buddy, nr_pfns))
 		goto nomem;
-	mm->map = map_memmap(mm, opts, err);
-	if (!mm->map)
+	if (vmemmap_reserve_aligned(&mm->vmap, nr_pfns * sizeof(struct page), opts->pages,
+				    LAYOUT_MEMMAP_ALIGN, err) ||
+	    vmemmap_populate(&mm->vmap, opts->bind, opts->bind_arg, err)) {
+		mdb_err_prefix(err, "the memmap");
 		goto fail;
+	}
+	mm->map = mm->vmap.addr;
+	mm->map_bytes = mm->vmap.bytes;
 	/* Both boot passes, the buddy left empty: the mix places the free blocks. */
 	init_pages(mm);
 	for (pfn = 0; pfn < nr_pfns; pfn++)
 		memmap_free_pfn(mm, pfn);
-	if (place_mix(mm, &plan, err))
+	aged = opts->age == DESC_AGED;
+	if (place_mix(mm, &plan, aged ? &folios : NULL, err))
 		goto fail;
+	if (aged && age(mm, &folios, err))
+		goto fail;
+	age_list_release(&folios);
 	mix_plan_release(&plan);
+	measure_adjacency(mm);
+	measure_mappings(mm);
 	*out = mm;
 	return 0;
 
 nomem:
 	mdb_errf(err, "out of memory for a memmap of %lu pfns", nr_pfns);
 fail:
+	age_list_release(&folios);
 	mix_plan_release(&plan);
 	op_memmap_destroy(mm);
 	return -1;
@@ -313,8 +448,7 @@ static void op_memmap_destroy(struct memmap *mm)
 
 	if (!mm)
 		return;
-	if (mm->map)
-		munmap(mm->map, mm->map_bytes);
+	vmemmap_unmap(&mm->vmap);
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_destroy(&mm->cache[t]);
 	buddy_destroy(&mm->buddy);
@@ -474,6 +608,7 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 
 	memset(out, 0, sizeof(*out));
 	out->memmap_bytes = mm->nr_pfns * sizeof(struct page);
+	out->folio_desc_bytes = mm->cache[DESC_FOLIO].obj_size ? mm->cache[DESC_FOLIO].acct_size : 0;
 	for (t = 0; t < DESC_NR; t++) {
 		const struct desc_cache *c = &mm->cache[t];
 

@@ -68,10 +68,7 @@ const char *page_kind_name(enum page_kind kind)
 
 int page_kind_from_name(const char *name)
 {
-	for (int k = 0; k < PK_NR; k++)
-		if (!strcmp(name, kind_name[k]))
-			return k;
-	return -1;
+	return mdb_parse_name(name, kind_name, PK_NR);
 }
 
 bool mix_order_valid(enum page_kind kind, unsigned int order)

@@ -204,94 +204,91 @@ struct zpdesc {
 	int _refcount;
 };
 
-#define PAGE64_OFF(type, field, off) \
-	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " at " #off)
-PAGE64_OFF(page, flags, 0);
-PAGE64_OFF(page, lru, 8);
-PAGE64_OFF(page, buddy_list, 8);
-PAGE64_OFF(page, pcp_list, 8);
-PAGE64_OFF(page, mapping, 24);
-PAGE64_OFF(page, __folio_index, 32);
-PAGE64_OFF(page, private, 40);
-PAGE64_OFF(page, pp_magic, 8);
-PAGE64_OFF(page, pp, 16);
-PAGE64_OFF(page, _pp_mapping_pad, 24);
-PAGE64_OFF(page, dma_addr, 32);
-PAGE64_OFF(page, pp_ref_count, 40);
-PAGE64_OFF(page, PAGE64_TAIL_WORD, 8);
-PAGE64_OFF(page, page_type, 48);
-PAGE64_OFF(page, _mapcount, 48);
-PAGE64_OFF(page, _refcount, 52);
-PAGE64_OFF(page, memcg_data, 56);
+LAYOUT_OFF(page, flags, 0);
+LAYOUT_OFF(page, lru, 8);
+LAYOUT_OFF(page, buddy_list, 8);
+LAYOUT_OFF(page, pcp_list, 8);
+LAYOUT_OFF(page, mapping, 24);
+LAYOUT_OFF(page, __folio_index, 32);
+LAYOUT_OFF(page, private, 40);
+LAYOUT_OFF(page, pp_magic, 8);
+LAYOUT_OFF(page, pp, 16);
+LAYOUT_OFF(page, _pp_mapping_pad, 24);
+LAYOUT_OFF(page, dma_addr, 32);
+LAYOUT_OFF(page, pp_ref_count, 40);
+LAYOUT_OFF(page, PAGE64_TAIL_WORD, 8);
+LAYOUT_OFF(page, page_type, 48);
+LAYOUT_OFF(page, _mapcount, 48);
+LAYOUT_OFF(page, _refcount, 52);
+LAYOUT_OFF(page, memcg_data, 56);
 _Static_assert(sizeof(struct page) == 64, "struct page is 64 bytes");
 
-PAGE64_OFF(folio, flags, 0);
-PAGE64_OFF(folio, lru, 8);
-PAGE64_OFF(folio, mlock_count, 16);
-PAGE64_OFF(folio, mapping, 24);
-PAGE64_OFF(folio, index, 32);
-PAGE64_OFF(folio, private, 40);
-PAGE64_OFF(folio, _mapcount, 48);
-PAGE64_OFF(folio, _refcount, 52);
-PAGE64_OFF(folio, memcg_data, 56);
-PAGE64_OFF(folio, _flags_1, 64);
-PAGE64_OFF(folio, _head_1, 72);
-PAGE64_OFF(folio, _large_mapcount, 80);
-PAGE64_OFF(folio, _nr_pages_mapped, 84);
-PAGE64_OFF(folio, _entire_mapcount, 88);
-PAGE64_OFF(folio, _pincount, 92);
-PAGE64_OFF(folio, _mm_id_mapcount, 96);
-PAGE64_OFF(folio, _mm_ids, 104);
-PAGE64_OFF(folio, _mapcount_1, 112);
-PAGE64_OFF(folio, _refcount_1, 116);
-PAGE64_OFF(folio, _nr_pages, 120);
-PAGE64_OFF(folio, _flags_2, 128);
-PAGE64_OFF(folio, _head_2, 136);
-PAGE64_OFF(folio, _deferred_list, 144);
-PAGE64_OFF(folio, _flags_3, 192);
-PAGE64_OFF(folio, _head_3, 200);
-PAGE64_OFF(folio, _hugetlb_subpool, 208);
-PAGE64_OFF(folio, _hugetlb_cgroup, 216);
-PAGE64_OFF(folio, _hugetlb_cgroup_rsvd, 224);
-PAGE64_OFF(folio, _hugetlb_hwpoison, 232);
+LAYOUT_OFF(folio, flags, 0);
+LAYOUT_OFF(folio, lru, 8);
+LAYOUT_OFF(folio, mlock_count, 16);
+LAYOUT_OFF(folio, mapping, 24);
+LAYOUT_OFF(folio, index, 32);
+LAYOUT_OFF(folio, private, 40);
+LAYOUT_OFF(folio, _mapcount, 48);
+LAYOUT_OFF(folio, _refcount, 52);
+LAYOUT_OFF(folio, memcg_data, 56);
+LAYOUT_OFF(folio, _flags_1, 64);
+LAYOUT_OFF(folio, _head_1, 72);
+LAYOUT_OFF(folio, _large_mapcount, 80);
+LAYOUT_OFF(folio, _nr_pages_mapped, 84);
+LAYOUT_OFF(folio, _entire_mapcount, 88);
+LAYOUT_OFF(folio, _pincount, 92);
+LAYOUT_OFF(folio, _mm_id_mapcount, 96);
+LAYOUT_OFF(folio, _mm_ids, 104);
+LAYOUT_OFF(folio, _mapcount_1, 112);
+LAYOUT_OFF(folio, _refcount_1, 116);
+LAYOUT_OFF(folio, _nr_pages, 120);
+LAYOUT_OFF(folio, _flags_2, 128);
+LAYOUT_OFF(folio, _head_2, 136);
+LAYOUT_OFF(folio, _deferred_list, 144);
+LAYOUT_OFF(folio, _flags_3, 192);
+LAYOUT_OFF(folio, _head_3, 200);
+LAYOUT_OFF(folio, _hugetlb_subpool, 208);
+LAYOUT_OFF(folio, _hugetlb_cgroup, 216);
+LAYOUT_OFF(folio, _hugetlb_cgroup_rsvd, 224);
+LAYOUT_OFF(folio, _hugetlb_hwpoison, 232);
 _Static_assert(sizeof(struct folio) == 256, "struct folio spans 4 pages");
 /* The overlays must land on the fields of the pages they overlay. */
-PAGE64_OFF(folio, page, 0);
-PAGE64_OFF(folio, __page_1, 64);
-PAGE64_OFF(folio, __page_2, 128);
-PAGE64_OFF(folio, __page_3, 192);
+LAYOUT_OFF(folio, page, 0);
+LAYOUT_OFF(folio, __page_1, 64);
+LAYOUT_OFF(folio, __page_2, 128);
+LAYOUT_OFF(folio, __page_3, 192);
 
-PAGE64_OFF(slab, flags, 0);
-PAGE64_OFF(slab, slab_cache, 8);
-PAGE64_OFF(slab, slab_list, 16);
-PAGE64_OFF(slab, freelist, 32);
-PAGE64_OFF(slab, counters, 40);
-PAGE64_OFF(slab, __page_type, 48);
-PAGE64_OFF(slab, __page_refcount, 52);
-PAGE64_OFF(slab, obj_exts, 56);
+LAYOUT_OFF(slab, flags, 0);
+LAYOUT_OFF(slab, slab_cache, 8);
+LAYOUT_OFF(slab, slab_list, 16);
+LAYOUT_OFF(slab, freelist, 32);
+LAYOUT_OFF(slab, counters, 40);
+LAYOUT_OFF(slab, __page_type, 48);
+LAYOUT_OFF(slab, __page_refcount, 52);
+LAYOUT_OFF(slab, obj_exts, 56);
 _Static_assert(sizeof(struct slab) == 64, "struct slab overlays one page");
 
-PAGE64_OFF(ptdesc, pt_flags, 0);
-PAGE64_OFF(ptdesc, pt_list, 8);
-PAGE64_OFF(ptdesc, pmd_huge_pte, 16);
-PAGE64_OFF(ptdesc, __page_mapping, 24);
-PAGE64_OFF(ptdesc, pt_index, 32);
-PAGE64_OFF(ptdesc, pt_mm, 32);
-PAGE64_OFF(ptdesc, ptl, 40);
-PAGE64_OFF(ptdesc, __page_type, 48);
-PAGE64_OFF(ptdesc, __page_refcount, 52);
-PAGE64_OFF(ptdesc, pt_memcg_data, 56);
+LAYOUT_OFF(ptdesc, pt_flags, 0);
+LAYOUT_OFF(ptdesc, pt_list, 8);
+LAYOUT_OFF(ptdesc, pmd_huge_pte, 16);
+LAYOUT_OFF(ptdesc, __page_mapping, 24);
+LAYOUT_OFF(ptdesc, pt_index, 32);
+LAYOUT_OFF(ptdesc, pt_mm, 32);
+LAYOUT_OFF(ptdesc, ptl, 40);
+LAYOUT_OFF(ptdesc, __page_type, 48);
+LAYOUT_OFF(ptdesc, __page_refcount, 52);
+LAYOUT_OFF(ptdesc, pt_memcg_data, 56);
 _Static_assert(sizeof(struct ptdesc) == 64, "struct ptdesc overlays one page");
 
-PAGE64_OFF(zpdesc, flags, 0);
-PAGE64_OFF(zpdesc, lru, 8);
-PAGE64_OFF(zpdesc, movable_ops, 24);
-PAGE64_OFF(zpdesc, next, 32);
-PAGE64_OFF(zpdesc, zspage, 40);
-PAGE64_OFF(zpdesc, first_obj_offset, 48);
-PAGE64_OFF(zpdesc, _refcount, 52);
+LAYOUT_OFF(zpdesc, flags, 0);
+LAYOUT_OFF(zpdesc, lru, 8);
+LAYOUT_OFF(zpdesc, movable_ops, 24);
+LAYOUT_OFF(zpdesc, next, 32);
+LAYOUT_OFF(zpdesc, zspage, 40);
+LAYOUT_OFF(zpdesc, first_obj_offset, 48);
+LAYOUT_OFF(zpdesc, _refcount, 52);
 _Static_assert(sizeof(struct zpdesc) <= sizeof(struct page), "struct zpdesc overlays one page");
-#undef PAGE64_OFF
 
 #define PAGE64_HEAD		(1UL << KPG_head)
 #define PAGE64_RESERVED		(1UL << KPG_reserved)
@@ -511,20 +508,18 @@ static inline int folio_mapcount(const struct folio *folio)
 	return __atomic_load_n(&folio->_large_mapcount, __ATOMIC_RELAXED) + 1;
 }
 
-/* mm/internal.h: _nr_pages_mapped counts an entire mapping as this. */
-#define PAGE64_ENTIRELY_MAPPED	0x800000
-
 /* FOLIO_TYPE_OPS(hugetlb, hugetlb): a type in the head's page_type. */
 static inline bool folio_test_hugetlb(const struct folio *folio)
 {
 	return page64_is_type(&folio->page, PGTY_hugetlb);
 }
 
+/* folio_kind(), the reference count, flags, mapping and index: plain fields. */
+#include "folio_fields.h"
+
 /*
- * A large folio is mapped whole (as by a PMD): _entire_mapcount and
- * _large_mapcount move, and the first entire mapping marks _nr_pages_mapped,
- * as __folio_add_rmap() does at RMAP_LEVEL_PMD.  A hugetlb folio moves the
- * first two only (hugetlb_add_file_rmap(), hugetlb_remove_rmap()).
+ * A large folio is mapped whole (as by a PMD): large_folio_map() on its
+ * first tail's counts; a hugetlb folio's leaves _nr_pages_mapped alone.
  */
 static inline void folio_map(struct folio *folio)
 {
@@ -532,10 +527,8 @@ static inline void folio_map(struct folio *folio)
 		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_add_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) == 0 &&
-	    !folio_test_hugetlb(folio))
-		__atomic_fetch_add(&folio->_nr_pages_mapped, PAGE64_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	large_folio_map(&folio->_large_mapcount, &folio->_entire_mapcount,
+			folio_test_hugetlb(folio) ? NULL : &folio->_nr_pages_mapped);
 }
 
 static inline void folio_unmap(struct folio *folio)
@@ -544,14 +537,9 @@ static inline void folio_unmap(struct folio *folio)
 		__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (__atomic_sub_fetch(&folio->_entire_mapcount, 1, __ATOMIC_RELAXED) < 0 &&
-	    !folio_test_hugetlb(folio))
-		__atomic_fetch_sub(&folio->_nr_pages_mapped, PAGE64_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&folio->_large_mapcount, 1, __ATOMIC_RELAXED);
+	large_folio_unmap(&folio->_large_mapcount, &folio->_entire_mapcount,
+			  folio_test_hugetlb(folio) ? NULL : &folio->_nr_pages_mapped);
 }
-
-/* folio_kind(), the reference count, flags, mapping and index: plain fields. */
-#include "folio_fields.h"
 
 /* ------------------------------------------------------------------------ */
 /* Life cycle. */
@@ -574,6 +562,7 @@ static inline void folio_unmap(struct folio *folio)
  */
 #define LAYOUT_MODEL {								\
 	.desc_stride = 0,							\
+	.desc_stride_large = 0,							\
 	.lookup = MODEL_READS(MODEL_FIELD(folio, flags), MODEL_FIELD(folio, _refcount)),	\
 	.scan = MODEL_READS(MODEL_FIELD(folio, flags)),				\
 	.scan_large = MODEL_READS(MODEL_FIELD(folio, _flags_1)),		\

@@ -36,16 +36,10 @@ static char *read_line(const char *path, char *buf, size_t len)
 /* "always [madvise] never" -> "madvise". */
 static json_t *thp_mode(void)
 {
-	char buf[256], *open, *close;
+	char buf[256];
+	const char *mode = vmemmap_thp_mode(buf, sizeof(buf));
 
-	if (!read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)))
-		return json_null();
-	open = strchr(buf, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (!close)
-		return json_string(buf);
-	*close = '\0';
-	return json_string(open + 1);
+	return mode ? json_string(mode) : json_null();
 }
 
 static json_t *paranoid(void)
@@ -221,6 +215,107 @@ static json_t *mixes_json(const struct mdb_run *run)
 	return a;
 }
 
+/* ------------------------------------------------------------------ */
+/* Conditions: what the run asked for, and what it obtained             */
+
+/* One (layout, mix, RAM, folio size) memmap, over every time it was built. */
+struct memmap_note {
+	const struct layout_ops *ops;
+	const struct mix *mix;
+	uint64_t ram_bytes;
+	unsigned int folio_desc_bytes;	/* what the small folio counted for; 0: none */
+	unsigned long builds;
+	struct memmap_obtained first;	/* adjacency and digest: the same every build */
+	struct memmap_obtained worst;	/* the build with the least in huge pages */
+};
+
+static struct {
+	struct memmap_note *note;
+	size_t nr, cap;
+	bool short_said;
+} notes;
+
+static double huge_share(const struct memmap_obtained *ob)
+{
+	size_t rss = ob->memmap.rss + ob->desc.rss;
+
+	return rss ? (double)(ob->memmap.huge + ob->desc.huge) / rss : 1;
+}
+
+/* One line on stderr the first time 2 MiB pages were asked and not all given. */
+static void say_short(const struct mdb_run *run, const struct mdb_instance *in,
+		      const struct memmap_obtained *ob)
+{
+	size_t rss = ob->memmap.rss + ob->desc.rss, huge = ob->memmap.huge + ob->desc.huge;
+	char buf[64];
+	const char *thp = vmemmap_thp_mode(buf, sizeof(buf));
+
+	if (run->opts.pages != MEMMAP_PAGES_2M || huge >= rss || notes.short_said)
+		return;
+	notes.short_said = true;
+	fprintf(stderr, "mdbench: note: --memmap-pages=2m, but THP (\"%s\") backed only %zu of %zu KiB "
+		"of %s's memmap and descriptor caches with 2 MiB pages: the rest is measured on 4 KiB "
+		"pages (conditions.memmaps in the dump, memmap by memmap)\n", thp ? thp : "?",
+		huge >> 10, rss >> 10, in->name);
+}
+
+void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
+		     const struct memmap *mm)
+{
+	const struct memmap_obtained *ob = &mm->obtained;
+	struct footprint fp;
+	struct memmap_note *n;
+	size_t i;
+
+	in->ops->footprint(mm, &fp);
+	say_short(run, in, ob);
+	for (i = 0; i < notes.nr; i++) {
+		n = &notes.note[i];
+		if (n->ops == in->ops && n->mix == in->mix && n->ram_bytes == in->ram_bytes &&
+		    n->folio_desc_bytes == fp.folio_desc_bytes) {
+			n->builds++;
+			if (huge_share(ob) < huge_share(&n->worst))
+				n->worst = *ob;
+			return;
+		}
+	}
+	if (notes.nr == notes.cap) {
+		size_t cap = notes.cap ? 2 * notes.cap : 16;
+		struct memmap_note *p = realloc(notes.note, cap * sizeof(*p));
+
+		if (!p)
+			return;		/* the dump then lacks one entry; the run goes on */
+		notes.note = p;
+		notes.cap = cap;
+	}
+	notes.note[notes.nr++] = (struct memmap_note){
+		.ops = in->ops, .mix = in->mix, .ram_bytes = in->ram_bytes,
+		.folio_desc_bytes = (unsigned int)fp.folio_desc_bytes, .builds = 1,
+		.first = *ob, .worst = *ob,
+	};
+}
+
+static json_t *memmap_note_json(const struct memmap_note *n)
+{
+	char digest[24];
+
+	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)n->first.age_digest);
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
+			 "layout", n->ops->name, "mix", n->mix->name,
+			 "ram_bytes", (json_int_t)n->ram_bytes,
+			 "folio_desc_bytes", (json_int_t)n->folio_desc_bytes,
+			 "builds", (json_int_t)n->builds,
+			 "memmap_bytes", (json_int_t)n->worst.memmap.rss,
+			 "memmap_huge_bytes", (json_int_t)n->worst.memmap.huge,
+			 "desc_bytes", (json_int_t)n->worst.desc.rss,
+			 "desc_huge_bytes", (json_int_t)n->worst.desc.huge,
+			 "desc_populated_bytes", (json_int_t)n->worst.desc_populated,
+			 "desc_adjacency", n->first.desc_adjacency < 0 ? json_null() :
+					   json_real(n->first.desc_adjacency),
+			 "desc_pairs", (json_int_t)n->first.desc_pairs,
+			 "age_digest", n->first.age_digest ? digest : NULL);
+}
+
 /*
  * The conditions the run asked for and obtained (issues add to this).
  * hvo: "off": no memmap is remapped for HugeTLB Vmemmap Optimisation (and
@@ -229,7 +324,27 @@ static json_t *mixes_json(const struct mdb_run *run)
  */
 static json_t *conditions_json(const struct mdb_run *run)
 {
-	return json_pack("{s:b, s:s}", "hugepage", run->opts.hugepage, "hvo", "off");
+	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
+	bool aged = run->opts.age == DESC_AGED, short_ = false;
+	size_t i;
+
+	for (i = 0; i < notes.nr; i++) {
+		json_array_append_new(memmaps, memmap_note_json(&notes.note[i]));
+		short_ |= huge_share(&notes.note[i].worst) < 1;
+	}
+	for (i = 0; i < run->nr_folio_sizes; i++)
+		json_array_append_new(sizes, json_integer(run->folio_sizes[i]));
+	if (aged)
+		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
+				  "fraction", 1.0 / AGE_FRACTION_DEN,
+				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
+	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:s}",
+			 "memmap_pages", memmap_pages_name(run->opts.pages),
+			 "desc_age", desc_age_name(run->opts.age),
+			 "slab_freelist_random", aged, "desc_churn", churn,
+			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
+			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
+			 "memmaps", memmaps, "hvo", "off");
 }
 
 json_t *mdb_context(const struct mdb_run *run, bool complete)

@@ -30,7 +30,8 @@
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops;
-	bool hugepage, simulate, force, min_time;
+	const char *memmap_pages, *desc_age, *folio_desc_bytes;
+	bool simulate, force, min_time;
 };
 
 void mdb_die(const struct mdb_err *err)
@@ -70,8 +71,13 @@ static void usage(void)
 	       "                                    L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)\n"
 	       "  --cpu=N                           pin the benchmark thread to CPU N\n"
 	       "  --node=N                          bind memmaps to NUMA node N\n"
-	       "  --hugepage                        MADV_HUGEPAGE on memmaps, as vmemmap\n"
-	       "  --seed=N                          placement of the mix (default 1)\n"
+	       "  --memmap-pages=2m|4k              memmaps and descriptor caches on 2 MiB pages, as the\n"
+	       "                                    kernel maps vmemmap and slabs (default), or 4 KiB pages\n"
+	       "  --desc-age=aged|fresh             descriptor caches after a seeded churn, as on a machine\n"
+	       "                                    that has run a while (default), or fresh: the best case\n"
+	       "  --folio-desc-bytes=64,80,...      sweep the small folio descriptor's size (multiples of 16;\n"
+	       "                                    below the layout's struct folio only footprint runs)\n"
+	       "  --seed=N                          placement of the mix and the descriptor churn (default 1)\n"
 	       "  --rounds=N                        run every benchmark N times, round after round (default 1)\n"
 	       "  --out=DIR                         write DIR/mdbench.json, mix.json, topology.xml\n"
 	       "  --force                           replace an earlier run's results in DIR\n"
@@ -122,7 +128,8 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--profile", profile), OPT("--counters", counters), OPT("--out", out),
 		OPT("--cpu", cpu), OPT("--node", node), OPT("--seed", seed), OPT("--rounds", rounds),
 		OPT("--sim-cache", sim_cache), OPT("--sim-instance", sim_instance),
-		OPT("--fixed-ops", fixed_ops),
+		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
+		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
 #undef OPT
 	};
 	static const struct {
@@ -130,7 +137,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		size_t offset;
 	} flags[] = {
 #define OPT(name, field) { name, offsetof(struct options, field) }
-		OPT("--hugepage", hugepage), OPT("--simulate", simulate), OPT("--force", force),
+		OPT("--simulate", simulate), OPT("--force", force),
 #undef OPT
 	};
 	struct mdb_err err;
@@ -177,8 +184,17 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		} else if (!strncmp(arg, "--benchmark_", 12) || !strncmp(arg, "--v=", 4)) {
 			if (mdb_gb_check_flag(arg, &fixed, &err))
 				mdb_die(&err);
-			if (!strncmp(arg, "--benchmark_filter=", 19))
+			/*
+			 * The filter is ours alone: only the instances it selects
+			 * are registered, so Google Benchmark's own regex engine
+			 * (std::regex) cannot disagree with the plan's (regcomp).
+			 */
+			if (!strncmp(arg, "--benchmark_filter=", 19)) {
+				if (o->filter)
+					mdb_dief("--benchmark_filter given twice");
 				o->filter = arg + 19;
+				continue;
+			}
 			gb_argv[(*gb_argc)++] = fixed ? fixed : argv[a];
 			if (!strncmp(arg, "--benchmark_min_time=", 21))
 				o->min_time = true;
@@ -302,6 +318,26 @@ static void add_ram(struct mdb_run *run, const char *s)
 	add_ram_bytes(run, bytes);
 }
 
+/* --folio-desc-bytes: decimal bytes, what layout_desc_sizes() takes; duplicates once. */
+static void add_folio_size(struct mdb_run *run, const char *s)
+{
+	struct mdb_err err;
+	unsigned int i;
+	uint64_t v;
+
+	if (mdb_parse_u64(s, FOLIO_DESC_BYTES_MAX, &v, "--folio-desc-bytes", &err))
+		mdb_die(&err);
+	if (!v || v % DESC_ALIGN)
+		mdb_dief("--folio-desc-bytes: %s is not a multiple of %d from %d to %d (descriptors "
+			 "are %d-byte aligned)", s, DESC_ALIGN, DESC_ALIGN, FOLIO_DESC_BYTES_MAX,
+			 DESC_ALIGN);
+	for (i = 0; i < run->nr_folio_sizes; i++)
+		if (run->folio_sizes[i] == v)
+			return;
+	run->folio_sizes = grow(run->folio_sizes, run->nr_folio_sizes, sizeof(*run->folio_sizes));
+	run->folio_sizes[run->nr_folio_sizes++] = (unsigned int)v;
+}
+
 static void add_mix(struct mdb_run *run, const char *arg)
 {
 	struct mdb_err err;
@@ -333,8 +369,8 @@ static void full_profile_sizes(struct mdb_run *run)
 
 		for (l = 0; l < run->nr_layouts; l++)
 			for (m = 0; m < run->nr_mixes; m++) {
-				unsigned long long n = run->layouts[l]->memory_need(
-					(unsigned long)(ram >> MDB_PAGE_SHIFT), &run->mixes[m]);
+				unsigned long long n = mdb_memory_need(run, run->layouts[l],
+								       &run->mixes[m], ram);
 
 				need = n > need ? n : need;
 			}
@@ -395,7 +431,14 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->rounds = o->rounds ? (unsigned int)parse_number("--rounds", o->rounds, 1000) : 1;
 	if (!run->rounds)
 		mdb_dief("--rounds=0: at least 1");
-	run->opts.hugepage = o->hugepage;
+	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
+		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
+	if (o->desc_age && desc_age_from_name(o->desc_age) < 0)
+		mdb_dief("--desc-age=%s: aged or fresh", o->desc_age);
+	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
+	run->opts.age = o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
+	if (o->folio_desc_bytes)
+		for_each_item("--folio-desc-bytes", o->folio_desc_bytes, add_folio_size, run);
 	run->opts.seed = o->seed ? parse_number("--seed", o->seed, UINT64_MAX) : 1;
 	make_run_id(run);
 
@@ -458,6 +501,7 @@ static void release_run(struct mdb_run *run)
 	free(run->ram_sizes);
 	free(run->mixes);
 	free(run->baseline_sizes);
+	free(run->folio_sizes);
 }
 
 int main(int argc, char **argv)

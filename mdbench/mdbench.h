@@ -30,6 +30,7 @@
  * a size.  Names are '/'-separated: the kernel's name, the layout, then
  * key:value parts:
  *	lookup/random/page64/mix:desktop/ram:4GiB
+ *	footprint/memdesc8/mix:desktop/ram:4GiB/folio:96B	(--folio-desc-bytes)
  *	lookup/random/kernel/mix:kpageflags:HOST/ram:1GiB
  *	baseline/latency/bytes:64MiB
  * An instance of the live kernel (real) has no ops: the module runs the
@@ -45,6 +46,7 @@ struct mdb_instance {
 	unsigned long nr_pfns;
 	uint64_t ram_bytes;
 	uint64_t buf_bytes;		/* baselines */
+	unsigned int folio_desc_bytes;	/* --folio-desc-bytes' size for this one; 0: the layout's */
 	bool selected;			/* passes --benchmark_filter */
 };
 
@@ -64,7 +66,9 @@ struct mdb_run {
 	struct mdb_real *real;		/* --layout=...,kernel: the module; NULL: not asked */
 	uint64_t *baseline_sizes;	/* memmap sizes of every layout and RAM size */
 	unsigned int nr_baseline_sizes;
-	struct memmap_opts opts;
+	unsigned int *folio_sizes;	/* --folio-desc-bytes, as given; none: the layouts' own */
+	unsigned int nr_folio_sizes;
+	struct memmap_opts opts;	/* pages, age and seed of every memmap (folio size: 0) */
 	int cpu;			/* -1: not pinned */
 	int node;			/* -1: not bound */
 	struct mdb_instance *inst;
@@ -84,6 +88,11 @@ void __attribute__((noreturn, format(printf, 1, 2))) mdb_dief(const char *fmt, .
 
 /* plan.c: the instances of a run, and whether they fit. */
 void mdb_plan(struct mdb_run *run);
+/* The memmap options an instance is built with: the run's, its folio size. */
+struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in);
+/* Bytes of memmap and descriptors a layout needs for mix at ram, the largest folio size swept. */
+unsigned long long mdb_memory_need(const struct mdb_run *run, const struct layout_ops *ops,
+				   const struct mix *mix, uint64_t ram);
 /* Benchmark name -> true if it passes filter (Google Benchmark's regex syntax). */
 bool mdb_filter_match(const char *filter, const char *name);
 /* The distinct kernels of the selected instances, in plan order; NULL-terminated, malloc'd. */
@@ -98,6 +107,13 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
 int mdb_run_fixed_all(const struct mdb_run *run, uint64_t ops);
 
 /* context.c: what the dump says of the run. */
+/*
+ * A memmap an instance was built on: what the kernel gave (huge pages) and
+ * how its descriptors lie, for conditions.memmaps; says on stderr, once a
+ * run, when 2 MiB pages were asked and not all obtained.
+ */
+void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
+		     const struct memmap *mm);
 json_t *mdb_context(const struct mdb_run *run, bool complete);
 json_t *mdb_context_cb(bool complete, void *run);	/* as struct mdb_report.context */
 json_t *mdb_layout_json(const struct layout_ops *ops);

@@ -22,6 +22,7 @@ static struct {
 	const struct layout_ops *ops;
 	const struct mix *mix;
 	unsigned long nr_pfns;
+	unsigned int folio_desc_bytes;
 	struct memmap *mm;
 } cache;
 
@@ -34,23 +35,27 @@ static void cache_drop(void)
 	memset(&cache, 0, sizeof(cache));
 }
 
+/* The instance's memmap, what the kernel gave for it noted for the dump. */
 static struct memmap *build(const struct mdb_run *run, const struct mdb_instance *in,
 			    struct mdb_err *err)
 {
+	struct memmap_opts opts = mdb_instance_opts(run, in);
 	struct memmap *mm = NULL;
 
 	err->msg[0] = '\0';
-	if (in->ops->memmap_create(&mm, in->nr_pfns, in->mix, &run->opts, err)) {
+	if (in->ops->memmap_create(&mm, in->nr_pfns, in->mix, &opts, err)) {
 		if (!err->msg[0])
 			mdb_errf(err, "cannot build the memmap");
 		return NULL;
 	}
+	mdb_note_memmap(run, in, mm);
 	return mm;
 }
 
 static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
 {
-	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns)
+	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns &&
+	    cache.folio_desc_bytes == in->folio_desc_bytes)
 		return cache.mm;
 	cache_drop();
 	cache.mm = build(the_run, in, err);
@@ -58,6 +63,7 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 		cache.ops = in->ops;
 		cache.mix = in->mix;
 		cache.nr_pfns = in->nr_pfns;
+		cache.folio_desc_bytes = in->folio_desc_bytes;
 	}
 	return cache.mm;
 }
@@ -130,6 +136,8 @@ int mdb_run_native(struct mdb_run *run)
 	mdb_add_gb_context(run);
 	for (r = 0; r < run->rounds; r++)
 		for (i = 0; i < run->nr_inst; i++) {
+			if (!run->inst[i].selected)	/* --benchmark_filter: the plan's */
+				continue;
 			if (run->inst[i].real)	/* timed by the module itself */
 				mdb_register_manual_time(run->inst[i].name, mdb_real_bench, &run->inst[i]);
 			else

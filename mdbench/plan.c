@@ -7,8 +7,13 @@
  * (layout, mix, RAM) follow each other and share one memmap, built at the
  * first of them outside the timed loop.  Within a group, kernels that share
  * the memmap come first, then those that change it (each gets a fresh one),
- * then those that build their own; by name within each.  Baselines follow,
- * over the byte sizes of the memmaps the run's layouts and RAM sizes give.
+ * then those that build their own; by name within each.  With
+ * --folio-desc-bytes a layout that has separate folio descriptors gets one
+ * group per size, named .../folio:<size>B; sizes below its struct folio
+ * hold only the report kernels (footprint): the objects cannot shrink below
+ * their fields, so a timing there would time the struct's own size under
+ * another name.  Baselines follow, over the byte sizes of the memmaps the
+ * run's layouts and RAM sizes give.
  *
  * The live kernel (--layout=...,kernel) is one more group, after the
  * modelled layouts of its mix (the kpageflags snapshot) at its RAM (this
@@ -25,7 +30,7 @@
 
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-			 uint64_t buf, bool real)
+			 uint64_t buf, unsigned int folio_bytes, bool real)
 {
 	static size_t nr_alloc;
 	struct mdb_instance *in;
@@ -46,11 +51,14 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->ram_bytes = ram;
 	in->nr_pfns = (unsigned long)(ram >> MDB_PAGE_SHIFT);
 	in->buf_bytes = buf;
+	in->folio_desc_bytes = folio_bytes;
 	in->real = real;
 	if (ops || real) {
 		mdb_format_size(ram, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
 			     real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
+		if (folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", folio_bytes);
 	} else {
 		mdb_format_size(buf, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/bytes:%s", k->name, size);
@@ -70,21 +78,40 @@ static unsigned int kernel_pass(const struct mdb_kernel *k)
 }
 
 /*
- * One (layout, mix, RAM) group.  real: the live kernel's, whose kernels are
- * those the module runs, named as the reference layout's (ops is NULL).
+ * One (layout, mix, RAM, folio size) group.  real: the live kernel's, whose
+ * kernels are those the module runs, named as the reference layout's (ops is
+ * NULL).  Below the layout's own folio size only the report kernels run.
  */
-static void add_layout_group(struct mdb_run *run, const struct mdb_kernel *const *k,
-			     unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
-			     uint64_t ram, bool real)
+static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, unsigned int nr,
+		      const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
+		      unsigned int folio_bytes, bool real)
 {
 	const struct layout_ops *on = real ? layout_reference() : ops;
+	bool reports_only = ops && folio_bytes && folio_bytes < ops->desc_size[DESC_FOLIO];
 	unsigned int pass, i;
 
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < nr; i++)
 			if (mdb_kernel_runs_on(k[i], on) && mdb_kernel_applies(k[i], mix) &&
-			    kernel_pass(k[i]) == pass && (!real || mdb_real_has_kernel(k[i])))
-				add_instance(run, k[i], ops, mix, ram, 0, real);
+			    kernel_pass(k[i]) == pass &&
+			    (!real || mdb_real_has_kernel(k[i])) &&
+			    (!reports_only || k[i]->class == MDB_REPORT))
+				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes, real);
+}
+
+/* One group, or one per --folio-desc-bytes size where the layout has folio descriptors. */
+static void add_layout_groups(struct mdb_run *run, const struct mdb_kernel *const *k,
+			      unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
+			      uint64_t ram)
+{
+	unsigned int f;
+
+	if (!run->nr_folio_sizes || !ops->desc_size[DESC_FOLIO]) {
+		add_group(run, k, nr, ops, mix, ram, 0, false);
+		return;
+	}
+	for (f = 0; f < run->nr_folio_sizes; f++)
+		add_group(run, k, nr, ops, mix, ram, run->folio_sizes[f], false);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -114,17 +141,40 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 	for (i = 0; i < nr; i++)
 		if (k[i]->class == MDB_BASELINE)
 			for (r = 0; r < run->nr_baseline_sizes; r++)
-				add_instance(run, k[i], NULL, NULL, 0, sizes[r], false);
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r], 0, false);
+}
+
+struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	struct memmap_opts opts = run->opts;
+
+	opts.folio_desc_bytes = in->folio_desc_bytes;
+	return opts;
+}
+
+unsigned long long mdb_memory_need(const struct mdb_run *run, const struct layout_ops *ops,
+				   const struct mix *mix, uint64_t ram)
+{
+	struct memmap_opts opts = run->opts;
+	unsigned int f;
+
+	for (f = 0; f < run->nr_folio_sizes; f++)
+		if (run->folio_sizes[f] > opts.folio_desc_bytes)
+			opts.folio_desc_bytes = run->folio_sizes[f];
+	return ops->memory_need((unsigned long)(ram >> MDB_PAGE_SHIFT), mix, &opts);
 }
 
 /* What an instance holds at most: the memmap and the mix's descriptors, or its buffer. */
-static unsigned long long instance_need(const struct mdb_instance *in)
+static unsigned long long instance_need(const struct mdb_run *run, const struct mdb_instance *in)
 {
+	struct memmap_opts opts;
+
 	if (in->real)
 		return 0;	/* the machine's own memmap; the module keeps its free-memory floor */
 	if (!in->ops)
 		return in->buf_bytes;
-	return in->ops->memory_need(in->nr_pfns, in->mix);
+	opts = mdb_instance_opts(run, in);
+	return in->ops->memory_need(in->nr_pfns, in->mix, &opts);
 }
 
 /* Before anything runs: does the largest selected instance fit in memory? */
@@ -136,8 +186,8 @@ static void check_memory(const struct mdb_run *run)
 	char a[32];
 
 	for (i = 0; i < run->nr_inst; i++) {
-		if (run->inst[i].selected && instance_need(&run->inst[i]) > need) {
-			need = instance_need(&run->inst[i]);
+		if (run->inst[i].selected && instance_need(run, &run->inst[i]) > need) {
+			need = instance_need(run, &run->inst[i]);
 			worst = &run->inst[i];
 		}
 	}
@@ -164,12 +214,11 @@ void mdb_plan(struct mdb_run *run)
 	for (r = 0; r < run->nr_ram_sizes; r++)
 		for (m = 0; m < run->nr_mixes; m++) {
 			for (l = 0; l < run->nr_layouts; l++)
-				add_layout_group(run, k, nr, run->layouts[l], &run->mixes[m],
-						 run->ram_sizes[r], false);
+				add_layout_groups(run, k, nr, run->layouts[l], &run->mixes[m],
+						  run->ram_sizes[r]);
 			if (run->real && (int)m == run->kpageflags_mix &&
 			    run->ram_sizes[r] == mdb_real_ram_bytes(run->real))
-				add_layout_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r],
-						 true);
+				add_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r], 0, true);
 		}
 	add_baselines(run, k, nr);
 	if (!run->nr_selected)

@@ -382,6 +382,7 @@ static int read_result(const struct sim *s, size_t n, struct sim_job *j)
 static int finish_job(struct sim *s, size_t n, int status)
 {
 	struct sim_job *j = &s->job[n];
+	struct memmap_opts opts;
 	struct timespec now;
 	struct mdb_err err;
 	char base[32];
@@ -412,8 +413,9 @@ static int finish_job(struct sim *s, size_t n, int status)
 		return -1;
 	}
 	j->ran = true;
+	opts = mdb_instance_opts(s->run, j->in);
 	j->has_model = j->in->ops && model_predict(j->in->kernel->model, j->in->ops, j->in->mix,
-						   j->in->nr_pfns, s->run->opts.seed, &j->model);
+						   j->in->nr_pfns, &opts, &j->model);
 	return 0;
 }
 

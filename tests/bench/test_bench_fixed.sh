@@ -83,6 +83,13 @@ for layout in $layouts; do
 	done
 done
 
+# The walks that touch every line of a folio (-cold flushes them) over every
+# pfn, the last one included: on all-order0 each is its own folio, and a
+# folio overlaying the memmap's last entry must not be read past its end.
+"$mdbench" --ram=$ram --mix=all-order0 --counters=none --fixed-ops=$nr_pfns \
+	--benchmark_filter='^(lookup/random|folio/getput)-cold/' >"$tmp/cold" 2>&1 ||
+	{ echo "FAIL: the cold walks over every pfn:"; cat "$tmp/cold"; fail=1; }
+
 # A --simulate child handed a description it cannot use: one line, exit 2.
 echo '{"name": "x"}' >"$tmp/bad.json"
 out=$("$mdbench" --sim-instance="$tmp/bad.json" 2>&1)

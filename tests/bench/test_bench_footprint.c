@@ -2,18 +2,20 @@
 /*
  * test_bench_footprint.c - the bytes the footprint benchmark reports.
  *
- * Without arguments: for every layout and built-in mix, and a mix with 1 GiB
- * and 2 MiB hugetlb folios, ops->footprint() of a fresh memmap equals what
- * the mix's blocks must cost, counted independently: sizeof(struct page) per
- * pfn, and for the memdesc layouts one descriptor per folio (hugetlb ones
- * too), slab and netmem block and one per page-table and zsmalloc page, of
- * the sizes memdesc.h fixes (slab 64, ptdesc 64, zpdesc 48, netmem 48).
+ * Without arguments: for every layout, built-in mix and folio descriptor
+ * size (the layout's own, 64, 96, 128), and a mix with 1 GiB and 2 MiB
+ * hugetlb folios, ops->footprint() of a memmap equals what the mix's blocks
+ * must cost, counted independently from the layout's desc_size[] and the
+ * plan's block counts: sizeof(struct page) per pfn, one descriptor per folio
+ * (an order-0 folio its DESC_FOLIO, a larger one, hugetlb ones too, its
+ * DESC_FOLIO_LARGE), slab and netmem block, one per page-table and zsmalloc
+ * page; a what-if folio size moves both folio descriptors by the same bytes.
  *
- * With LAYOUT MIX RAM_BYTES SEED: prints that memmap's footprint as
- * "memmap_bytes desc_bytes desc_count desc_reserved_bytes", then what
- * ops->footprint_hvo() says, "folios optimised vmemmap kept freed shared
- * pgtable" (hvo.h), for test_bench_footprint.py to compare with mdbench's
- * counters.
+ * With LAYOUT MIX RAM_BYTES SEED [FOLIO_BYTES]: prints that memmap's
+ * footprint as "memmap_bytes desc_bytes desc_count desc_reserved_bytes
+ * folio_desc_bytes", then what ops->footprint_hvo() says, "folios optimised
+ * vmemmap kept freed shared pgtable" (hvo.h), for test_bench_footprint.py
+ * to compare with mdbench's counters.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +26,11 @@
 
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)
 
+/* mix_name, or NULL and the mix in *mix. */
 static int build(struct memmap **mm, const struct layout_ops *ops, const char *mix_name,
-		 unsigned long nr_pfns, uint64_t seed, struct mix *mix)
+		 unsigned long nr_pfns, uint64_t seed, unsigned int folio_bytes, struct mix *mix)
 {
-	struct memmap_opts opts = { .seed = seed };
+	struct memmap_opts opts = { .seed = seed, .folio_desc_bytes = folio_bytes };
 	struct mdb_err merr;
 
 	if (mix_name && mix_resolve(mix_name, mix, &merr)) {
@@ -41,18 +44,28 @@ static int build(struct memmap **mm, const struct layout_ops *ops, const char *m
 	return 0;
 }
 
-/* mix_name, or NULL and the mix in *mix. */
-static void expect(const struct layout_ops *ops, const char *mix_name, struct mix mix,
-		   unsigned long nr_pfns)
+/*
+ * The bytes one descriptor counts for at folio_bytes: the layout's own
+ * sizes, the two folio ones moved by folio_bytes - sizeof(struct folio).
+ */
+static void sizes_at(const struct layout_ops *ops, unsigned int folio_bytes, size_t size[DESC_NR])
 {
-	/* One descriptor a folio, slab or page-pool block; one a page of the others. */
-	const size_t per_block[PK_NR] = { [PK_ANON] = ops->desc_size[DESC_FOLIO],
-					  [PK_FILE] = ops->desc_size[DESC_FOLIO],
-					  [PK_HUGETLB] = ops->desc_size[DESC_FOLIO],
-					  [PK_SLAB] = ops->desc_size[DESC_SLAB],
-					  [PK_NETMEM] = ops->desc_size[DESC_NETMEM] };
-	const size_t per_page[PK_NR] = { [PK_PGTABLE] = ops->desc_size[DESC_PTDESC],
-					 [PK_ZSMALLOC] = ops->desc_size[DESC_ZPDESC] };
+	long delta = folio_bytes ? (long)folio_bytes - (long)ops->desc_size[DESC_FOLIO] : 0;
+	int t;
+
+	for (t = 0; t < DESC_NR; t++)
+		size[t] = ops->desc_size[t];
+	if (!ops->desc_size[DESC_FOLIO])
+		return;
+	size[DESC_FOLIO] += delta;
+	size[DESC_FOLIO_LARGE] += delta;
+}
+
+/* mix_name, or NULL and the mix in mix. */
+static void expect(const struct layout_ops *ops, const char *mix_name, struct mix mix,
+		   unsigned long nr_pfns, unsigned int folio_bytes)
+{
+	size_t size[DESC_NR];
 	size_t want_bytes = 0, want_count = 0;
 	struct mdb_err err;
 	struct model_blocks b;
@@ -60,7 +73,7 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 	struct memmap *mm;
 	unsigned int k, o;
 
-	if (build(&mm, ops, mix_name, nr_pfns, 1, &mix) ||
+	if (build(&mm, ops, mix_name, nr_pfns, 1, folio_bytes, &mix) ||
 	    model_count_blocks(&b, &mix, nr_pfns, 1, &err)) {
 		failures++;
 		return;
@@ -68,8 +81,17 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 	mix_name = mix.name;
 	ops->footprint(mm, &fp);
 	ops->memmap_destroy(mm);
+	sizes_at(ops, folio_bytes, size);
 	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
+			/* One descriptor a folio, slab or page-pool block; one a page of the others. */
+			const size_t per_block[PK_NR] = {
+				[PK_ANON] = size[folio_desc_type(o)],
+				[PK_FILE] = size[folio_desc_type(o)],
+				[PK_HUGETLB] = size[folio_desc_type(o)],
+				[PK_SLAB] = size[DESC_SLAB], [PK_NETMEM] = size[DESC_NETMEM] };
+			const size_t per_page[PK_NR] = { [PK_PGTABLE] = size[DESC_PTDESC],
+							 [PK_ZSMALLOC] = size[DESC_ZPDESC] };
 			size_t n = b.nr[k][o];
 
 			if (per_block[k]) {
@@ -81,10 +103,11 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 			}
 		}
 	CHECK(fp.memmap_bytes == nr_pfns * ops->page_size && fp.desc_bytes == want_bytes &&
-	      fp.desc_count == want_count,
-	      "%s/%s: memmap %zu, descriptors %zu bytes in %zu; expected %zu, %zu in %zu", ops->name,
-	      mix_name, fp.memmap_bytes, fp.desc_bytes, fp.desc_count, nr_pfns * ops->page_size,
-	      want_bytes, want_count);
+	      fp.desc_count == want_count && fp.folio_desc_bytes == size[DESC_FOLIO],
+	      "%s/%s/folio:%uB: memmap %zu, descriptors %zu bytes in %zu (folio %zu); expected %zu, "
+	      "%zu in %zu (folio %zu)", ops->name, mix_name, folio_bytes, fp.memmap_bytes,
+	      fp.desc_bytes, fp.desc_count, fp.folio_desc_bytes, nr_pfns * ops->page_size,
+	      want_bytes, want_count, size[DESC_FOLIO]);
 	CHECK(fp.desc_reserved_bytes >= fp.desc_bytes, "%s/%s: %zu descriptor bytes live in %zu reserved",
 	      ops->name, mix_name, fp.desc_bytes, fp.desc_reserved_bytes);
 }
@@ -102,7 +125,8 @@ static int print_one(char **argv)
 		fprintf(stderr, "test_bench_footprint: bad layout or RAM size\n");
 		return 2;
 	}
-	if (build(&mm, ops, argv[2], ram / MDB_PAGE_SIZE, strtoull(argv[4], NULL, 10), &mix))
+	if (build(&mm, ops, argv[2], ram / MDB_PAGE_SIZE, strtoull(argv[4], NULL, 10),
+		  argv[5] ? (unsigned int)strtoul(argv[5], NULL, 10) : 0, &mix))
 		return 1;
 	ops->footprint(mm, &fp);
 	if (ops->footprint_hvo(mm, &h)) {
@@ -110,14 +134,15 @@ static int print_one(char **argv)
 		return 1;
 	}
 	ops->memmap_destroy(mm);
-	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\n", fp.memmap_bytes, fp.desc_bytes,
-	       fp.desc_count, fp.desc_reserved_bytes, h.folios, h.optimised, h.vmemmap_bytes,
-	       h.kept_bytes, h.freed_bytes, h.shared_bytes, h.pgtable_bytes);
+	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\n", fp.memmap_bytes, fp.desc_bytes,
+	       fp.desc_count, fp.desc_reserved_bytes, fp.folio_desc_bytes, h.folios, h.optimised,
+	       h.vmemmap_bytes, h.kept_bytes, h.freed_bytes, h.shared_bytes, h.pgtable_bytes);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	static const unsigned int folio_bytes[] = { 0, 64, 96, 128 };
 	/* 2 GiB and a bit: one 1 GiB folio, 2 MiB ones, free order-10 blocks. */
 	static const struct mix_entry hugetlb[] = {
 		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.2 },
@@ -125,19 +150,20 @@ int main(int argc, char **argv)
 		{ PK_PGTABLE, 0, 0.05 },
 	};
 	struct mix none = { .name = "" }, big = { .name = "hugetlb", .nr = 6 };
-	unsigned int l, m;
+	unsigned int l, m, f;
 
-	if (argc == 5)
+	if (argc == 5 || argc == 6)
 		return print_one(argv);
 	if (argc != 1) {
-		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED]\n");
+		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED [FOLIO_BYTES]]\n");
 		return 2;
 	}
 	memcpy(big.entry, hugetlb, sizeof(hugetlb));
 	for (l = 0; mdb_layouts[l]; l++) {
 		for (m = 0; mix_builtin_names[m]; m++)
-			expect(mdb_layouts[l], mix_builtin_names[m], none, NR_PFNS);
-		expect(mdb_layouts[l], NULL, big, (1UL << 19) + 3 * 512 + 1);
+			for (f = 0; f < sizeof(folio_bytes) / sizeof(folio_bytes[0]); f++)
+				expect(mdb_layouts[l], mix_builtin_names[m], none, NR_PFNS, folio_bytes[f]);
+		expect(mdb_layouts[l], NULL, big, (1UL << 19) + 3 * 512 + 1, 0);
 	}
 	if (failures) {
 		fprintf(stderr, "test_bench_footprint: %d checks failed\n", failures);

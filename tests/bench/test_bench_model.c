@@ -49,7 +49,8 @@ static void one_kind(struct model_blocks *b, enum page_kind kind, unsigned int o
  *    whole descriptor (up to memcg_data @72): 5 lines per 4 folios;
  *  - d8: 8-byte entries, 64-byte descriptors: one line each, whatever is read.
  * Streamed lines are the memmap's; a descriptor's lines and the line a skip
- * lands on past a gap are dependent.
+ * lands on past a gap are dependent.  Small and large folios' descriptors
+ * have the same stride here; test_strides gives them different ones.
  */
 static const struct layout_ops o64 = {
 	.name = "o64", .page_size = 64,
@@ -60,13 +61,15 @@ static const struct layout_ops o64 = {
 };
 static const struct layout_ops d32 = {
 	.name = "d32", .page_size = 32,
-	.model = { .desc_stride = 80, .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
+	.model = { .desc_stride = 80, .desc_stride_large = 80,
+		   .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
 		   .scan = { 1, { { 60, 1 } } },
 		   .isolate = { 6, { { 0, 8 }, { 24, 8 }, { 48, 4 }, { 52, 4 }, { 60, 1 }, { 72, 8 } } } },
 };
 static const struct layout_ops d8 = {
 	.name = "d8", .page_size = 8,
-	.model = { .desc_stride = 64, .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
+	.model = { .desc_stride = 64, .desc_stride_large = 64,
+		   .lookup = { 2, { { 0, 8 }, { 48, 4 } } },
 		   .scan = { 1, { { 0, 8 } } },
 		   .isolate = { 4, { { 0, 8 }, { 24, 8 }, { 48, 4 }, { 52, 4 } } } },
 };
@@ -142,6 +145,64 @@ static void test_formulas(void)
 	expect_lines(model_init_memmap, "init/memmap", &d32, &b, 2 / E32 + BUDDY, 0, "any mix");
 	expect_lines(model_init_memmap, "init/memmap", &d8, &b, 2 / E8 + BUDDY, 0, "any mix");
 	expect_lines(model_none, "convert/pfn_to_page", &d8, &b, 0, 0, "any mix");
+}
+
+/* Small and large folios from caches of different strides, each counted at its own. */
+static void test_strides(void)
+{
+	static const struct layout_ops mixed = {
+		.name = "mixed", .page_size = 8,
+		.model = { .desc_stride = 64, .desc_stride_large = 80,
+			   .lookup = { 2, { { 0, 8 }, { 48, 4 } } }, .scan = { 1, { { 0, 8 } } } },
+	};
+	struct model_blocks b;
+
+	memset(&b, 0, sizeof(b));
+	b.nr_pfns = NR_PFNS;
+	b.nr[PK_ANON][0] = NR_PFNS / 2;
+	b.nr[PK_FILE][9] = NR_PFNS / 2 / 512;
+	expect_lines(model_lookup_seq, "lookup/seq", &mixed, &b, 1 / 8.0,
+		     (NR_PFNS / 2 * 1.0 + NR_PFNS / 1024 * 1.25) / NR_PFNS,
+		     "order-0 folios in 64-byte, order-9 in 80-byte descriptors");
+}
+
+/*
+ * model_predict() on every layout of the list, as a run builds it: aged
+ * descriptors are outside the model for the kernels that read them (not for
+ * the memmap-only ones, nor where folios overlay the memmap); a folio size
+ * from --folio-desc-bytes moves the stride.  On all-order0 with the fields
+ * a lookup reads in the first 64 bytes, 128-byte folios cost one line each.
+ */
+static void test_predict(void)
+{
+	struct memmap_opts fresh = { .age = DESC_FRESH, .seed = 1 }, aged = { .seed = 1 };
+	struct memmap_opts big = { .age = DESC_FRESH, .folio_desc_bytes = 128, .seed = 1 };
+	struct model_lines lines;
+	struct mdb_err err;
+	struct mix mix;
+	unsigned int l;
+
+	CHECK(!mix_builtin("all-order0", &mix, &err), "%s", err.msg);
+	for (l = 0; mdb_layouts[l]; l++) {
+		const struct layout_ops *ops = mdb_layouts[l];
+		bool sep = ops->model.desc_stride != 0;
+
+		CHECK(model_predict(model_lookup_seq, ops, &mix, NR_PFNS, &fresh, &lines),
+		      "%s: no fresh prediction", ops->name);
+		CHECK(model_predict(model_lookup_seq, ops, &mix, NR_PFNS, &aged, &lines) == !sep &&
+		      model_predict(model_scan_compaction, ops, &mix, NR_PFNS, &aged, &lines) == !sep,
+		      "%s: aged descriptors %s", ops->name, sep ? "predicted" : "not predicted");
+		CHECK(model_predict(model_init_memmap, ops, &mix, NR_PFNS, &aged, &lines) &&
+		      model_predict(model_none, ops, &mix, NR_PFNS, &aged, &lines),
+		      "%s: the memmap-only models do not depend on descriptors", ops->name);
+		if (!sep)
+			continue;
+		CHECK(model_predict(model_lookup_seq, ops, &mix, NR_PFNS, &big, &lines) &&
+		      fabs(lines.streamed - (double)ops->page_size / 64) < 1e-9 &&
+		      fabs(lines.dependent - 1) < 1e-9,
+		      "%s: 128-byte folios: %.6f + %.6f lines per lookup", ops->name, lines.streamed,
+		      lines.dependent);
+	}
 }
 
 /* Outside what the model covers: entries that do not divide a line, and no pfns. */
@@ -244,6 +305,8 @@ int main(void)
 	unsigned int l, m;
 
 	test_formulas();
+	test_strides();
+	test_predict();
 	test_no_model();
 	test_layouts();
 	for (l = 0; mdb_layouts[l]; l++)

@@ -9,7 +9,9 @@
  * on every pfn an operation touched right after it, on a random sample of
  * pfns every operation, on every pfn every 1000 operations and at the end.
  * Then 3000 more on a 2 GiB memmap holding a 1 GiB hugetlb folio.
- * Only the ops tables are used, so the test holds no layout type.
+ * Only the ops tables are used, so the test holds no layout type.  Both
+ * sequences run on aged descriptor caches and again on fresh ones: where
+ * descriptors lie must change nothing any layout reports.
  */
 #include <stdint.h>
 
@@ -274,14 +276,15 @@ static void do_op(void)
 }
 
 /* Every layout built from mix, then nr_ops operations, all compared as they go. */
-static void run(const struct mix *mix, unsigned long nr, long nr_ops)
+static void run(const struct mix *mix, unsigned long nr, long nr_ops, enum desc_age age)
 {
-	struct memmap_opts opts = { .seed = TEST_SEED };
+	struct memmap_opts opts = { .age = age, .seed = TEST_SEED };
 	struct page_info pi;
 	unsigned long pfn, s;
 	unsigned int l;
 
 	nr_pfns = nr;
+	rng = 0x9e3779b97f4a7c15ULL;
 	nr_live = nr_alloc = nr_alloc_failed = nr_free = nr_migrate = nr_migrate_failed = 0;
 	nr_last_put = nr_other = 0;
 	for (l = 0; l < NR_LAYOUTS; l++)
@@ -289,8 +292,8 @@ static void run(const struct mix *mix, unsigned long nr, long nr_ops)
 	live = calloc(nr_pfns, sizeof(*live));
 	if (!live)
 		exit(1);
-	op_no = 0;
 	op_name = "create";
+	op_no = -1;
 	compare_all();
 	/* The mix's own folios take part too. */
 	for (pfn = 0; pfn < nr_pfns; pfn += 1UL << pi.order) {
@@ -322,11 +325,11 @@ static void run(const struct mix *mix, unsigned long nr, long nr_ops)
 	compare_all();
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->memmap_destroy(mms[l]);
-	printf("differential: %s, %lu pfns, %ld ops: %lu allocs (%lu found no block), %lu frees, "
-	       "%lu migrations (%lu found no block), %lu last puts, %lu get/map/unmap/flag; "
-	       "%lu live folios%s\n", mix->name, nr_pfns, nr_ops, nr_alloc, nr_alloc_failed, nr_free,
-	       nr_migrate, nr_migrate_failed, nr_last_put, nr_other, nr_live,
-	       failures ? "" : ": ok");
+	printf("differential (%s): %s, %lu pfns, %ld ops: %lu allocs (%lu found no block), "
+	       "%lu frees, %lu migrations (%lu found no block), %lu last puts, %lu "
+	       "get/map/unmap/flag; %lu live folios%s\n", desc_age_name(age), mix->name, nr_pfns,
+	       nr_ops, nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
+	       nr_last_put, nr_other, nr_live, failures ? "" : ": ok");
 	free(live);
 }
 
@@ -338,7 +341,9 @@ int main(void)
 		{ PK_ANON, 0, 0.1 }, { PK_FILE, 4, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 9, 0.05 },
 		{ PK_SLAB, 0, 0.05 },
 	};
-	struct mix mix;
+	static const enum desc_age ages[] = { DESC_AGED, DESC_FRESH };
+	struct mix mix, giga = { .name = "gigantic" };
+	unsigned int a;
 
 	while (layouts[NR_LAYOUTS])
 		NR_LAYOUTS++;
@@ -346,13 +351,13 @@ int main(void)
 	if (!mms)
 		return 1;
 	test_mix(&mix);
-	run(&mix, TEST_NR_PFNS, NR_OPS);
-	memset(&mix, 0, sizeof(mix));
-	snprintf(mix.name, sizeof(mix.name), "gigantic");
-	mix.nr = sizeof(gigantic) / sizeof(gigantic[0]);
-	memcpy(mix.entry, gigantic, sizeof(gigantic));
-	if (!failures)
-		run(&mix, GIGA_NR_PFNS, NR_OPS_GIGANTIC);
+	giga.nr = sizeof(gigantic) / sizeof(gigantic[0]);
+	memcpy(giga.entry, gigantic, sizeof(gigantic));
+	for (a = 0; a < sizeof(ages) / sizeof(ages[0]) && !failures; a++) {
+		run(&mix, TEST_NR_PFNS, NR_OPS, ages[a]);
+		if (!failures)
+			run(&giga, GIGA_NR_PFNS, NR_OPS_GIGANTIC, ages[a]);
+	}
 	free(mms);
 	if (failures) {
 		fprintf(stderr, "differential: %d failures\n", failures);

@@ -109,7 +109,7 @@ static void check_all_hugetlb(const struct layout_ops *ops)
 	      h.freed_bytes, h.shared_bytes, h.pgtable_bytes);
 	CHECK(hvo_total_bytes(fp.memmap_bytes + fp.desc_bytes, &h) ==
 	      fp.memmap_bytes + fp.desc_bytes - h.freed_bytes + h.shared_bytes + h.pgtable_bytes &&
-	      fp.desc_bytes == 1026 * ops->desc_size[DESC_FOLIO], "%s: totals", ops->name);
+	      fp.desc_bytes == 1026 * ops->desc_size[DESC_FOLIO_LARGE], "%s: totals", ops->name);
 	ops->memmap_destroy(mm);
 }
 

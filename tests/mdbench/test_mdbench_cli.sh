@@ -99,7 +99,20 @@ expect "^mdbench: --counters: --simulate counts with callgrind, not perf$" --sim
 expect "^mdbench: unknown option '--bogus'" --bogus $L
 expect "^mdbench: unknown option 'stray'" stray $L
 expect "^mdbench: unknown --profile=medium \(quick or full\)$" --profile=medium $L
-expect "^mdbench: --hugepage takes no value$" --hugepage=1 $L
+expect "^mdbench: --simulate takes no value$" --simulate=1 $L
+expect "^mdbench: unknown option '--hugepage'" --hugepage $L
+expect "^mdbench: --memmap-pages=1g: 2m or 4k$" --memmap-pages=1g $L
+expect "^mdbench: --memmap-pages=2M: 2m or 4k$" --memmap-pages=2M $L
+expect "^mdbench: --memmap-pages needs a value" --memmap-pages $L
+expect "^mdbench: --desc-age=old: aged or fresh$" --desc-age=old $L
+expect "^mdbench: --desc-age given twice$" --desc-age=aged --desc-age=fresh $L
+expect "^mdbench: --folio-desc-bytes: 72 is not a multiple of 16 from 16 to 2048" --folio-desc-bytes=72 $L
+expect "^mdbench: --folio-desc-bytes: 0 is not a multiple of 16" --folio-desc-bytes=0 $L
+expect "^mdbench: --folio-desc-bytes=0x40: not a decimal number from 0 to 2048$" --folio-desc-bytes=0x40 $L
+expect "^mdbench: --folio-desc-bytes=4096: not a decimal number from 0 to 2048$" --folio-desc-bytes=4096 $L
+expect "^mdbench: --folio-desc-bytes=64B: not a decimal number" --folio-desc-bytes=64B $L
+expect "^mdbench: --folio-desc-bytes=64,,80: an empty item$" --folio-desc-bytes=64,,80 $L
+expect "^mdbench: --folio-desc-bytes= names nothing$" --folio-desc-bytes= $L
 expect "^mdbench: --list=xml: text or json$" --list=xml
 expect "^mdbench: --force needs --out=DIR$" --force $L
 expect "^mdbench: --simulate needs --out=DIR for its sim.json$" --simulate $R

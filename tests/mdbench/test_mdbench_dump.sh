@@ -75,7 +75,24 @@ check(hw["pus"] == len(os.sched_getaffinity(0)) or hw["pus"] >= 1, "hwloc pus")
 check(hw["packages"] >= 1 and hw["cores"] >= 1 and hw["numa_nodes"] >= 1, "hwloc counts")
 l1 = [c for c in hw["caches"] if c["level"] == 1 and c["type"] in ("data", "unified")]
 check(len(l1) == 1 and l1[0]["size"] > 0 and l1[0]["line_size"] > 0, "hwloc L1d cache")
-check(mb["cpu"] is None and mb["node"] is None and mb["conditions"]["hugepage"] is False and mb["seed"] == 1, "cpu, node, hugepage, seed")
+check(mb["cpu"] is None and mb["node"] is None and mb["seed"] == 1, "cpu, node, seed")
+cond = mb["conditions"]
+check(cond["memmap_pages"] == "2m" and cond["desc_age"] == "aged" and cond["slab_freelist_random"] is True and
+      cond["desc_churn"] == {"rounds": 4, "fraction": 0.5, "transient_fraction": 0.125} and
+      cond["folio_desc_bytes"] is None, f"conditions asked for by default: {cond}")
+mm = cond["memmaps"]
+check(len(mm) == 1 and mm[0]["layout"] == L0 and mm[0]["mix"] == "desktop" and mm[0]["ram_bytes"] == 64 << 20 and
+      mm[0]["builds"] >= 2, f"one memmap noted, built at least twice (shared, then fresh for test/fresh): {mm}")
+for m in mm:
+	check(0 <= m["memmap_huge_bytes"] <= m["memmap_bytes"] and m["memmap_bytes"] >= (64 << 20) // 4096 * lay["sizeof_page"] and
+	      0 <= m["desc_huge_bytes"] <= m["desc_bytes"] and (m["desc_bytes"] > 0) == lay["descriptors"] and
+	      (m["desc_adjacency"] is None) == (lay["sizeof_folio"] == 0) and
+	      m["folio_desc_bytes"] == lay["sizeof_folio"] and len(m["age_digest"]) == 16,
+	      f"what the memmap obtained: {m}")
+check(cond["memmaps_short"] == any(m["memmap_huge_bytes"] + m["desc_huge_bytes"] < m["memmap_bytes"] + m["desc_bytes"] for m in mm),
+      "memmaps_short says whether any memmap fell short of 2 MiB pages")
+check(cond["memmaps_short"] == ("--memmap-pages=2m, but THP" in open(os.path.join(os.path.dirname(d), "err")).read()),
+      "a shortfall is said on stderr, once")
 
 names = [b["name"] for b in doc["benchmarks"]]
 check(names[:3] == [f"test/mark/{L0}/mix:desktop/ram:64MiB", f"test/seen/{L0}/mix:desktop/ram:64MiB",
@@ -116,21 +133,26 @@ PYEOF
 
 # The placement options reach the dump.
 "$mdbench" --layout=$L0 --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/pinned" \
-	--cpu=0 --node=0 --seed=7 --hugepage --counters=page_faults,task_clock \
-	'--benchmark_filter=^test/faults/' >/dev/null 2>"$tmp/err" ||
+	--cpu=0 --node=0 --seed=7 --memmap-pages=4k --desc-age=fresh --counters=page_faults,task_clock \
+	'--benchmark_filter=^test/(faults|mark)/' >/dev/null 2>"$tmp/err" ||
 	{ echo "FAIL: pinned run"; cat "$tmp/err"; exit 1; }
 "$py" - "$tmp/pinned/mdbench.json" <<'PYEOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 mb = doc["context"]["memdesc_bench"]
-ok = mb["cpu"] == 0 and mb["node"] == 0 and mb["seed"] == 7 and mb["conditions"]["hugepage"] is True
+c = mb["conditions"]
+ok = mb["cpu"] == 0 and mb["node"] == 0 and mb["seed"] == 7
+ok = ok and c["memmap_pages"] == "4k" and c["desc_age"] == "fresh" and c["desc_churn"] is None
+ok = ok and c["slab_freelist_random"] is False and c["memmaps_short"] is False and len(c["memmaps"]) == 1
+ok = ok and all(m["memmap_huge_bytes"] == 0 and m["desc_huge_bytes"] == 0 and m["memmap_bytes"] > 0 and
+		m["age_digest"] is None for m in c["memmaps"])
 ok = ok and [c["name"] for c in mb["counters"]["available"]] == ["page_faults", "task_clock"]
 ok = ok and mb["counters"]["unavailable"] == []
-b = doc["benchmarks"][0]
+b = [b for b in doc["benchmarks"] if b["name"].startswith("test/faults/")][0]
 # Counting excludes the kernel, so task_clock is user time only; test/faults
 # spends its time in the fault handler and its user time can round to 0 ns.
 ok = ok and 0 <= b["task_clock"] <= b["real_time"] and 1.0 <= b["page_faults"] <= 1.05
-print(("ok" if ok else "FAIL") + ": --cpu=0 --node=0 --seed=7 --hugepage --counters=page_faults,task_clock:",
+print(("ok" if ok else "FAIL") + ": --cpu=0 --node=0 --seed=7 --memmap-pages=4k --desc-age=fresh --counters=page_faults,task_clock:",
       mb["cpu"], mb["node"], mb["seed"], mb["conditions"], mb["counters"], b.get("task_clock"))
 sys.exit(0 if ok else 1)
 PYEOF

@@ -66,6 +66,7 @@ states=""
 for delay in 0 0.005 0.01 0.02 0.04 0.08 0.15 0.3 0.6; do
 	run "$tmp/c" >/dev/null 2>&1
 	old=$(run_id "$tmp/c/mdbench.json")
+	rm -f "$tmp/err"
 	"$mdbench" $ARGS --out="$tmp/c" --force --rounds=4 >/dev/null 2>"$tmp/err" &
 	pid=$!
 	sleep $delay
@@ -75,9 +76,13 @@ for delay in 0 0.005 0.01 0.02 0.04 0.08 0.15 0.3 0.6; do
 	state=$("$py" - "$tmp/c" "$tmp/err" "$old" "$rc" <<'PY'
 import json, os, sys
 d, err, old, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+path = os.path.join(d, "mdbench.json")
+if not os.path.exists(err):	# killed between fork and exec: mdbench never ran
+	mb = json.load(open(path))["context"]["memdesc_bench"]
+	print("not-started" if rc == 130 and mb["run_id"] == old else f"FAIL no stderr, exit {rc}")
+	sys.exit(0)
 lines = open(err).read().splitlines()
 last = lines[-1] if lines else ""
-path = os.path.join(d, "mdbench.json")
 if rc == 0:		# finished before the signal: a complete dump of this run
 	doc = json.load(open(path))
 	mb = doc["context"]["memdesc_bench"]

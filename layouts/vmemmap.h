@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmemmap.h - how a memmap and the descriptor caches are mapped, and what
+ * the kernel actually gave.
+ *
+ * x86-64 maps the vmemmap with PMD (2 MiB) pages wherever it can
+ * (vmemmap_populate_hugepages()), and slab objects live in the direct map,
+ * which uses 1 GiB or 2 MiB pages.  A user-space model of either is an
+ * anonymous mapping backed by transparent huge pages: MEMMAP_PAGES_2M asks
+ * for them (MADV_HUGEPAGE before the first touch, MADV_COLLAPSE afterwards
+ * for whatever the fault path left in 4 KiB pages), MEMMAP_PAGES_4K forbids
+ * them (MADV_NOHUGEPAGE, so that THP "always" cannot hand out any either).
+ * What was obtained is read back from /proc/self/smaps (Rss and
+ * AnonHugePages of the mapping's VMA): asking is not getting, and a run
+ * must never report 4 KiB pages as 2 MiB ones.
+ *
+ * Every mapping is its own VMA: it sits between two PROT_NONE guard pages,
+ * so the kernel cannot merge it with a neighbour and smaps speaks of it
+ * alone.  Layout independent: compiled once.  Issue 14's HVO mapping builds
+ * on the same calls.
+ */
+#ifndef MDB_VMEMMAP_H
+#define MDB_VMEMMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mdb_err;
+
+#define VMEMMAP_HUGE		(2UL << 20)	/* PMD_SIZE on x86-64 */
+
+enum memmap_pages {
+	MEMMAP_PAGES_2M,	/* as the kernel maps vmemmap: the default */
+	MEMMAP_PAGES_4K,	/* no huge page anywhere: the TLB's worst case */
+	MEMMAP_PAGES_NR
+};
+
+/* "2m", "4k"; and back, -1 for anything else. */
+const char *memmap_pages_name(enum memmap_pages pages);
+int memmap_pages_from_name(const char *name);
+
+/* Called after mmap, before the first touch (NUMA binding); may be NULL. */
+typedef int vmemmap_bind_fn(void *addr, size_t len, void *arg);
+
+struct vmemmap {
+	void *addr;			/* the usable range: 2 MiB aligned for 2m */
+	size_t bytes;			/* its length: whole pages of the asked size */
+	enum memmap_pages pages;
+	void *resv;			/* what mmap returned, guards included */
+	size_t resv_bytes;
+};
+
+/* What /proc/self/smaps says of one or more mappings. */
+struct vmemmap_usage {
+	size_t rss;			/* resident bytes */
+	size_t huge;			/* of which in transparent huge pages (AnonHugePages) */
+};
+
+/*
+ * Reserves at least bytes (rounded up to whole pages of the asked size),
+ * aligned to them, between guard pages, inaccessible: for a caller that maps
+ * its own memory there with MAP_FIXED (a memfd whose pages appear more than
+ * once, as HVO's vmemmap does).  0, or -1 with err.
+ */
+int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, struct mdb_err *err);
+/*
+ * The same with the usable range aligned to align bytes (a power of 2; no
+ * less than the pages asked for): page64ci's heads must lie naturally
+ * aligned to their folio in the vmemmap.
+ */
+int vmemmap_reserve_aligned(struct vmemmap *v, size_t bytes, enum memmap_pages pages, size_t align,
+			    struct mdb_err *err);
+/*
+ * The reserved range made anonymous memory, lazily populated, advised as
+ * its pages ask; bind runs before the first touch.  0, or -1 with err
+ * (nothing left mapped, the reservation included).
+ */
+int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err);
+/* vmemmap_reserve(), then vmemmap_populate(). */
+int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
+		void *bind_arg, struct mdb_err *err);
+void vmemmap_unmap(struct vmemmap *v);
+/*
+ * Once the first populated bytes are written: for 2m, collapse into huge
+ * pages whatever the fault path left in small ones (MADV_COLLAPSE, Linux
+ * 6.1+; it may fail, which usage then shows).  Nothing for 4k.
+ */
+void vmemmap_settle(const struct vmemmap *v, size_t populated);
+/* Adds the mapping's resident and huge bytes to *u.  0, or -1 if smaps cannot be read. */
+int vmemmap_usage(const struct vmemmap *v, struct vmemmap_usage *u);
+/* The same for any range: the VMAs of /proc/self/smaps that intersect it. */
+int vmemmap_usage_of(const void *addr, size_t len, struct vmemmap_usage *u);
+/* Advises an existing mapping (a kernel's own buffer) as pages asks; 0 or -1. */
+int vmemmap_advise(void *addr, size_t len, enum memmap_pages pages);
+
+/* The transparent_hugepage "enabled" mode in effect: "always", "madvise", "never", or NULL. */
+const char *vmemmap_thp_mode(char *buf, size_t len);
+
+#endif /* MDB_VMEMMAP_H */

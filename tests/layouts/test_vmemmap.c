@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_vmemmap.c - what the mapping module says it obtained is what
+ * /proc/self/smaps says, read here independently: a 4k mapping (and a 4k
+ * memmap of every layout, its descriptor caches included) reports no huge
+ * page even under THP "always"; a 2m mapping sits in a VMA of its own,
+ * 2 MiB aligned, and reports exactly the AnonHugePages smaps shows for that
+ * VMA.  The 2m half is skipped (77) with its reason where THP is "never".
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "test_common.h"
+
+#define BYTES	(8UL << 20)
+
+/* smaps' own figures for the VMA that starts at addr: its end, Rss and AnonHugePages. */
+static int smaps_vma(const void *addr, unsigned long *end, size_t *rss, size_t *huge)
+{
+	char line[512], perms[8];
+	unsigned long start, e, kb;
+	bool in = false, found = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &start, &e, perms) == 3 &&
+		    strchr("r-", perms[0]) && strchr("w-", perms[1])) {
+			in = start == (uintptr_t)addr;
+			if (in) {
+				*end = e;
+				found = true;
+			}
+		} else if (in && sscanf(line, "Rss: %lu kB", &kb) == 1) {
+			*rss = kb << 10;
+		} else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+			*huge = kb << 10;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+static void touch(const struct vmemmap *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->bytes; i += 4096)
+		((volatile char *)v->addr)[i] = 1;
+}
+
+static void test_4k(void)
+{
+	struct vmemmap v;
+	struct vmemmap_usage u = { 0 };
+	struct mdb_err err;
+	unsigned long end = 0;
+	size_t rss = 0, huge = 1;
+
+	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_4K, NULL, NULL, &err), "%s", err.msg);
+	touch(&v);
+	vmemmap_settle(&v, v.bytes);
+	CHECK(!vmemmap_usage(&v, &u) && u.rss == BYTES && u.huge == 0, "4k: rss %zu, huge %zu", u.rss,
+	      u.huge);
+	CHECK(!smaps_vma(v.addr, &end, &rss, &huge) && end == (uintptr_t)v.addr + v.bytes &&
+	      rss == u.rss && huge == 0, "4k: smaps says rss %zu, huge %zu, end %#lx", rss, huge, end);
+	vmemmap_unmap(&v);
+}
+
+/* Every layout, 4k: nothing of the memmap or of the slabs in huge pages. */
+static void test_4k_memmaps(void)
+{
+	struct memmap_opts opts = { .pages = MEMMAP_PAGES_4K, .seed = 1 };
+	const struct layout_ops *const *l;
+	struct mdb_err err;
+	struct memmap *mm;
+	struct mix mix;
+
+	CHECK(!mix_builtin("desktop", &mix, &err), "%s", err.msg);
+	for (l = mdb_layouts; *l; l++) {
+		if ((*l)->memmap_create(&mm, 65536, &mix, &opts, &err)) {
+			CHECK(0, "%s: %s", (*l)->name, err.msg);
+			continue;
+		}
+		CHECK(mm->obtained.memmap.rss >= 65536 * (*l)->page_size &&
+		      !mm->obtained.memmap.huge && !mm->obtained.desc.huge &&
+		      (mm->obtained.desc.rss > 0) == layout_has_descriptors(*l),
+		      "%s 4k: memmap %zu (%zu huge), descriptors %zu (%zu huge)", (*l)->name,
+		      mm->obtained.memmap.rss, mm->obtained.memmap.huge, mm->obtained.desc.rss,
+		      mm->obtained.desc.huge);
+		(*l)->memmap_destroy(mm);
+	}
+}
+
+static int test_2m(void)
+{
+	char buf[128];
+	const char *mode = vmemmap_thp_mode(buf, sizeof(buf));
+	struct vmemmap v;
+	struct vmemmap_usage u = { 0 };
+	struct mdb_err err;
+	unsigned long end = 0;
+	size_t rss = 0, huge = 0;
+
+	if (!mode || !strcmp(mode, "never")) {
+		printf("skipped 2m: transparent huge pages are \"%s\" here\n", mode ? mode : "absent");
+		return 77;
+	}
+	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_2M, NULL, NULL, &err), "%s", err.msg);
+	CHECK((uintptr_t)v.addr % VMEMMAP_HUGE == 0 && v.bytes == BYTES, "2m: %p, %zu bytes", v.addr,
+	      v.bytes);
+	touch(&v);
+	vmemmap_settle(&v, v.bytes);
+	CHECK(!vmemmap_usage(&v, &u), "usage");
+	CHECK(!smaps_vma(v.addr, &end, &rss, &huge) && end == (uintptr_t)v.addr + v.bytes &&
+	      rss == u.rss && huge == u.huge, "2m: smaps says rss %zu, huge %zu; we say %zu, %zu",
+	      rss, huge, u.rss, u.huge);
+	printf("2m (THP \"%s\"): %zu of %zu bytes in huge pages\n", mode, u.huge, u.rss);
+	vmemmap_unmap(&v);
+	return 0;
+}
+
+int main(void)
+{
+	int ret;
+
+	test_4k();
+	test_4k_memmaps();
+	ret = test_2m();
+	if (failures) {
+		fprintf(stderr, "test_vmemmap: %d failures\n", failures);
+		return 1;
+	}
+	printf("test_vmemmap: ok\n");
+	return ret;
+}
