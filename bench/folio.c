@@ -18,12 +18,7 @@
  *
  * Each in three walks (bench/walk.h): throughput, -dep and -cold.
  */
-#include "walk.h"
-
-static inline unsigned long tail_one(const struct memmap *mm, unsigned long pfn)
-{
-	return folio_mapping(page_folio(mm, pfn_to_page(mm, pfn)));
-}
+#include "walk_ops.h"
 
 /*
  * try_get_folio(): the page's folio; a reference unless the count is 0
