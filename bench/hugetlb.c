@@ -25,28 +25,21 @@
  */
 #include "walk_ops.h"
 
-/* Whether the mix asks for hugetlb folios of this order (0: of any order). */
-static bool mix_has_hugetlb(const struct mix *mix, unsigned int order)
+static bool has_hugetlb(const struct mix *mix, const struct layout_ops *ops)
 {
-	for (unsigned int i = 0; i < mix->nr; i++)
-		if (mix->entry[i].kind == PK_HUGETLB && mix->entry[i].fraction > 0 &&
-		    (!order || mix->entry[i].order == order))
-			return true;
-	return false;
-}
-
-static bool has_hugetlb(const struct mix *mix)
-{
+	(void)ops;
 	return mix_has_hugetlb(mix, 0);
 }
 
-static bool has_hugetlb_2m(const struct mix *mix)
+static bool has_hugetlb_2m(const struct mix *mix, const struct layout_ops *ops)
 {
+	(void)ops;
 	return mix_has_hugetlb(mix, HUGETLB_ORDER_PMD);
 }
 
-static bool has_hugetlb_1g(const struct mix *mix)
+static bool has_hugetlb_1g(const struct mix *mix, const struct layout_ops *ops)
 {
+	(void)ops;
 	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD);
 }
 
@@ -91,25 +84,25 @@ static void lookup_random_hugetlb(struct mdb_state *st, const struct bench_env *
 
 MDB_KERNEL(folio_tail_hugetlb_2m,
 	   .name = "folio/tail-hugetlb-2m", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m,
+	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_2m_dep,
 	   .name = "folio/tail-hugetlb-2m-dep", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_2m_dep, .applies = has_hugetlb_2m,
+	   .run = folio_tail_hugetlb_2m_dep, .applies = has_hugetlb_2m, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_1g,
 	   .name = "folio/tail-hugetlb-1g", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g,
+	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_1g_dep,
 	   .name = "folio/tail-hugetlb-1g-dep", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_1g_dep, .applies = has_hugetlb_1g,
+	   .run = folio_tail_hugetlb_1g_dep, .applies = has_hugetlb_1g, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(lookup_random_hugetlb,
 	   .name = "lookup/random-hugetlb", .class = MDB_DEPENDENT, .unit = "lookup",
-	   .run = lookup_random_hugetlb, .applies = has_hugetlb,
+	   .run = lookup_random_hugetlb, .applies = has_hugetlb, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
