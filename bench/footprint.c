@@ -62,7 +62,7 @@ static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 			{ "overhead_pct", total / ram * 100 },
 			{ "measured_memmap_bytes", (double)m.memmap_bytes },
 			{ "measured_desc_bytes", (double)m.desc_bytes },
-			{ "measured_total_bytes", measured },
+			{ "measured_bytes", measured },
 			{ "measured_bytes_per_GiB", measured / (ram / GiB) },
 		};
 		const struct counter hvo[] = {

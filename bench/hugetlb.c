@@ -9,19 +9,23 @@
  * (hugetlb_follow_page_mask(), gup_fast_pud_leaf()), memory_failure() on
  * a hugetlb pfn (get_huge_page_for_hwpoison()) and hugetlbfs's page cache
  * reach them.  page64 reads compound_head from the tail's own struct page
- * (the fake-head check is not on a tail's path: bit 0 decides first);
- * page64ci masks the tail's address with its compound_info; page32 and
- * memdesc8 follow the memdesc to the folio.  The tails of a 1 GiB folio span
- * 16 MiB of page64's memmap and 2 MiB of memdesc8's, so random tails miss
- * in cache where memdesc8's may fit.  HVO is off here: every tail has a
- * memmap line of its own.  With HVO on (issue 14, phase B) the tails beyond
- * a folio's first vmemmap page all map a few shared physical pages, which
- * then hit in cache.
+ * (bit 0 decides first, so the fake-head check is on a tail's path only
+ * where HVO maps the folio's head page at a page-aligned tail); page64ci
+ * masks the tail's address with its compound_info; page32 and memdesc8
+ * follow the memdesc to the folio.  The tails of a 1 GiB folio span 16 MiB
+ * of page64's memmap and 2 MiB of memdesc8's, so with HVO off (hvo:off)
+ * random tails miss in cache where memdesc8's may fit.  With HVO on
+ * (hvo:on, layouts/hvo.h) the tails beyond a folio's first vmemmap page map
+ * one shared page (page64: the folio's head page; page64ci: its order's
+ * tail page, shared by every folio; page32, memdesc8: the folio's first
+ * page), so they hit in cache, behind a TLB miss on the memmap's 4 KiB
+ * mapping.
  *
  * lookup/random-hugetlb: lookup/random's questions (the kind, PG_dirty, the
  * reference count) on random pages of hugetlb folios of any size.
  *
- * The plan runs them only on mixes that have such folios (kernel.h, applies).
+ * The plan runs them only on mixes that have such folios (kernel.h, applies),
+ * with HVO off and on (MDB_K_HVO).
  */
 #include "walk_ops.h"
 

@@ -63,6 +63,8 @@
  * its own (its file offset is not its neighbour's + 4 KiB), so a process
  * holds about one mapping per freed page: vm.max_map_count (65530 by
  * default) bounds the RAM a run can model with HVO on (hvo_map checks).
+ * One thread at a time remaps (memmaps are built and changed from one), and
+ * the key below changes only then.
  */
 #ifndef MDB_HVO_H
 #define MDB_HVO_H

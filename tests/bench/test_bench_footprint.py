@@ -106,7 +106,7 @@ def check_run(mdbench, printer, descriptors, folios, sweep):
 			got = b.get(key)
 			if got is None or abs(got - value) > 1e-9 * max(1.0, abs(value)):
 				failures.append(f"{b['name']}: {key} = {got}, ops->footprint says {value}")
-		for key in ("measured_memmap_bytes", "measured_desc_bytes", "measured_total_bytes"):
+		for key in ("measured_memmap_bytes", "measured_desc_bytes", "measured_bytes"):
 			if key not in b:
 				failures.append(f"{b['name']}: no {key}")
 		if not descriptors[layout] and fields[1]:
