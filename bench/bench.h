@@ -63,6 +63,9 @@ int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn
  */
 int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
 			 unsigned long max);
+/* The same for hugetlb folios of this order. */
+int pfn_list_hugetlb_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
+			   unsigned long max);
 void pfn_list_release(struct pfn_list *list);
 
 /*

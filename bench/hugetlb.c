@@ -9,44 +9,41 @@
  * (hugetlb_follow_page_mask(), gup_fast_pud_leaf()), memory_failure() on
  * a hugetlb pfn (get_huge_page_for_hwpoison()) and hugetlbfs's page cache
  * reach them.  page64 reads compound_head from the tail's own struct page
- * (the fake-head check is not on a tail's path: bit 0 decides first);
- * page64ci masks the tail's address with its compound_info; page32 and
- * memdesc8 follow the memdesc to the folio.  The tails of a 1 GiB folio span
- * 16 MiB of page64's memmap and 2 MiB of memdesc8's, so random tails miss
- * in cache where memdesc8's may fit.  HVO is off here: every tail has a
- * memmap line of its own.  With HVO on (issue 14, phase B) the tails beyond
- * a folio's first vmemmap page all map a few shared physical pages, which
- * then hit in cache.
+ * (bit 0 decides first, so the fake-head check is on a tail's path only
+ * where HVO maps the folio's head page at a page-aligned tail); page64ci
+ * masks the tail's address with its compound_info; page32 and memdesc8
+ * follow the memdesc to the folio.  The tails of a 1 GiB folio span 16 MiB
+ * of page64's memmap and 2 MiB of memdesc8's, so with HVO off (hvo:off)
+ * random tails miss in cache where memdesc8's may fit.  With HVO on
+ * (hvo:on, layouts/hvo.h) the tails beyond a folio's first vmemmap page map
+ * one shared page (page64: the folio's head page; page64ci: its order's
+ * tail page, shared by every folio; page32, memdesc8: the folio's first
+ * page), so they hit in cache, behind a TLB miss on the memmap's 4 KiB
+ * mapping.
  *
  * lookup/random-hugetlb: lookup/random's questions (the kind, PG_dirty, the
  * reference count) on random pages of hugetlb folios of any size.
  *
- * The plan runs them only on mixes that have such folios (kernel.h, applies).
+ * The plan runs them only on mixes that have such folios (kernel.h, applies),
+ * with HVO off and on (MDB_K_HVO).
  */
 #include "walk_ops.h"
 
-/* Whether the mix asks for hugetlb folios of this order (0: of any order). */
-static bool mix_has_hugetlb(const struct mix *mix, unsigned int order)
+static bool has_hugetlb(const struct mix *mix, const struct layout_ops *ops)
 {
-	for (unsigned int i = 0; i < mix->nr; i++)
-		if (mix->entry[i].kind == PK_HUGETLB && mix->entry[i].fraction > 0 &&
-		    (!order || mix->entry[i].order == order))
-			return true;
-	return false;
-}
-
-static bool has_hugetlb(const struct mix *mix)
-{
+	(void)ops;
 	return mix_has_hugetlb(mix, 0);
 }
 
-static bool has_hugetlb_2m(const struct mix *mix)
+static bool has_hugetlb_2m(const struct mix *mix, const struct layout_ops *ops)
 {
+	(void)ops;
 	return mix_has_hugetlb(mix, HUGETLB_ORDER_PMD);
 }
 
-static bool has_hugetlb_1g(const struct mix *mix)
+static bool has_hugetlb_1g(const struct mix *mix, const struct layout_ops *ops)
 {
+	(void)ops;
 	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD);
 }
 
@@ -91,25 +88,25 @@ static void lookup_random_hugetlb(struct mdb_state *st, const struct bench_env *
 
 MDB_KERNEL(folio_tail_hugetlb_2m,
 	   .name = "folio/tail-hugetlb-2m", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m,
+	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_2m_dep,
 	   .name = "folio/tail-hugetlb-2m-dep", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_2m_dep, .applies = has_hugetlb_2m,
+	   .run = folio_tail_hugetlb_2m_dep, .applies = has_hugetlb_2m, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_1g,
 	   .name = "folio/tail-hugetlb-1g", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g,
+	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_1g_dep,
 	   .name = "folio/tail-hugetlb-1g-dep", .class = MDB_DEPENDENT, .unit = "tail page",
-	   .run = folio_tail_hugetlb_1g_dep, .applies = has_hugetlb_1g,
+	   .run = folio_tail_hugetlb_1g_dep, .applies = has_hugetlb_1g, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(lookup_random_hugetlb,
 	   .name = "lookup/random-hugetlb", .class = MDB_DEPENDENT, .unit = "lookup",
-	   .run = lookup_random_hugetlb, .applies = has_hugetlb,
+	   .run = lookup_random_hugetlb, .applies = has_hugetlb, .flags = MDB_K_HVO,
 	   .sim_ops = 1 << 16);

@@ -50,6 +50,13 @@ enum mdb_kernel_class {
 enum mdb_kernel_flags {
 	MDB_K_MUTATES = 1 << 0,		/* leaves the memmap changed: gets its own copy */
 	MDB_K_NO_MEMMAP = 1 << 1,	/* builds what it needs itself */
+	/*
+	 * Measures hugetlb folios: on a mix with them it runs with HVO off and
+	 * on (hvo:off, hvo:on) unless --hvo names one; the others run with
+	 * HVO off only, unless --hvo asks for more.  Report kernels always do.
+	 */
+	MDB_K_HVO = 1 << 2,
+	MDB_K_HVO_ON = 1 << 3,		/* needs HVO on (it remaps): only at hvo:on */
 };
 
 struct mdb_kernel {
@@ -65,11 +72,11 @@ struct mdb_kernel {
 	/* The layout this copy inlines; NULL: any layout (through ops), or a baseline. */
 	const struct layout_ops *layout;
 	/*
-	 * Whether the kernel has anything to measure on a mix (hugetlb kernels
-	 * need hugetlb folios); the plan leaves it out of the others.  NULL:
-	 * every mix.
+	 * Whether the kernel has anything to measure on a mix and layout
+	 * (hugetlb kernels need hugetlb folios; ops is NULL for the live
+	 * kernel); the plan leaves it out of the others.  NULL: every mix.
 	 */
-	bool (*applies)(const struct mix *mix);
+	bool (*applies)(const struct mix *mix, const struct layout_ops *ops);
 };
 
 #ifdef MDB_LAYOUT
@@ -102,10 +109,11 @@ static inline bool mdb_kernel_runs_on(const struct mdb_kernel *k, const struct l
 	return k->class != MDB_BASELINE && (!k->layout || k->layout == ops);
 }
 
-/* Whether k has anything to measure on mix. */
-static inline bool mdb_kernel_applies(const struct mdb_kernel *k, const struct mix *mix)
+/* Whether k has anything to measure on mix and layout ops (NULL: the live kernel). */
+static inline bool mdb_kernel_applies(const struct mdb_kernel *k, const struct mix *mix,
+				      const struct layout_ops *ops)
 {
-	return !k->applies || k->applies(mix);
+	return !k->applies || k->applies(mix, ops);
 }
 
 /*

@@ -101,8 +101,9 @@ bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct
 	return true;
 }
 
-int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
-			 unsigned long max)
+/* Heads of the folios of this order whose kind is hugetlb, or anon and file. */
+static int list_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
+		      unsigned long max, bool hugetlb)
 {
 	uint64_t rng = env->seed ^ (0x68656164ULL + order);
 	struct page_info info;
@@ -114,7 +115,8 @@ int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, uns
 		return -1;
 	for (pfn = 0; pfn < env->nr_pfns; pfn += 1UL << info.order) {
 		env->ops->page_info(env->mm, pfn, &info);
-		if ((info.kind == PK_ANON || info.kind == PK_FILE) && info.order == order)
+		if ((hugetlb ? info.kind == PK_HUGETLB : info.kind == PK_ANON || info.kind == PK_FILE) &&
+		    info.order == order && info.head_pfn == pfn)
 			list->pfn[list->nr++] = (uint32_t)pfn;
 		if (info.head_pfn != pfn)	/* not a block head: step to the next pfn */
 			info.order = 0;
@@ -123,6 +125,18 @@ int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, uns
 	if (list->nr > max)
 		list->nr = max;
 	return 0;
+}
+
+int pfn_list_folio_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
+			 unsigned long max)
+{
+	return list_heads(list, env, order, max, false);
+}
+
+int pfn_list_hugetlb_heads(struct pfn_list *list, const struct bench_env *env, unsigned int order,
+			   unsigned long max)
+{
+	return list_heads(list, env, order, max, true);
 }
 
 static volatile unsigned long bench_zero;

@@ -111,6 +111,13 @@ struct memmap_opts {
 	 */
 	unsigned int folio_desc_bytes;
 	uint64_t seed;			/* placement of the mix and the churn; same seed, same machine */
+	/*
+	 * HVO_ON: the memmap is a memfd of 4 KiB pages (whatever pages asks
+	 * for; the descriptor caches keep it) and every hugetlb folio's
+	 * vmemmap is remapped as the layout's LAYOUT_HVO says (hvo.h), at
+	 * creation and at each hugetlb allocation, restored before a free.
+	 */
+	enum hvo_mode hvo;
 	/* Called after mmap, before the first touch (NUMA binding); may be NULL. */
 	vmemmap_bind_fn *bind;
 	void *bind_arg;
@@ -154,6 +161,7 @@ struct memmap {
 	uint64_t seed;
 	struct memmap_opts opts;	/* as built (bind cleared) */
 	struct memmap_obtained obtained;
+	struct hvo_map hvo;		/* HVO's memfd and remapped folios (fd -1: off) */
 };
 
 struct page;
@@ -297,7 +305,34 @@ struct footprint {
 	size_t desc_count;
 	size_t desc_reserved_bytes;	/* chunks the descriptor caches hold */
 	size_t desc_bytes_by_type[DESC_NR];
+	/*
+	 * With HVO on, what it gives back of the memmap, computed from the
+	 * hugetlb folios it optimised (hvo.h; all 0 with HVO off): the memmap
+	 * then costs memmap_bytes - hvo.freed_bytes + hvo.shared_bytes, plus
+	 * hvo.pgtable_bytes of PTE pages the kernel would split off.
+	 */
+	struct hvo_footprint hvo;
 };
+
+/* The bytes a memmap costs with HVO as it stands: its pages, without page tables. */
+static inline size_t footprint_memmap_bytes(const struct footprint *fp)
+{
+	return fp->memmap_bytes - fp->hvo.freed_bytes + fp->hvo.shared_bytes;
+}
+
+/*
+ * What the process really holds for a memmap, measured (memmap_measure()):
+ * the memmap's pages (HVO off: the Rss smaps gives its mapping; HVO on: the
+ * pages of its memfd, each shared page once however often it is mapped),
+ * and the pages of the descriptor caches' slabs (their Rss).
+ */
+struct footprint_measured {
+	size_t memmap_bytes;
+	size_t desc_bytes;
+};
+
+/* 0, or -1 when /proc/self/smaps or the memfd cannot be read. */
+int memmap_measure(const struct memmap *mm, struct footprint_measured *out);
 
 /*
  * What the analytic cache model (bench/model.c) must know of a layout beyond
@@ -371,8 +406,19 @@ struct layout_ops {
 	void (*folio_unmap)(struct memmap *mm, unsigned long pfn);
 	void (*folio_set_flag)(struct memmap *mm, unsigned long pfn, enum pageflag flag);
 	void (*footprint)(const struct memmap *mm, struct footprint *out);
-	/* What HVO would leave of the hugetlb folios' memmap (hvo.h); -1 when out of memory. */
+	/*
+	 * What HVO leaves (on) or would leave (off) of the hugetlb folios'
+	 * memmap, computed (hvo.h); -1 when out of memory.
+	 */
 	int (*footprint_hvo)(const struct memmap *mm, struct hvo_footprint *out);
+	/*
+	 * HVO on: remap the vmemmap of the hugetlb folio holding pfn onto the
+	 * shared page (hugetlb_vmemmap_optimize_folio()), or back onto pages of
+	 * its own (hugetlb_vmemmap_restore_folio()); nothing for a folio HVO
+	 * does not free pages of, or already in that state.  0, or -1 with err.
+	 */
+	int (*hvo_optimise)(struct memmap *mm, unsigned long pfn, struct mdb_err *err);
+	int (*hvo_restore)(struct memmap *mm, unsigned long pfn, struct mdb_err *err);
 };
 
 #ifdef MDB_LAYOUT

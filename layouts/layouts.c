@@ -50,3 +50,26 @@ int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
 	}
 	return 0;
 }
+
+int memmap_measure(const struct memmap *mm, struct footprint_measured *out)
+{
+	struct vmemmap_usage u = { 0 };
+	size_t populated;
+	int t;
+
+	memset(out, 0, sizeof(*out));
+	if (hvo_map_on(&mm->hvo)) {
+		if (hvo_map_held(&mm->hvo, &out->memmap_bytes))
+			return -1;
+	} else {
+		if (vmemmap_usage(&mm->vmap, &u))
+			return -1;
+		out->memmap_bytes = u.rss;
+	}
+	memset(&u, 0, sizeof(u));
+	for (t = 0; t < DESC_NR; t++)
+		if (desc_cache_usage(&mm->cache[t], &u, &populated))
+			return -1;
+	out->desc_bytes = u.rss;
+	return 0;
+}

@@ -348,7 +348,11 @@ static void measure_adjacency(struct memmap *mm)
 	mm->obtained.desc_adjacency = pairs ? (double)adjacent / pairs : 0;
 }
 
-/* Huge pages where the fault path gave small ones, then what smaps says of it all. */
+/*
+ * Huge pages where the fault path gave small ones, then what smaps says of
+ * it all; of an HVO memmap, the pages its memfd holds (smaps would count a
+ * shared page once for every place it is mapped), none of them huge.
+ */
 static void measure_mappings(struct memmap *mm)
 {
 	struct memmap_obtained *ob = &mm->obtained;
@@ -358,11 +362,164 @@ static void measure_mappings(struct memmap *mm)
 	vmemmap_settle(&mm->vmap, mm->map_bytes);
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_settle(&mm->cache[t]);
-	vmemmap_usage(&mm->vmap, &ob->memmap);
+	if (hvo_map_on(&mm->hvo))
+		hvo_map_held(&mm->hvo, &ob->memmap.rss);
+	else
+		vmemmap_usage(&mm->vmap, &ob->memmap);
 	for (t = 0; t < DESC_NR; t++) {
 		desc_cache_usage(&mm->cache[t], &ob->desc, &populated);
 		ob->desc_populated += populated;
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* HVO: the hugetlb folios' vmemmap remapped (hvo.h).                       */
+
+static const struct layout_hvo layout_hvo = LAYOUT_HVO;
+
+/* The first hugetlb folio heading a pfn at or after pfn; -1 if none. */
+static long next_hugetlb(const struct memmap *mm, unsigned long pfn, unsigned int *order)
+{
+	unsigned long head;
+
+	while (pfn < mm->nr_pfns) {
+		const struct page *page = pfn_to_page(mm, pfn);
+		enum page_kind kind = page_kind(mm, page);
+		int buddy;
+
+		if (kind == PK_FREE) {
+			buddy = page_buddy_order(mm, page);
+			pfn += buddy > 0 ? 1UL << buddy : 1;
+			continue;
+		}
+		head = page_head_pfn(mm, page, order);
+		if (kind == PK_HUGETLB && head == pfn)
+			return (long)pfn;
+		pfn = head + (1UL << *order);
+	}
+	return -1;
+}
+
+#ifdef LAYOUT_HVO_TAIL_PAGE
+/* vmemmap_shared_tail_page(): a page of the layout's tail entries for the order. */
+static void fill_tail_page(void *page, unsigned int order)
+{
+	LAYOUT_HVO_TAIL_PAGE((struct page *)page, order);
+}
+#endif
+
+/*
+ * The vmemmap of the hugetlb folio at head as the remapping sees it: its
+ * pages beyond the reserve map onto its first page, or onto the shared tail
+ * page of its order.  0, or -1 with err when HVO frees nothing of it.
+ */
+static int hvo_folio_of(struct memmap *mm, unsigned long head, unsigned int order,
+			struct hvo_folio *f, struct mdb_err *err)
+{
+	if (!hvo_freed_pages(&layout_hvo, sizeof(struct page), order))
+		return mdb_errf(err, "HVO frees nothing of a folio of order %u here", order);
+	f->vaddr = (char *)pfn_to_page(mm, head);
+	f->head_pfn = head;
+	f->pages = hvo_vmemmap_pages(sizeof(struct page), order);
+	f->reserve = layout_hvo.reserve_pages;
+	f->reset_bytes = layout_hvo.scheme == HVO_FAKE_HEAD ?
+			 HVO_RESET_STRUCT_PAGES * sizeof(struct page) : 0;
+	f->target = f->vaddr - (char *)mm->map;
+#ifdef LAYOUT_HVO_TAIL_PAGE
+	f->target = hvo_shared_page(&mm->hvo, order, fill_tail_page, err);
+	if (f->target < 0)
+		return -1;
+#endif
+	return 0;
+}
+
+/* The hugetlb folio holding pfn: its head and order; -1 if pfn holds none. */
+static long hugetlb_head(const struct memmap *mm, unsigned long pfn, unsigned int *order)
+{
+	const struct folio *folio = pfn < mm->nr_pfns ? page_folio(mm, pfn_to_page(mm, pfn)) : NULL;
+
+	if (!folio || !folio_test_hugetlb(folio))
+		return -1;
+	*order = folio_order(folio);
+	return (long)folio_pfn(mm, folio);
+}
+
+/*
+ * hugetlb_vmemmap_optimize_folio(): with page64's fake heads the key goes
+ * on first (static_branch_inc()), so that no compound_head() can meet a
+ * fake head unchecked.  Nothing with HVO off, or where it frees nothing.
+ */
+static int op_hvo_optimise(struct memmap *mm, unsigned long pfn, struct mdb_err *err)
+{
+	struct hvo_folio f;
+	unsigned int order;
+	long head = hugetlb_head(mm, pfn, &order);
+	bool key = layout_hvo.scheme == HVO_FAKE_HEAD;
+
+	if (!hvo_map_on(&mm->hvo) || head < 0 || hvo_folio_optimised(&mm->hvo, head) ||
+	    !hvo_freed_pages(&layout_hvo, sizeof(struct page), order))
+		return 0;
+	if (hvo_folio_of(mm, head, order, &f, err) || (key && hvo_key_inc(err)))
+		return -1;
+	if (hvo_optimise(&mm->hvo, &f, err)) {
+		if (key)
+			hvo_key_dec();
+		return -1;
+	}
+	return 0;
+}
+
+/* hugetlb_vmemmap_restore_folio(): the vmemmap back, then the key down. */
+static int op_hvo_restore(struct memmap *mm, unsigned long pfn, struct mdb_err *err)
+{
+	struct hvo_folio f;
+	unsigned int order;
+	long head = hugetlb_head(mm, pfn, &order);
+
+	if (head < 0 || !hvo_folio_optimised(&mm->hvo, head))
+		return 0;
+	if (hvo_folio_of(mm, head, order, &f, err) || hvo_restore(&mm->hvo, &f, err))
+		return -1;
+	if (layout_hvo.scheme == HVO_FAKE_HEAD)
+		hvo_key_dec();
+	return 0;
+}
+
+/* Before a folio's tails are written again (freed, dissolved): nothing else may fail. */
+static void hvo_restore_or_die(struct memmap *mm, unsigned long pfn)
+{
+	struct mdb_err err;
+
+	if (op_hvo_restore(mm, pfn, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		abort();
+	}
+}
+
+/* Every hugetlb folio of a new memmap, as hugetlb_vmemmap_optimize_folios() at boot. */
+static int hvo_optimise_all(struct memmap *mm, struct mdb_err *err)
+{
+	unsigned int order;
+	long pfn = 0;
+
+	if (!hvo_map_on(&mm->hvo))
+		return 0;
+	while ((pfn = next_hugetlb(mm, (unsigned long)pfn, &order)) >= 0) {
+		if (op_hvo_optimise(mm, (unsigned long)pfn, err))
+			return -1;
+		pfn += 1L << order;
+	}
+	return 0;
+}
+
+/* Every remapped folio restored (a boot again, or the memmap going away). */
+static void hvo_restore_all(struct memmap *mm)
+{
+	unsigned long pfn;
+
+	for (pfn = 0; mm->hvo.nr_optimised && pfn < mm->nr_pfns; pfn += 1UL << HUGETLB_ORDER_PMD)
+		if (hvo_folio_optimised(&mm->hvo, pfn))
+			hvo_restore_or_die(mm, pfn);
 }
 
 static void op_memmap_destroy(struct memmap *mm);
@@ -376,15 +533,16 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	struct mix_plan plan;
 	struct memmap *mm;
 	unsigned long pfn;
-	bool aged;
+	bool aged, hvo;
 
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
 	if (!nr_pfns)
 		return mdb_errf(err, "a memmap needs at least one pfn");
-	if (opts->pages >= MEMMAP_PAGES_NR || opts->age >= DESC_AGE_NR)
+	if (opts->pages >= MEMMAP_PAGES_NR || opts->age >= DESC_AGE_NR || opts->hvo >= HVO_MODE_NR)
 		return mdb_errf(err, "memmap options out of range");
+	hvo = opts->hvo == HVO_ON;
 	if (cache_sizes(opts, obj, acct, err))
 		return -1;
 	/*
@@ -406,12 +564,15 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	mm->opts = *opts;
 	mm->opts.bind = NULL;
 	mm->opts.bind_arg = NULL;
+	mm->hvo.fd = -1;
 	init_caches(mm, opts, obj, acct);
 	if (buddy_init(&mm->buddy, nr_pfns))
 		goto nomem;
-	if (vmemmap_reserve_aligned(&mm->vmap, nr_pfns * sizeof(struct page), opts->pages,
-				    LAYOUT_MEMMAP_ALIGN, err) ||
-	    vmemmap_populate(&mm->vmap, opts->bind, opts->bind_arg, err)) {
+	/* With HVO the memmap is a memfd of 4 KiB pages, as split vmemmap PMDs are. */
+	if (vmemmap_reserve_aligned(&mm->vmap, nr_pfns * sizeof(struct page),
+				    hvo ? MEMMAP_PAGES_4K : opts->pages, LAYOUT_MEMMAP_ALIGN, err) ||
+	    (hvo ? hvo_map_init(&mm->hvo, &mm->vmap, nr_pfns, true, opts->bind, opts->bind_arg, err) :
+		   vmemmap_populate(&mm->vmap, opts->bind, opts->bind_arg, err))) {
 		mdb_err_prefix(err, "the memmap");
 		goto fail;
 	}
@@ -428,6 +589,8 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 		goto fail;
 	age_list_release(&folios);
 	mix_plan_release(&plan);
+	if (hvo_optimise_all(mm, err))
+		goto fail;
 	measure_adjacency(mm);
 	measure_mappings(mm);
 	*out = mm;
@@ -448,6 +611,11 @@ static void op_memmap_destroy(struct memmap *mm)
 
 	if (!mm)
 		return;
+	/* The key counts remapped folios, whichever memmap holds them. */
+	if (layout_hvo.scheme == HVO_FAKE_HEAD)
+		while (mm->hvo.nr_optimised--)
+			hvo_key_dec();
+	hvo_map_release(&mm->hvo);
 	vmemmap_unmap(&mm->vmap);
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_destroy(&mm->cache[t]);
@@ -467,6 +635,7 @@ static void op_memmap_init(struct memmap *mm)
 {
 	int t;
 
+	hvo_restore_all(mm);
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_destroy(&mm->cache[t]);
 	buddy_reset(&mm->buddy);
@@ -516,12 +685,41 @@ static long op_folio_alloc(struct memmap *mm, unsigned int order, enum page_kind
 	return pfn;
 }
 
+/*
+ * A new hugetlb folio's vmemmap remapped, as alloc_fresh_hugetlb_folio()
+ * has it done before the folio enters the pool; a folio that cannot be is
+ * given back (the run asked for HVO on every one).
+ */
+static int hvo_new_folio(struct memmap *mm, unsigned long pfn)
+{
+	struct mdb_err err;
+	struct folio *folio;
+
+	if (!op_hvo_optimise(mm, pfn, &err))
+		return 0;
+	folio = pfn_folio(mm, pfn);
+	folio_destroy(mm, folio);
+	free_block(mm, pfn, folio_order(folio));
+	return -1;
+}
+
+static long op_folio_alloc_hvo(struct memmap *mm, unsigned int order, enum page_kind kind)
+{
+	long pfn = op_folio_alloc(mm, order, kind);
+
+	if (pfn >= 0 && kind == PK_HUGETLB && hvo_new_folio(mm, (unsigned long)pfn))
+		return -1;
+	return pfn;
+}
+
+/* Freed: a hugetlb folio's vmemmap restored first (__update_and_free_hugetlb_folio()). */
 static void op_folio_free(struct memmap *mm, unsigned long pfn)
 {
 	struct folio *folio = pfn_folio(mm, pfn);
 	unsigned long head = folio_pfn(mm, folio);
 	unsigned int order = folio_order(folio);
 
+	hvo_restore_or_die(mm, head);
 	folio_destroy(mm, folio);
 	free_folio_block(mm, head, order);
 }
@@ -541,7 +739,10 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 		free_block(mm, new, order);
 		return -1;
 	}
+	if (folio_kind(dst) == PK_HUGETLB && hvo_new_folio(mm, (unsigned long)new))
+		return -1;
 	folio_copy_meta(dst, src);
+	hvo_restore_or_die(mm, old);
 	folio_destroy(mm, src);
 	free_folio_block(mm, old, order);
 	return new;
@@ -602,6 +803,26 @@ static void op_page_info(const struct memmap *mm, unsigned long pfn, struct page
 	}
 }
 
+/*
+ * The hugetlb folios into hvo.c's arithmetic: what HVO gives back of this
+ * memmap (on), or would (off), computed from the folios, not the mappings.
+ */
+static int op_footprint_hvo(const struct memmap *mm, struct hvo_footprint *out)
+{
+	struct hvo_walk w;
+	unsigned int order;
+	long pfn = 0;
+
+	if (hvo_walk_start(&w, &layout_hvo, sizeof(struct page), mm->nr_pfns))
+		return -1;
+	while ((pfn = next_hugetlb(mm, (unsigned long)pfn, &order)) >= 0) {
+		hvo_walk_folio(&w, (unsigned long)pfn, order);
+		pfn += 1L << order;
+	}
+	hvo_walk_end(&w, out);
+	return 0;
+}
+
 static void op_footprint(const struct memmap *mm, struct footprint *out)
 {
 	int t;
@@ -617,37 +838,9 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 		out->desc_count += c->nr_live;
 		out->desc_reserved_bytes += desc_cache_reserved_bytes(c);
 	}
-}
-
-/*
- * The hugetlb folios, block by block, into hvo.c's arithmetic: what HVO
- * would give back of this memmap, computed (no mapping changes).
- */
-static int op_footprint_hvo(const struct memmap *mm, struct hvo_footprint *out)
-{
-	unsigned long pfn, step, head;
-	struct hvo_walk w;
-	unsigned int order;
-
-	if (hvo_walk_start(&w, &LAYOUT_SYM(ops).hvo, sizeof(struct page), mm->nr_pfns))
-		return -1;
-	for (pfn = 0; pfn < mm->nr_pfns; pfn += step) {
-		const struct page *page = pfn_to_page(mm, pfn);
-		enum page_kind kind = page_kind(mm, page);
-		int buddy;
-
-		if (kind == PK_FREE) {
-			buddy = page_buddy_order(mm, page);
-			step = buddy > 0 ? 1UL << buddy : 1;
-			continue;
-		}
-		head = page_head_pfn(mm, page, &order);
-		if (kind == PK_HUGETLB && head == pfn)
-			hvo_walk_folio(&w, pfn, order);
-		step = head + (1UL << order) - pfn;
-	}
-	hvo_walk_end(&w, out);
-	return 0;
+	/* Out of memory for the walk's bitmap: HVO's share reads 0 (not its pages). */
+	if (hvo_map_on(&mm->hvo) && op_footprint_hvo(mm, &out->hvo))
+		memset(&out->hvo, 0, sizeof(out->hvo));
 }
 
 const struct layout_ops LAYOUT_SYM(ops) = {
@@ -660,7 +853,7 @@ const struct layout_ops LAYOUT_SYM(ops) = {
 	.memmap_create = op_memmap_create,
 	.memmap_destroy = op_memmap_destroy,
 	.memmap_init = op_memmap_init,
-	.folio_alloc = op_folio_alloc,
+	.folio_alloc = op_folio_alloc_hvo,
 	.folio_free = op_folio_free,
 	.folio_migrate = op_folio_migrate,
 	.page_info = op_page_info,
@@ -671,4 +864,6 @@ const struct layout_ops LAYOUT_SYM(ops) = {
 	.folio_set_flag = op_folio_set_flag,
 	.footprint = op_footprint,
 	.footprint_hvo = op_footprint_hvo,
+	.hvo_optimise = op_hvo_optimise,
+	.hvo_restore = op_hvo_restore,
 };

@@ -83,6 +83,15 @@ bool mix_order_valid(enum page_kind kind, unsigned int order)
 	}
 }
 
+bool mix_has_hugetlb(const struct mix *mix, unsigned int order)
+{
+	for (unsigned int i = 0; i < mix->nr; i++)
+		if (mix->entry[i].kind == PK_HUGETLB && mix->entry[i].fraction > 0 &&
+		    (!order || mix->entry[i].order == order))
+			return true;
+	return false;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Built-in profiles                                                        */
 

@@ -67,6 +67,9 @@ int page_kind_from_name(const char *name);
 /* Whether a mix may place blocks of this kind at this order (see above). */
 bool mix_order_valid(enum page_kind kind, unsigned int order);
 
+/* Whether the mix places hugetlb folios of this order (0: of any order). */
+bool mix_has_hugetlb(const struct mix *mix, unsigned int order);
+
 /* The kinds whose pages page_folio() resolves: anon, file and hugetlb folios. */
 static inline bool page_kind_is_folio(enum page_kind kind)
 {

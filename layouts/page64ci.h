@@ -66,4 +66,24 @@ static inline struct page *page64_head(const struct page *page)
 	return (struct page *)((unsigned long)page & mask);
 }
 
+/*
+ * vmemmap_shared_tail_page() (v7, mm/sparse-vmemmap.c): the page every tail
+ * vmemmap page of an order maps, each entry zeroed, _mapcount -1 and
+ * prep_compound_tail() (the mask, TAIL_MAPPING, no private).  The zone and
+ * node bits of flags are left out, as everywhere here.
+ */
+#define LAYOUT_HVO_TAIL_PAGE	page64ci_tail_page
+
+static inline void page64ci_tail_page(struct page *page, unsigned int order)
+{
+	unsigned long i;
+
+	for (i = 0; i < HVO_PAGE_SIZE / sizeof(*page); i++) {
+		page[i] = (struct page){ ._mapcount = -1 };
+		page[i].mapping = TAIL_MAPPING;
+		page[i].compound_info = page64_tail_word(NULL, order);
+		page[i].private = 0;
+	}
+}
+
 #endif /* MDB_PAGE64CI_H */

@@ -82,18 +82,13 @@ int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, st
 	return vmemmap_reserve_aligned(v, bytes, pages, 0, err);
 }
 
-/* The usable range made anonymous memory, advised, bound. */
-int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err)
+/* The usable range, just mapped: advised as its pages ask, bound; all unmapped on failure. */
+static int advise_bind(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg,
+		       struct mdb_err *err)
 {
-	enum memmap_pages pages = v->pages;
-
-	if (mprotect(v->addr, v->bytes, PROT_READ | PROT_WRITE)) {
-		mdb_errf(err, "mprotect of a %zu-byte mapping: %s", v->bytes, strerror(errno));
-		goto fail;
-	}
-	if (vmemmap_advise(v->addr, v->bytes, pages)) {
+	if (vmemmap_advise(v->addr, v->bytes, v->pages)) {
 		mdb_errf(err, "madvise(%s) on a %zu-byte mapping: %s",
-			 pages == MEMMAP_PAGES_2M ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", v->bytes,
+			 v->pages == MEMMAP_PAGES_2M ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", v->bytes,
 			 strerror(errno));
 		goto fail;
 	}
@@ -103,6 +98,37 @@ int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, s
 	}
 	return 0;
 fail:
+	vmemmap_unmap(v);
+	return -1;
+}
+
+/* The usable range made anonymous memory, advised, bound. */
+int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err)
+{
+	if (mprotect(v->addr, v->bytes, PROT_READ | PROT_WRITE)) {
+		mdb_errf(err, "mprotect of a %zu-byte mapping: %s", v->bytes, strerror(errno));
+		vmemmap_unmap(v);
+		return -1;
+	}
+	return advise_bind(v, bind, bind_arg, err);
+}
+
+/*
+ * The usable range made a shared mapping of fd from offset 0, 4 KiB pages
+ * (MADV_NOHUGEPAGE: shmem THP may not hand out a huge page that HVO would
+ * then have to split), bound.
+ */
+int vmemmap_populate_shared(struct vmemmap *v, int fd, vmemmap_bind_fn *bind, void *bind_arg,
+			    struct mdb_err *err)
+{
+	if (v->pages != MEMMAP_PAGES_4K) {
+		mdb_errf(err, "a shared vmemmap mapping is of 4 KiB pages");
+	} else if (mmap(v->addr, v->bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+		   MAP_FAILED) {
+		mdb_errf(err, "mmap of a %zu-byte memfd: %s", v->bytes, strerror(errno));
+	} else {
+		return advise_bind(v, bind, bind_arg, err);
+	}
 	vmemmap_unmap(v);
 	return -1;
 }

@@ -16,8 +16,9 @@
  *
  * Every mapping is its own VMA: it sits between two PROT_NONE guard pages,
  * so the kernel cannot merge it with a neighbour and smaps speaks of it
- * alone.  Layout independent: compiled once.  Issue 14's HVO mapping builds
- * on the same calls.
+ * alone.  Layout independent: compiled once.  HVO's memmap (hvo.h) is the
+ * same reservation made a shared mapping of a memfd instead
+ * (vmemmap_populate_shared()).
  */
 #ifndef MDB_VMEMMAP_H
 #define MDB_VMEMMAP_H
@@ -76,6 +77,15 @@ int vmemmap_reserve_aligned(struct vmemmap *v, size_t bytes, enum memmap_pages p
  * (nothing left mapped, the reservation included).
  */
 int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err);
+/*
+ * The reserved range (of 4 KiB pages) made a shared mapping of the file fd
+ * from offset 0, read-write, lazily populated; bind runs before the first
+ * touch.  HVO's memmap (hvo.h): a memfd whose pages can then be mapped more
+ * than once.  0, or -1 with err (nothing left mapped, the reservation
+ * included; fd stays open).
+ */
+int vmemmap_populate_shared(struct vmemmap *v, int fd, vmemmap_bind_fn *bind, void *bind_arg,
+			    struct mdb_err *err);
 /* vmemmap_reserve(), then vmemmap_populate(). */
 int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
 		void *bind_arg, struct mdb_err *err);

@@ -83,10 +83,13 @@ json_t *mdb_layout_json(const struct layout_ops *ops)
 
 json_t *mdb_kernel_json(const struct mdb_kernel *k)
 {
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I}", "name", k->name,
+	const char *hvo = k->flags & MDB_K_HVO_ON ? "on" :
+			  k->flags & MDB_K_HVO || k->class == MDB_REPORT ? "off,on" : "off";
+
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I, s:s}", "name", k->name,
 			 "class", mdb_kernel_class_name(k->class), "unit", k->unit,
 			 "mutates", !!(k->flags & MDB_K_MUTATES), "model", k->model != NULL,
-			 "sim_ops", (json_int_t)k->sim_ops);
+			 "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo);
 }
 
 /* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */
@@ -218,12 +221,15 @@ static json_t *mixes_json(const struct mdb_run *run)
 /* ------------------------------------------------------------------ */
 /* Conditions: what the run asked for, and what it obtained             */
 
-/* One (layout, mix, RAM, folio size) memmap, over every time it was built. */
+/* One (layout, mix, RAM, folio size, HVO) memmap, over every time it was built. */
 struct memmap_note {
 	const struct layout_ops *ops;
 	const struct mix *mix;
 	uint64_t ram_bytes;
 	unsigned int folio_desc_bytes;	/* what the small folio counted for; 0: none */
+	enum hvo_mode hvo;
+	unsigned long hvo_folios;	/* folios remapped, and the mappings that took */
+	unsigned long hvo_mappings;
 	unsigned long builds;
 	struct memmap_obtained first;	/* adjacency and digest: the same every build */
 	struct memmap_obtained worst;	/* the build with the least in huge pages */
@@ -235,21 +241,35 @@ static struct {
 	bool short_said;
 } notes;
 
-static double huge_share(const struct memmap_obtained *ob)
+/*
+ * Resident bytes, and of them in huge pages, of what --memmap-pages asked
+ * for: the memmap and the descriptor caches; an HVO memmap is 4 KiB-mapped
+ * whatever was asked (hvo.h), so only its caches count.
+ */
+static void asked_pages(const struct memmap_obtained *ob, enum hvo_mode hvo, size_t *rss,
+			size_t *huge)
 {
-	size_t rss = ob->memmap.rss + ob->desc.rss;
+	*rss = ob->desc.rss + (hvo == HVO_ON ? 0 : ob->memmap.rss);
+	*huge = ob->desc.huge + (hvo == HVO_ON ? 0 : ob->memmap.huge);
+}
 
-	return rss ? (double)(ob->memmap.huge + ob->desc.huge) / rss : 1;
+static double huge_share(const struct memmap_obtained *ob, enum hvo_mode hvo)
+{
+	size_t rss, huge;
+
+	asked_pages(ob, hvo, &rss, &huge);
+	return rss ? (double)huge / rss : 1;
 }
 
 /* One line on stderr the first time 2 MiB pages were asked and not all given. */
 static void say_short(const struct mdb_run *run, const struct mdb_instance *in,
 		      const struct memmap_obtained *ob)
 {
-	size_t rss = ob->memmap.rss + ob->desc.rss, huge = ob->memmap.huge + ob->desc.huge;
+	size_t rss, huge;
 	char buf[64];
 	const char *thp = vmemmap_thp_mode(buf, sizeof(buf));
 
+	asked_pages(ob, in->hvo, &rss, &huge);
 	if (run->opts.pages != MEMMAP_PAGES_2M || huge >= rss || notes.short_said)
 		return;
 	notes.short_said = true;
@@ -272,9 +292,9 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	for (i = 0; i < notes.nr; i++) {
 		n = &notes.note[i];
 		if (n->ops == in->ops && n->mix == in->mix && n->ram_bytes == in->ram_bytes &&
-		    n->folio_desc_bytes == fp.folio_desc_bytes) {
+		    n->folio_desc_bytes == fp.folio_desc_bytes && n->hvo == in->hvo) {
 			n->builds++;
-			if (huge_share(ob) < huge_share(&n->worst))
+			if (huge_share(ob, n->hvo) < huge_share(&n->worst, n->hvo))
 				n->worst = *ob;
 			return;
 		}
@@ -290,17 +310,19 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	}
 	notes.note[notes.nr++] = (struct memmap_note){
 		.ops = in->ops, .mix = in->mix, .ram_bytes = in->ram_bytes,
-		.folio_desc_bytes = (unsigned int)fp.folio_desc_bytes, .builds = 1,
-		.first = *ob, .worst = *ob,
+		.folio_desc_bytes = (unsigned int)fp.folio_desc_bytes, .hvo = in->hvo,
+		.hvo_folios = mm->hvo.nr_optimised, .hvo_mappings = mm->hvo.nr_mappings,
+		.builds = 1, .first = *ob, .worst = *ob,
 	};
 }
 
 static json_t *memmap_note_json(const struct memmap_note *n)
 {
 	char digest[24];
+	json_t *o;
 
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)n->first.age_digest);
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
+	o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
 			 "layout", n->ops->name, "mix", n->mix->name,
 			 "ram_bytes", (json_int_t)n->ram_bytes,
 			 "folio_desc_bytes", (json_int_t)n->folio_desc_bytes,
@@ -314,14 +336,51 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 					   json_real(n->first.desc_adjacency),
 			 "desc_pairs", (json_int_t)n->first.desc_pairs,
 			 "age_digest", n->first.age_digest ? digest : NULL);
+	/* With HVO on: the memfd's pages, 4 KiB-mapped, and what was remapped. */
+	if (o && n->hvo == HVO_ON)
+		json_object_update_new(o, json_pack("{s:s, s:s, s:I, s:I}", "hvo", "on",
+						    "memmap_pages", "4k",
+						    "hvo_optimised_folios", (json_int_t)n->hvo_folios,
+						    "hvo_mappings", (json_int_t)n->hvo_mappings));
+	return o;
 }
 
 /*
- * The conditions the run asked for and obtained (issues add to this).
- * hvo: "off": no memmap is remapped for HugeTLB Vmemmap Optimisation (and
- * page64's fake-head static key stays off); footprint/hvo computes what it
- * would save.
+ * conditions.hvo: the modes the memmaps of mixes with hugetlb folios were
+ * built in, what the distributions boot with, and how HVO is done here:
+ * a memfd of 4 KiB pages (the kernel splits the vmemmap PMDs it remaps;
+ * the rest of its vmemmap keeps 2 MiB pages, here all of it is 4 KiB), the
+ * fake-head key's patched sites, the mapping budget.
  */
+static json_t *hvo_json(const struct mdb_run *run)
+{
+	json_t *modes = json_array();
+	enum hvo_mode m;
+
+	for (m = 0; m < HVO_MODE_NR; m++)
+		if (run->hvo_given ? run->hvo[m] : true)
+			json_array_append_new(modes, json_string(hvo_mode_name(m)));
+	return json_pack("{s:o, s:b, s:s, s:s, s:s, s:i, s:s, s:I}",
+			 "modes", modes, "given", run->hvo_given,
+			 "default", run->hvo_given ? (run->hvo[HVO_OFF] ? "off" : "on") :
+				    "off (on as well for the hugetlb kernels and footprint)",
+			 "distributions", "CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP=y, "
+					  "CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP_DEFAULT_ON unset: "
+					  "vm.hugetlb_optimize_vmemmap=0 at boot",
+			 "memmap_pages", "4k: the memfd behind an HVO memmap is mapped with 4 KiB "
+					 "pages throughout (the kernel splits only the 2 MiB vmemmap "
+					 "PMDs HVO remaps)",
+			 "fake_head_key_sites", (int)hvo_key_sites(),
+			 "fake_head_key",
+#ifdef HVO_KEY_NOP
+			 "patched: a NOP, a jump while a page64 folio is remapped",
+#else
+			 "a counter tested (no text patching on this architecture)",
+#endif
+			 "max_map_count", (json_int_t)hvo_max_map_count());
+}
+
+/* The conditions the run asked for and obtained (issues add to this). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
@@ -330,7 +389,7 @@ static json_t *conditions_json(const struct mdb_run *run)
 
 	for (i = 0; i < notes.nr; i++) {
 		json_array_append_new(memmaps, memmap_note_json(&notes.note[i]));
-		short_ |= huge_share(&notes.note[i].worst) < 1;
+		short_ |= huge_share(&notes.note[i].worst, notes.note[i].hvo) < 1;
 	}
 	for (i = 0; i < run->nr_folio_sizes; i++)
 		json_array_append_new(sizes, json_integer(run->folio_sizes[i]));
@@ -338,13 +397,13 @@ static json_t *conditions_json(const struct mdb_run *run)
 		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:s}",
+	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
 			 "slab_freelist_random", aged, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
-			 "memmaps", memmaps, "hvo", "off");
+			 "memmaps", memmaps, "hvo", hvo_json(run));
 }
 
 json_t *mdb_context(const struct mdb_run *run, bool complete)

@@ -26,6 +26,10 @@ static json_t *instance_json(const struct mdb_instance *in)
 		mdb_format_size(in->ram_bytes, size, sizeof(size));
 		json_object_set_new(params, "mix", json_string(in->mix->name));
 		json_object_set_new(params, "ram", json_string(size));
+		if (in->folio_desc_bytes)
+			json_object_set_new(params, "folio", json_sprintf("%uB", in->folio_desc_bytes));
+		if (in->hvo_named)
+			json_object_set_new(params, "hvo", json_string(hvo_mode_name(in->hvo)));
 	} else {
 		mdb_format_size(in->buf_bytes, size, sizeof(size));
 		json_object_set_new(params, "bytes", json_string(size));

@@ -30,7 +30,7 @@
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops;
-	const char *memmap_pages, *desc_age, *folio_desc_bytes;
+	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo;
 	bool simulate, force, min_time;
 };
 
@@ -77,6 +77,10 @@ static void usage(void)
 	       "                                    that has run a while (default), or fresh: the best case\n"
 	       "  --folio-desc-bytes=64,80,...      sweep the small folio descriptor's size (multiples of 16;\n"
 	       "                                    below the layout's struct folio only footprint runs)\n"
+	       "  --hvo=off|on|off,on               HugeTLB Vmemmap Optimisation on mixes with hugetlb folios:\n"
+	       "                                    their memmap remapped as the kernel does (hvo:on), or not;\n"
+	       "                                    default: off, and on as well for the hugetlb kernels and\n"
+	       "                                    footprint (distributions build HVO but boot with it off)\n"
 	       "  --seed=N                          placement of the mix and the descriptor churn (default 1)\n"
 	       "  --rounds=N                        run every benchmark N times, round after round (default 1)\n"
 	       "  --out=DIR                         write DIR/mdbench.json, mix.json, topology.xml\n"
@@ -130,6 +134,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--sim-cache", sim_cache), OPT("--sim-instance", sim_instance),
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
+		OPT("--hvo", hvo),
 #undef OPT
 	};
 	static const struct {
@@ -318,6 +323,16 @@ static void add_ram(struct mdb_run *run, const char *s)
 	add_ram_bytes(run, bytes);
 }
 
+/* --hvo: off, on; duplicates once. */
+static void add_hvo(struct mdb_run *run, const char *s)
+{
+	int m = hvo_mode_from_name(s);
+
+	if (m < 0)
+		mdb_dief("--hvo=%s: off, on or off,on", s);
+	run->hvo[m] = true;
+}
+
 /* --folio-desc-bytes: decimal bytes, what layout_desc_sizes() takes; duplicates once. */
 static void add_folio_size(struct mdb_run *run, const char *s)
 {
@@ -439,6 +454,9 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->opts.age = o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
 	if (o->folio_desc_bytes)
 		for_each_item("--folio-desc-bytes", o->folio_desc_bytes, add_folio_size, run);
+	run->hvo_given = o->hvo != NULL;
+	if (o->hvo)
+		for_each_item("--hvo", o->hvo, add_hvo, run);
 	run->opts.seed = o->seed ? parse_number("--seed", o->seed, UINT64_MAX) : 1;
 	make_run_id(run);
 

@@ -31,6 +31,8 @@
  * key:value parts:
  *	lookup/random/page64/mix:desktop/ram:4GiB
  *	footprint/memdesc8/mix:desktop/ram:4GiB/folio:96B	(--folio-desc-bytes)
+ *	folio/tail-hugetlb-1g/page64/mix:vm-host-512g/ram:8GiB/hvo:on
+ *		(a mix with hugetlb folios: HVO off and on, --hvo)
  *	lookup/random/kernel/mix:kpageflags:HOST/ram:1GiB
  *	baseline/latency/bytes:64MiB
  * An instance of the live kernel (real) has no ops: the module runs the
@@ -47,6 +49,8 @@ struct mdb_instance {
 	uint64_t ram_bytes;
 	uint64_t buf_bytes;		/* baselines */
 	unsigned int folio_desc_bytes;	/* --folio-desc-bytes' size for this one; 0: the layout's */
+	enum hvo_mode hvo;		/* its memmap's HVO */
+	bool hvo_named;			/* the mix has hugetlb folios: the name says hvo:<mode> */
 	bool selected;			/* passes --benchmark_filter */
 };
 
@@ -68,7 +72,14 @@ struct mdb_run {
 	unsigned int nr_baseline_sizes;
 	unsigned int *folio_sizes;	/* --folio-desc-bytes, as given; none: the layouts' own */
 	unsigned int nr_folio_sizes;
-	struct memmap_opts opts;	/* pages, age and seed of every memmap (folio size: 0) */
+	/*
+	 * --hvo: the HVO modes the memmaps of mixes with hugetlb folios are
+	 * built in.  Not given: off for every kernel, and on as well for the
+	 * MDB_K_HVO kernels and the reports (both reported either way).
+	 */
+	bool hvo[HVO_MODE_NR];
+	bool hvo_given;
+	struct memmap_opts opts;	/* pages, age and seed of every memmap (folio size: 0, HVO off) */
 	int cpu;			/* -1: not pinned */
 	int node;			/* -1: not bound */
 	struct mdb_instance *inst;

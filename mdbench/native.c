@@ -23,6 +23,7 @@ static struct {
 	const struct mix *mix;
 	unsigned long nr_pfns;
 	unsigned int folio_desc_bytes;
+	enum hvo_mode hvo;
 	struct memmap *mm;
 } cache;
 
@@ -55,7 +56,7 @@ static struct memmap *build(const struct mdb_run *run, const struct mdb_instance
 static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
 {
 	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns &&
-	    cache.folio_desc_bytes == in->folio_desc_bytes)
+	    cache.folio_desc_bytes == in->folio_desc_bytes && cache.hvo == in->hvo)
 		return cache.mm;
 	cache_drop();
 	cache.mm = build(the_run, in, err);
@@ -64,6 +65,7 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 		cache.mix = in->mix;
 		cache.nr_pfns = in->nr_pfns;
 		cache.folio_desc_bytes = in->folio_desc_bytes;
+		cache.hvo = in->hvo;
 	}
 	return cache.mm;
 }

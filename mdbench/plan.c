@@ -12,7 +12,12 @@
  * group per size, named .../folio:<size>B; sizes below its struct folio
  * hold only the report kernels (footprint): the objects cannot shrink below
  * their fields, so a timing there would time the struct's own size under
- * another name.  Baselines follow, over the byte sizes of the memmaps the
+ * another name.  On a mix with hugetlb folios every group is built with
+ * HVO off and again with it on (.../hvo:off, .../hvo:on; --hvo chooses):
+ * with HVO on only the kernels that measure hugetlb folios and the reports
+ * run unless --hvo asked for it, and the kernels that remap (MDB_K_HVO_ON)
+ * run only there.  On other mixes HVO changes nothing and the names say
+ * nothing of it.  Baselines follow, over the byte sizes of the memmaps the
  * run's layouts and RAM sizes give.
  *
  * The live kernel (--layout=...,kernel) is one more group, after the
@@ -28,10 +33,20 @@
 #include "meminfo.h"
 #include "units.h"
 
+/* What a group is built with beyond (layout, mix, RAM). */
+struct group {
+	unsigned int folio_bytes;	/* --folio-desc-bytes' size; 0: the layout's */
+	enum hvo_mode hvo;
+	bool hvo_named;			/* the names say hvo:<mode> */
+	bool hvo_kernels_only;		/* HVO on by default: the MDB_K_HVO kernels and reports */
+	bool real;			/* the live kernel's */
+};
+
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-			 uint64_t buf, unsigned int folio_bytes, bool real)
+			 uint64_t buf, const struct group *g)
 {
+	static const struct group none;
 	static size_t nr_alloc;
 	struct mdb_instance *in;
 	char size[32];
@@ -50,15 +65,22 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->mix = mix;
 	in->ram_bytes = ram;
 	in->nr_pfns = (unsigned long)(ram >> MDB_PAGE_SHIFT);
+	if (!g)
+		g = &none;
 	in->buf_bytes = buf;
-	in->folio_desc_bytes = folio_bytes;
-	in->real = real;
-	if (ops || real) {
+	in->folio_desc_bytes = g->folio_bytes;
+	in->hvo = g->hvo;
+	in->hvo_named = g->hvo_named;
+	in->real = g->real;
+	if (ops || g->real) {
 		mdb_format_size(ram, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
-			     real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
-		if (folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
-			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", folio_bytes);
+			     g->real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
+		if (g->folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", g->folio_bytes);
+		if (g->hvo_named && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/hvo:%s",
+				      hvo_mode_name(g->hvo));
 	} else {
 		mdb_format_size(buf, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/bytes:%s", k->name, size);
@@ -77,26 +99,61 @@ static unsigned int kernel_pass(const struct mdb_kernel *k)
 	return k->flags & MDB_K_MUTATES ? 1 : 0;
 }
 
+/* Whether kernel k runs in group g of a layout (on), mix and the run's folio size. */
+static bool in_group(const struct mdb_kernel *k, const struct layout_ops *on,
+		     const struct layout_ops *ops, const struct mix *mix, const struct group *g)
+{
+	bool reports_only = ops && g->folio_bytes && g->folio_bytes < ops->desc_size[DESC_FOLIO];
+	bool report = k->class == MDB_REPORT;
+
+	if (!mdb_kernel_runs_on(k, on) || !mdb_kernel_applies(k, mix, g->real ? NULL : ops) ||
+	    (reports_only && !report))
+		return false;
+	if ((k->flags & MDB_K_HVO_ON) && g->hvo != HVO_ON)
+		return false;
+	return !g->hvo_kernels_only || report || (k->flags & MDB_K_HVO);
+}
+
 /*
- * One (layout, mix, RAM, folio size) group.  real: the live kernel's, whose
- * kernels are those the module runs, named as the reference layout's (ops is
- * NULL).  Below the layout's own folio size only the report kernels run.
+ * One (layout, mix, RAM, folio size, HVO) group.  real: the live kernel's,
+ * whose kernels are those the module runs, named as the reference layout's
+ * (ops is NULL).  Below the layout's own folio size only the report kernels
+ * run.
  */
 static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, unsigned int nr,
 		      const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-		      unsigned int folio_bytes, bool real)
+		      const struct group *g)
 {
-	const struct layout_ops *on = real ? layout_reference() : ops;
-	bool reports_only = ops && folio_bytes && folio_bytes < ops->desc_size[DESC_FOLIO];
+	const struct layout_ops *on = g->real ? layout_reference() : ops;
 	unsigned int pass, i;
 
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < nr; i++)
-			if (mdb_kernel_runs_on(k[i], on) && mdb_kernel_applies(k[i], mix) &&
-			    kernel_pass(k[i]) == pass &&
-			    (!real || mdb_real_has_kernel(k[i])) &&
-			    (!reports_only || k[i]->class == MDB_REPORT))
-				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes, real);
+			if (kernel_pass(k[i]) == pass && in_group(k[i], on, ops, mix, g) &&
+			    (!g->real || mdb_real_has_kernel(k[i])))
+				add_instance(run, k[i], ops, mix, ram, 0, g);
+}
+
+/* The HVO groups of one folio size: one, or off and on where the mix has hugetlb folios. */
+static void add_hvo_groups(struct mdb_run *run, const struct mdb_kernel *const *k,
+			   unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
+			   uint64_t ram, unsigned int folio_bytes)
+{
+	struct group g = { .folio_bytes = folio_bytes };
+	enum hvo_mode m;
+
+	if (!mix_has_hugetlb(mix, 0)) {
+		add_group(run, k, nr, ops, mix, ram, &g);
+		return;
+	}
+	g.hvo_named = true;
+	for (m = 0; m < HVO_MODE_NR; m++) {
+		if (run->hvo_given ? !run->hvo[m] : false)
+			continue;
+		g.hvo = m;
+		g.hvo_kernels_only = !run->hvo_given && m == HVO_ON;
+		add_group(run, k, nr, ops, mix, ram, &g);
+	}
 }
 
 /* One group, or one per --folio-desc-bytes size where the layout has folio descriptors. */
@@ -107,11 +164,11 @@ static void add_layout_groups(struct mdb_run *run, const struct mdb_kernel *cons
 	unsigned int f;
 
 	if (!run->nr_folio_sizes || !ops->desc_size[DESC_FOLIO]) {
-		add_group(run, k, nr, ops, mix, ram, 0, false);
+		add_hvo_groups(run, k, nr, ops, mix, ram, 0);
 		return;
 	}
 	for (f = 0; f < run->nr_folio_sizes; f++)
-		add_group(run, k, nr, ops, mix, ram, run->folio_sizes[f], false);
+		add_hvo_groups(run, k, nr, ops, mix, ram, run->folio_sizes[f]);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -141,7 +198,7 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 	for (i = 0; i < nr; i++)
 		if (k[i]->class == MDB_BASELINE)
 			for (r = 0; r < run->nr_baseline_sizes; r++)
-				add_instance(run, k[i], NULL, NULL, 0, sizes[r], 0, false);
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r], NULL);
 }
 
 struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in)
@@ -149,6 +206,7 @@ struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb
 	struct memmap_opts opts = run->opts;
 
 	opts.folio_desc_bytes = in->folio_desc_bytes;
+	opts.hvo = in->hvo;
 	return opts;
 }
 
@@ -203,6 +261,23 @@ static void check_memory(const struct mdb_run *run)
 		 avail >> 20);
 }
 
+/*
+ * The live kernel's HVO: vm.hugetlb_optimize_vmemmap as it reads now (the
+ * folios allocated while it was otherwise keep what they got).
+ */
+static enum hvo_mode real_hvo(void)
+{
+	FILE *f = fopen("/proc/sys/vm/hugetlb_optimize_vmemmap", "r");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on ? HVO_ON : HVO_OFF;
+}
+
 void mdb_plan(struct mdb_run *run)
 {
 	const struct mdb_kernel *const *k;
@@ -218,7 +293,9 @@ void mdb_plan(struct mdb_run *run)
 						  run->ram_sizes[r]);
 			if (run->real && (int)m == run->kpageflags_mix &&
 			    run->ram_sizes[r] == mdb_real_ram_bytes(run->real))
-				add_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r], 0, true);
+				add_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r],
+					  &(struct group){ .real = true, .hvo = real_hvo(),
+							   .hvo_named = mix_has_hugetlb(&run->mixes[m], 0) });
 		}
 	add_baselines(run, k, nr);
 	if (!run->nr_selected)

@@ -157,6 +157,38 @@ def chunks(items, n):
 	return [items[i:i + n] for i in range(0, len(items), n)]
 
 
+# The buddy's largest block (MAX_PAGE_ORDER): a mix with larger blocks holds
+# 1 GiB hugetlb folios, which mdbench places only where the RAM holds one.
+BUDDY_MAX_ORDER = 10
+# What the footprint pass models such a mix at: each size holds one folio per
+# GiB the mix gives them, and HVO's remapping (one mapping a freed page) stays
+# under the default vm.max_map_count of 65530 for every layout.
+GIGANTIC_RAM = "8GiB,16GiB"
+
+
+def largest_order(mix):
+	"""The largest order a --mix value names: a JSON file's entries; 0 for a
+	built-in, whose orders stop at the buddy's."""
+	if not mix.endswith(".json"):
+		return 0
+	try:
+		with open(mix) as f:
+			return max((int(e.get("order", 0)) for e in json.load(f).get("entries", [])),
+				   default=0)
+	except (OSError, ValueError, TypeError, AttributeError):
+		return 0		# mdbench says what is wrong with it
+
+
+def footprint_passes(mixes, extra):
+	"""[(mixes, extra mdbench args)] of the footprint pass: MAX_MIXES mixes
+	a run; those with 1 GiB folios apart, at GIGANTIC_RAM unless the
+	mdbench options (extra) give --ram themselves."""
+	small = [m for m in mixes if largest_order(m) <= BUDDY_MAX_ORDER]
+	big = [m for m in mixes if largest_order(m) > BUDDY_MAX_ORDER]
+	ram = [] if any(x.split("=", 1)[0] == "--ram" for x in extra) else ["--ram=" + GIGANTIC_RAM]
+	return [(c, []) for c in chunks(small, MAX_MIXES)] + [(c, ram) for c in chunks(big, MAX_MIXES)]
+
+
 def wide(path, threshold):
 	"""[(run name, spread)] of the timed and baseline benchmarks of the
 	dump at path whose real_time spreads wider than threshold over its

@@ -11,11 +11,12 @@
  * DESC_FOLIO_LARGE), slab and netmem block, one per page-table and zsmalloc
  * page; a what-if folio size moves both folio descriptors by the same bytes.
  *
- * With LAYOUT MIX RAM_BYTES SEED [FOLIO_BYTES]: prints that memmap's
+ * With LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO: prints that memmap's
  * footprint as "memmap_bytes desc_bytes desc_count desc_reserved_bytes
- * folio_desc_bytes", then what ops->footprint_hvo() says, "folios optimised
- * vmemmap kept freed shared pgtable" (hvo.h), for test_bench_footprint.py
- * to compare with mdbench's counters.
+ * folio_desc_bytes", then its HVO share, "folios optimised vmemmap kept
+ * freed shared pgtable mappings" (hvo.h; 0s with HVO off), then what
+ * memmap_measure() says, "memmap desc", for test_bench_footprint.py to
+ * compare with mdbench's counters.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,10 @@
 
 /* mix_name, or NULL and the mix in *mix. */
 static int build(struct memmap **mm, const struct layout_ops *ops, const char *mix_name,
-		 unsigned long nr_pfns, uint64_t seed, unsigned int folio_bytes, struct mix *mix)
+		 unsigned long nr_pfns, uint64_t seed, unsigned int folio_bytes, enum hvo_mode hvo,
+		 struct mix *mix)
 {
-	struct memmap_opts opts = { .seed = seed, .folio_desc_bytes = folio_bytes };
+	struct memmap_opts opts = { .seed = seed, .folio_desc_bytes = folio_bytes, .hvo = hvo };
 	struct mdb_err merr;
 
 	if (mix_name && mix_resolve(mix_name, mix, &merr)) {
@@ -73,7 +75,7 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 	struct memmap *mm;
 	unsigned int k, o;
 
-	if (build(&mm, ops, mix_name, nr_pfns, 1, folio_bytes, &mix) ||
+	if (build(&mm, ops, mix_name, nr_pfns, 1, folio_bytes, HVO_OFF, &mix) ||
 	    model_count_blocks(&b, &mix, nr_pfns, 1, &err)) {
 		failures++;
 		return;
@@ -116,27 +118,30 @@ static int print_one(char **argv)
 {
 	const struct layout_ops *ops = layout_by_name(argv[1]);
 	unsigned long long ram = strtoull(argv[3], NULL, 10);
-	struct hvo_footprint h;
+	int hvo = hvo_mode_from_name(argv[6]);
+	struct footprint_measured m;
 	struct footprint fp;
 	struct memmap *mm;
 	struct mix mix;
 
-	if (!ops || !ram || ram % MDB_PAGE_SIZE) {
-		fprintf(stderr, "test_bench_footprint: bad layout or RAM size\n");
+	if (!ops || !ram || ram % MDB_PAGE_SIZE || hvo < 0) {
+		fprintf(stderr, "test_bench_footprint: bad layout, RAM size or HVO mode\n");
 		return 2;
 	}
 	if (build(&mm, ops, argv[2], ram / MDB_PAGE_SIZE, strtoull(argv[4], NULL, 10),
-		  argv[5] ? (unsigned int)strtoul(argv[5], NULL, 10) : 0, &mix))
+		  (unsigned int)strtoul(argv[5], NULL, 10), (enum hvo_mode)hvo, &mix))
 		return 1;
 	ops->footprint(mm, &fp);
-	if (ops->footprint_hvo(mm, &h)) {
+	if (memmap_measure(mm, &m)) {
 		ops->memmap_destroy(mm);
 		return 1;
 	}
+	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %lu %zu %zu\n", fp.memmap_bytes,
+	       fp.desc_bytes, fp.desc_count, fp.desc_reserved_bytes, fp.folio_desc_bytes,
+	       fp.hvo.folios, fp.hvo.optimised, fp.hvo.vmemmap_bytes, fp.hvo.kept_bytes,
+	       fp.hvo.freed_bytes, fp.hvo.shared_bytes, fp.hvo.pgtable_bytes, mm->hvo.nr_mappings,
+	       m.memmap_bytes, m.desc_bytes);
 	ops->memmap_destroy(mm);
-	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\n", fp.memmap_bytes, fp.desc_bytes,
-	       fp.desc_count, fp.desc_reserved_bytes, fp.folio_desc_bytes, h.folios, h.optimised,
-	       h.vmemmap_bytes, h.kept_bytes, h.freed_bytes, h.shared_bytes, h.pgtable_bytes);
 	return 0;
 }
 
@@ -152,10 +157,10 @@ int main(int argc, char **argv)
 	struct mix none = { .name = "" }, big = { .name = "hugetlb", .nr = 6 };
 	unsigned int l, m, f;
 
-	if (argc == 5 || argc == 6)
+	if (argc == 7)
 		return print_one(argv);
 	if (argc != 1) {
-		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED [FOLIO_BYTES]]\n");
+		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO]\n");
 		return 2;
 	}
 	memcpy(big.entry, hugetlb, sizeof(hugetlb));

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The footprint benchmarks' counters in mdbench's own JSON are the exact
-bytes ops->footprint() and ops->footprint_hvo() give for the same layout,
-mix, RAM size, seed and folio descriptor size (printed by
-test_bench_footprint), and the derived counters follow from them: footprint
-and footprint/hvo on every mix (a database mix with 2 MiB hugetlb folios
-among them); a --folio-desc-bytes sweep gives one footprint per size to
-every layout with folio descriptors (named .../folio:<N>B) and one to every
-other layout.
+"""The footprint benchmark's counters in mdbench's own JSON are the exact
+bytes ops->footprint() and memmap_measure() give for the same layout, mix,
+RAM size, seed, folio descriptor size and HVO mode (printed by
+test_bench_footprint), and the derived counters follow from them: on every
+mix, a database mix with 2 MiB hugetlb folios among them, which runs with
+HVO off and on (hvo:off, hvo:on); with HVO on the memmap the process holds
+(its memfd's pages) is the computed one to the byte.  A --folio-desc-bytes
+sweep gives one footprint per size to every layout with folio descriptors
+(named .../folio:<N>B) and one to every other layout.
 
 usage: test_bench_footprint.py MDBENCH TEST_BENCH_FOOTPRINT
 """
@@ -24,25 +25,25 @@ MIXES["database-256g"] = os.path.join(os.path.dirname(os.path.abspath(__file__))
 				       "results", "mixes", "database-256g.json")
 SEED = 3
 FOLIO = (64, 96)
-KERNELS = ("footprint", "footprint/hvo")
+HUGETLB = {"database-256g"}
 
 
-def expected(kernel, ram, fields):
-	"""The counters a footprint kernel must report, from the printer's fields."""
-	(memmap, desc, count, reserved, folio_bytes,
-	 folios, optimised, vmemmap, kept, freed, shared, pgtable) = fields
-	total = memmap + desc
-	want = {"total_bytes": total, "bytes_per_GiB": total / (ram / GiB)}
-	if kernel == "footprint":
-		want.update({"memmap_bytes": memmap, "desc_bytes": desc, "desc_count": count,
-			     "desc_reserved_bytes": reserved, "overhead_pct": total / ram * 100,
-			     "folio_desc_bytes": folio_bytes})
-		return want
-	hvo = total - freed + shared + pgtable
-	want.update({"hugetlb_folios": folios, "hvo_optimised_folios": optimised,
-		     "hugetlb_memmap_bytes": vmemmap, "hvo_kept_bytes": kept, "hvo_freed_bytes": freed,
-		     "hvo_shared_bytes": shared, "hvo_pgtable_bytes": pgtable, "hvo_bytes": hvo,
-		     "bytes_per_GiB_hvo": hvo / (ram / GiB), "overhead_pct_hvo": hvo / ram * 100})
+def expected(ram, hvo, fields):
+	"""The counters footprint must report, from the printer's fields."""
+	(entries, desc, count, reserved, folio_bytes, folios, optimised, vmemmap, kept, freed,
+	 shared, pgtable, mappings, m_memmap, m_desc) = fields
+	memmap = entries - freed + shared
+	total = memmap + desc + pgtable
+	want = {"memmap_bytes": memmap, "desc_bytes": desc, "desc_count": count,
+		"desc_reserved_bytes": reserved, "folio_desc_bytes": folio_bytes,
+		"total_bytes": total, "bytes_per_GiB": total / (ram / GiB),
+		"overhead_pct": total / ram * 100}
+	if hvo == "on":
+		want.update({"hugetlb_folios": folios, "hvo_optimised_folios": optimised,
+			     "hugetlb_memmap_bytes": vmemmap, "hvo_kept_bytes": kept,
+			     "hvo_freed_bytes": freed, "hvo_shared_bytes": shared,
+			     "hvo_pgtable_bytes": pgtable, "hvo_mappings": mappings,
+			     "measured_memmap_bytes": m_memmap})
 	return want
 
 
@@ -57,47 +58,57 @@ def main(mdbench, printer):
 		failures += f
 		hugetlb += h
 	if not hugetlb:
-		failures.append("no footprint/hvo benchmark saw a hugetlb folio")
+		failures.append("no footprint benchmark with HVO on remapped a hugetlb folio")
 	for f in failures:
 		print(f, file=sys.stderr)
 	if failures:
 		return 1
-	print("test_bench_footprint: every footprint benchmark matches ops->footprint(), footprint_hvo()")
+	print("test_bench_footprint: every footprint benchmark matches ops->footprint(), memmap_measure()")
 	return 0
 
 
 def check_run(mdbench, printer, descriptors, folios, sweep):
 	args = [mdbench, "--ram=" + ",".join(RAMS), "--mix=" + ",".join(MIXES.values()),
-		f"--seed={SEED}", "--counters=none", "--benchmark_filter=^footprint",
+		f"--seed={SEED}", "--counters=none", "--benchmark_filter=^footprint/",
 		"--benchmark_format=json", "--benchmark_min_time=0.001"]
 	if sweep:
 		args.append("--folio-desc-bytes=" + ",".join(map(str, sweep)))
 	out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
 	benches = json.loads(out)["benchmarks"]
 	per_mix = sum(len(sweep) if sweep and folios[l] else 1 for l in descriptors)
-	want = len(KERNELS) * len(RAMS) * len(MIXES) * per_mix
+	want = len(RAMS) * (len(MIXES) + len(HUGETLB)) * per_mix
 	failures, hugetlb = [], 0
 	if len(benches) != want:
 		failures.append(f"{len(benches)} footprint benchmarks with {sweep}, expected {want}")
 	for b in benches:
-		name = b["name"].split("/")
-		split = 2 if name[1] == "hvo" else 1
-		kernel, (layout, mix, ram, *folio) = "/".join(name[:split]), name[split:]
+		kernel, layout, mix, ram, *rest = b["name"].split("/")
+		params = dict(p.split(":", 1) for p in rest)
 		mix, ram = mix.removeprefix("mix:"), RAMS[ram.removeprefix("ram:")]
-		size = int(folio[0].removeprefix("folio:").removesuffix("B")) if folio else 0
-		if bool(folio) != bool(sweep and folios[layout]):
+		size = int(params.get("folio", "0B").removesuffix("B"))
+		hvo = params.get("hvo")
+		if ("folio" in params) != bool(sweep and folios[layout]):
 			failures.append(f"{b['name']}: a folio part where none belongs, or none where one does")
-		fields = subprocess.run([printer, layout, MIXES[mix], str(ram), str(SEED), str(size)],
-					check=True, capture_output=True, text=True).stdout.split()
+		if (hvo is not None) != (mix in HUGETLB):
+			failures.append(f"{b['name']}: an hvo part where none belongs, or none where one does")
+		fields = subprocess.run([printer, layout, MIXES[mix], str(ram), str(SEED), str(size),
+					 hvo or "off"], check=True, capture_output=True,
+					text=True).stdout.split()
 		fields = [int(x) for x in fields]
 		if size and fields[4] != size:
 			failures.append(f"{b['name']}: ops->footprint counts {fields[4]}-byte folios")
-		expect = expected(kernel, ram, fields)
-		hugetlb += expect.get("hugetlb_folios", 0)
+		expect = expected(ram, hvo, fields)
+		if hvo == "on":
+			hugetlb += expect["hvo_optimised_folios"]
+			if expect["measured_memmap_bytes"] != expect["memmap_bytes"]:
+				failures.append(f"{b['name']}: the memfd holds {expect['measured_memmap_bytes']}"
+						f" bytes, {expect['memmap_bytes']} computed")
 		for key, value in expect.items():
 			got = b.get(key)
 			if got is None or abs(got - value) > 1e-9 * max(1.0, abs(value)):
 				failures.append(f"{b['name']}: {key} = {got}, ops->footprint says {value}")
+		for key in ("measured_memmap_bytes", "measured_desc_bytes", "measured_bytes"):
+			if key not in b:
+				failures.append(f"{b['name']}: no {key}")
 		if not descriptors[layout] and fields[1]:
 			failures.append(f"{b['name']}: {layout} has no descriptors, reported {fields[1]}")
 	return failures, hugetlb

@@ -101,8 +101,11 @@ def main():
 	rows = []
 	for kern in shared:
 		side = {}
+		# On a snapshot with hugetlb pages the names carry the live kernel's HVO mode.
+		base = f"{kern}/kernel/mix:{mix}/ram:{size_name(ram)}"
+		hvo = next((v for v in ("", "/hvo:off", "/hvo:on") if base + v in runs), "")
 		for layout in (ref, "kernel"):
-			name = f"{kern}/{layout}/mix:{mix}/ram:{size_name(ram)}"
+			name = f"{kern}/{layout}/mix:{mix}/ram:{size_name(ram)}{hvo}"
 			reps = runs.get(name, [])
 			if not check(len(reps) == rounds, f"{name}: {len(reps)} runs, want {rounds}"):
 				continue

@@ -10,8 +10,11 @@
  * pfns every operation, on every pfn every 1000 operations and at the end.
  * Then 3000 more on a 2 GiB memmap holding a 1 GiB hugetlb folio.
  * Only the ops tables are used, so the test holds no layout type.  Both
- * sequences run on aged descriptor caches and again on fresh ones: where
- * descriptors lie must change nothing any layout reports.
+ * sequences run on aged descriptor caches and again on fresh ones, and once
+ * more with HVO on (every hugetlb folio's vmemmap remapped at creation and
+ * allocation, restored before it is freed or migrated; page64 reads its
+ * fake heads through the key): neither where descriptors lie nor how the
+ * memmap is mapped may change anything any layout reports.
  */
 #include <stdint.h>
 
@@ -276,9 +279,10 @@ static void do_op(void)
 }
 
 /* Every layout built from mix, then nr_ops operations, all compared as they go. */
-static void run(const struct mix *mix, unsigned long nr, long nr_ops, enum desc_age age)
+static void run(const struct mix *mix, unsigned long nr, long nr_ops, enum desc_age age,
+		enum hvo_mode hvo)
 {
-	struct memmap_opts opts = { .age = age, .seed = TEST_SEED };
+	struct memmap_opts opts = { .age = age, .seed = TEST_SEED, .hvo = hvo };
 	struct page_info pi;
 	unsigned long pfn, s;
 	unsigned int l;
@@ -325,9 +329,10 @@ static void run(const struct mix *mix, unsigned long nr, long nr_ops, enum desc_
 	compare_all();
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->memmap_destroy(mms[l]);
-	printf("differential (%s): %s, %lu pfns, %ld ops: %lu allocs (%lu found no block), "
+	printf("differential (%s, hvo %s): %s, %lu pfns, %ld ops: %lu allocs (%lu found no block), "
 	       "%lu frees, %lu migrations (%lu found no block), %lu last puts, %lu "
-	       "get/map/unmap/flag; %lu live folios%s\n", desc_age_name(age), mix->name, nr_pfns,
+	       "get/map/unmap/flag; %lu live folios%s\n", desc_age_name(age), hvo_mode_name(hvo),
+	       mix->name, nr_pfns,
 	       nr_ops, nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
 	       nr_last_put, nr_other, nr_live, failures ? "" : ": ok");
 	free(live);
@@ -354,10 +359,15 @@ int main(void)
 	giga.nr = sizeof(gigantic) / sizeof(gigantic[0]);
 	memcpy(giga.entry, gigantic, sizeof(gigantic));
 	for (a = 0; a < sizeof(ages) / sizeof(ages[0]) && !failures; a++) {
-		run(&mix, TEST_NR_PFNS, NR_OPS, ages[a]);
+		run(&mix, TEST_NR_PFNS, NR_OPS, ages[a], HVO_OFF);
 		if (!failures)
-			run(&giga, GIGA_NR_PFNS, NR_OPS_GIGANTIC, ages[a]);
+			run(&giga, GIGA_NR_PFNS, NR_OPS_GIGANTIC, ages[a], HVO_OFF);
 	}
+	if (!failures)
+		run(&mix, TEST_NR_PFNS, NR_OPS, DESC_AGED, HVO_ON);
+	if (!failures)
+		run(&giga, GIGA_NR_PFNS, NR_OPS_GIGANTIC, DESC_AGED, HVO_ON);
+	CHECK(!hvo_key_count(), "the fake-head key on with no memmap left");
 	free(mms);
 	if (failures) {
 		fprintf(stderr, "differential: %d failures\n", failures);

@@ -8,9 +8,9 @@
  * conversions, kind, unit, counts and flags; then the footprint to the
  * byte; then reference and map counts; then allocation, migration and
  * freeing, which must leave every page they do not own exactly as it was.
- * All of it with aged and with fresh descriptor caches, then the footprint
- * at other folio descriptor sizes; then a 2 GiB memmap with a 1 GiB hugetlb
- * folio, the same way.
+ * All of it with aged and with fresh descriptor caches, and with HVO on,
+ * then the footprint at other folio descriptor sizes; then a 2 GiB memmap
+ * with a 1 GiB hugetlb folio, the same way.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -603,9 +603,9 @@ static long find_block(const struct mix *mix, unsigned long nr_pfns, enum page_k
 	return pfn;
 }
 
-static void check_gigantic(void)
+static void check_gigantic(enum hvo_mode hvo)
 {
-	struct memmap_opts opts = { .seed = TEST_SEED };
+	struct memmap_opts opts = { .seed = TEST_SEED, .hvo = hvo };
 	const unsigned long nr = 1UL << HUGETLB_ORDER_PUD;
 	struct page_info pi, *before;
 	struct footprint fp0, fp;
@@ -633,6 +633,19 @@ static void check_gigantic(void)
 	      folio_nr_pages(folio) == nr && folio_pfn(mm, folio) == (unsigned long)head,
 	      "the last tail's folio");
 	CHECK(page_kind(mm, pfn_to_page(mm, head + nr / 2)) == PK_HUGETLB, "a middle tail's kind");
+	/*
+	 * The first tail of its second vmemmap page: with HVO on, page64 reads
+	 * a fake head there (the head's own page mapped again), page64ci the
+	 * shared tail page; both must still lead to the folio.
+	 */
+	pfn = head + (long)(HVO_PAGE_SIZE / sizeof(struct page));
+	CHECK(page_folio(mm, pfn_to_page(mm, pfn)) == folio &&
+	      page_kind(mm, pfn_to_page(mm, pfn)) == PK_HUGETLB &&
+	      page_ref_count(mm, pfn_to_page(mm, pfn)) == 1,
+	      "hvo %s: the tail at the start of the second vmemmap page", hvo_mode_name(hvo));
+	CHECK(hvo_folio_optimised(&mm->hvo, (unsigned long)head) ==
+	      (hvo == HVO_ON && hvo_freed_pages(&ops->hvo, sizeof(struct page), HUGETLB_ORDER_PUD)),
+	      "hvo %s: the 1 GiB folio's vmemmap remapped or not", hvo_mode_name(hvo));
 
 	/* Counts move on the folio, whichever page they come through. */
 	ops->folio_get(mm, head + nr - 1);
@@ -774,9 +787,14 @@ int main(void)
 	CHECK(layout_by_name(ops->name) == ops, "layout_by_name(%s)", ops->name);
 	for (opts.age = 0; opts.age < DESC_AGE_NR; opts.age++)
 		check_machine(&mix, &opts);
+	opts.age = DESC_AGED;
+	opts.hvo = HVO_ON;		/* the hugetlb folios' vmemmap remapped: the same machine */
+	check_machine(&mix, &opts);
+	opts.hvo = HVO_OFF;
 	check_folio_sizes(&mix);
 	check_odd_size_and_opts(&mix);
-	check_gigantic();
+	check_gigantic(HVO_OFF);
+	check_gigantic(HVO_ON);
 	check_bad_mix();
 
 	if (failures) {

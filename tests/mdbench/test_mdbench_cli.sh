@@ -113,6 +113,9 @@ expect "^mdbench: --folio-desc-bytes=4096: not a decimal number from 0 to 2048$"
 expect "^mdbench: --folio-desc-bytes=64B: not a decimal number" --folio-desc-bytes=64B $L
 expect "^mdbench: --folio-desc-bytes=64,,80: an empty item$" --folio-desc-bytes=64,,80 $L
 expect "^mdbench: --folio-desc-bytes= names nothing$" --folio-desc-bytes= $L
+expect "^mdbench: --hvo=yes: off, on or off,on$" --hvo=yes $L
+expect "^mdbench: --hvo=on,,off: an empty item$" --hvo=on,,off $L
+expect "^mdbench: --hvo given twice$" --hvo=on --hvo=off $L
 expect "^mdbench: --list=xml: text or json$" --list=xml
 expect "^mdbench: --force needs --out=DIR$" --force $L
 expect "^mdbench: --simulate needs --out=DIR for its sim.json$" --simulate $R

@@ -78,8 +78,9 @@ class CollectDryRun(CollectCase):
 	def test_lists_steps_and_runs_nothing(self):
 		rc, out, err = self.collect("--dry-run")
 		self.assertEqual((rc, err), (0, ""))
-		# + re-run, footprint over all mixes, kpageflags, simulate, system, bundle
-		total = GROUPS + 6
+		# + re-run, footprint over all mixes (those with 1 GiB folios apart),
+		# kpageflags, simulate, system, bundle
+		total = GROUPS + 7
 		self.assertIn(f"[1/{total}] convert/pfn_to_page: mdbench --rounds=5 --out=groups/01 "
 			      "(9 benchmarks)\n", out)
 		self.assertIn(f"[{GROUPS}/{total}] baseline/bandwidth: mdbench --rounds=5 "
@@ -88,10 +89,12 @@ class CollectDryRun(CollectCase):
 			      "whose spread > 0.05 --out=rounds\n", out)
 		# the built-ins the fake lists, then results/mixes/*.json
 		self.assertIn(f"[{GROUPS + 2}/{total}] footprint, mixes desktop, server, database-256g, "
-			      "desktop-16g, server-256g, vm-host-512g: mdbench --mix=... "
+			      "desktop-16g, server-256g: mdbench --mix=... "
 			      "--benchmark_filter=^(footprint)/", out)
-		self.assertIn(f"[{GROUPS + 3}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
-		self.assertIn(f"[{GROUPS + 4}/{total}] simulate: mdbench --simulate --profile=quick", out)
+		self.assertIn(f"[{GROUPS + 3}/{total}] footprint, mixes vm-host-512g: mdbench --mix=... "
+			      "--benchmark_filter=^(footprint)/", out)
+		self.assertIn(f"[{GROUPS + 4}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
+		self.assertIn(f"[{GROUPS + 5}/{total}] simulate: mdbench --simulate --profile=quick", out)
 		self.assertIn(f"[{total}/{total}] bundle: merge groups, plot, MANIFEST, SHA256SUMS, tar.gz",
 			      out)
 		self.assertEqual(os.listdir(self.tmp), [])
@@ -103,9 +106,9 @@ class CollectDryRun(CollectCase):
 		self.assertNotIn("simulate", out)
 		self.assertNotIn("kpageflags", out)
 		self.assertNotIn("re-run", out)
-		# the layout's 6 kernels, footprint and 2 baselines, + footprint over all
-		# mixes, system, bundle
-		self.assertIn("[1/12] convert/pfn_to_page: mdbench --rounds=9 --out=groups/01 "
+		# the layout's 6 kernels, footprint and 2 baselines, + two footprint
+		# passes over all mixes, system, bundle
+		self.assertIn("[1/13] convert/pfn_to_page: mdbench --rounds=9 --out=groups/01 "
 			      "(3 benchmarks)", out)
 
 
@@ -115,10 +118,15 @@ class CollectBundle(CollectCase):
 		rc, out, err = self.collect("--cpu=1", env={"FAKE_MDBENCH_LOG": log,
 							     "FAKE_MDBENCH_WIDE": "^lookup/seq/page32/"})
 		self.assertEqual(rc, 0, out + err)
+		with open(log) as f:
+			gigantic = [a for a in f if "vm-host-512g" in a and "^(footprint)/" in a]
 		os.remove(log)
-		total = GROUPS + 6
+		# the mix with 1 GiB folios at sizes that hold one
+		self.assertEqual(len(gigantic), 1)
+		self.assertIn(" --ram=8GiB,16GiB ", gigantic[0])
+		total = GROUPS + 7
 		for i, title in ((1, "convert/pfn_to_page"), (6, "alloc/order0"),
-				 (GROUPS + 5, "system info"), (total, "bundle")):
+				 (GROUPS + 6, "system info"), (total, "bundle")):
 			self.assertIn(f"[{i}/{total}] {title} ...\n", out)
 		self.assertIn("[rounds] 3 benchmarks spread wider than 0.05 over their rounds (widest "
 			      "lookup/seq/page32/mix:desktop/ram:256MiB): 10 more rounds\n", out)
@@ -148,7 +156,7 @@ class CollectBundle(CollectCase):
 		self.assertEqual(names.count("footprint/page32/mix:server-256g/ram:1GiB"), 1)
 		self.assertIn("footprint/page32/mix:kpageflags/ram:1GiB", names)
 		self.assertIn(f"the measured benchmarks ({BENCHMARKS} of {BENCHMARKS})", text)
-		self.assertEqual([p["rounds"] for p in mb["parts"]], [False] * (GROUPS + 2) + [True])
+		self.assertEqual([p["rounds"] for p in mb["parts"]], [False] * (GROUPS + 3) + [True])
 		with open(os.path.join(d, "system", "uname.txt")) as f:
 			self.assertEqual(f.read(), subprocess.run(["uname", "-a"], capture_output=True,
 								  text=True).stdout)

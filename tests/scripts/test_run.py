@@ -49,7 +49,7 @@ class RunJob(Scratch):
 		self.assertEqual(names.count("footprint/memdesc8/mix:server/ram:4GiB"), 1)
 		self.assertEqual(names.count("footprint/memdesc8/mix:desktop/ram:4GiB"), 5)
 		parts = doc["context"]["memdesc_bench"]["parts"]
-		self.assertEqual([p["rounds"] for p in parts], [False, False, True])
+		self.assertEqual([p["rounds"] for p in parts], [False, False, False, True])
 		argvs = self.argvs()
 		self.assertEqual(argvs[0], "--list=json --profile=quick --cpu=1")
 		self.assertEqual(argvs[1], f"--profile=quick --cpu=1 --rounds=5 --out={out_dir}")
@@ -58,13 +58,17 @@ class RunJob(Scratch):
 			"lookup/seq/page32/mix:desktop/ram:1GiB|lookup/seq/page32/mix:desktop/ram:4GiB)$")
 		self.assertIn("--rounds=1 --mix=desktop,server,", argvs[3])
 		self.assertTrue(argvs[3].endswith("--benchmark_filter=^(footprint)/"))
+		# the mix with 1 GiB folios apart, at sizes that hold one
+		self.assertIn("--rounds=1 --mix=", argvs[4])
+		self.assertIn("vm-host-512g.json --out=", argvs[4])
+		self.assertTrue(argvs[4].endswith(" --ram=8GiB,16GiB --benchmark_filter=^(footprint)/"))
 
 	def test_no_rerun(self):
 		rc, out, err = self.job("--rounds=3", "--rerun-spread=0",
 					env={"FAKE_MDBENCH_WIDE": "^lookup/seq/page32/"})
 		self.assertEqual(rc, 1, err)
 		self.assertNotIn("spread wider", out)
-		self.assertEqual(len(self.argvs()), 3)		# list, quick suite, footprint
+		self.assertEqual(len(self.argvs()), 4)		# list, quick suite, footprint x 2
 
 
 if __name__ == "__main__":
