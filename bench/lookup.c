@@ -16,18 +16,7 @@
  * counts and what the random walks expose as latency.
  */
 #include "model.h"
-#include "walk.h"
-
-/* The three answers, summed: a value that depends on every load. */
-static inline unsigned long lookup_one(const struct memmap *mm, unsigned long pfn)
-{
-	const struct page *page = pfn_to_page(mm, pfn);
-	enum page_kind kind = page_kind(mm, page);
-	bool dirty = page_test_flag(mm, page, PG_dirty);
-	int ref = page_ref_count(mm, page);
-
-	return (unsigned long)kind + dirty + (unsigned long)ref;
-}
+#include "walk_ops.h"
 
 static void lookup_seq(struct mdb_state *st, const struct bench_env *env)
 {

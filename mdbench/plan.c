@@ -30,7 +30,7 @@
 
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-			 uint64_t buf, unsigned int folio_bytes, bool real)
+			 uint64_t buf, unsigned int folio_bytes, bool real, unsigned int threads)
 {
 	static size_t nr_alloc;
 	struct mdb_instance *in;
@@ -53,12 +53,15 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->buf_bytes = buf;
 	in->folio_desc_bytes = folio_bytes;
 	in->real = real;
+	in->threads = threads;
 	if (ops || real) {
 		mdb_format_size(ram, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
 			     real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
 		if (folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", folio_bytes);
+		if (threads && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/threads:%u", threads);
 	} else {
 		mdb_format_size(buf, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/bytes:%s", k->name, size);
@@ -88,14 +91,22 @@ static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, un
 {
 	const struct layout_ops *on = real ? layout_reference() : ops;
 	bool reports_only = ops && folio_bytes && folio_bytes < ops->desc_size[DESC_FOLIO];
-	unsigned int pass, i;
+	unsigned int pass, i, t;
 
 	for (pass = 0; pass < 3; pass++)
-		for (i = 0; i < nr; i++)
-			if (mdb_kernel_runs_on(k[i], on) && kernel_pass(k[i]) == pass &&
-			    (!real || mdb_real_has_kernel(k[i])) &&
-			    (!reports_only || k[i]->class == MDB_REPORT))
-				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes, real);
+		for (i = 0; i < nr; i++) {
+			if (!mdb_kernel_runs_on(k[i], on) || kernel_pass(k[i]) != pass ||
+			    (real && !mdb_real_has_kernel(k[i])) ||
+			    (reports_only && k[i]->class != MDB_REPORT))
+				continue;
+			if (!(k[i]->flags & MDB_K_THREADED)) {
+				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes, real, 0);
+				continue;
+			}
+			for (t = 0; t < run->nr_thread_counts; t++)
+				add_instance(run, k[i], ops, mix, ram, 0, folio_bytes, real,
+					     run->thread_counts[t]);
+		}
 }
 
 /* One group, or one per --folio-desc-bytes size where the layout has folio descriptors. */
@@ -140,7 +151,7 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 	for (i = 0; i < nr; i++)
 		if (k[i]->class == MDB_BASELINE)
 			for (r = 0; r < run->nr_baseline_sizes; r++)
-				add_instance(run, k[i], NULL, NULL, 0, sizes[r], 0, false);
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r], 0, false, 0);
 }
 
 struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in)
@@ -241,6 +252,13 @@ const struct mdb_kernel **mdb_run_kernels(const struct mdb_run *run)
 			out[n++] = run->inst[i].kernel;
 	}
 	return out;
+}
+
+void mdb_instance_gb_name(const struct mdb_instance *in, char *buf, size_t len)
+{
+	const char *cut = in->threads ? strrchr(in->name, '/') : NULL;
+
+	snprintf(buf, len, "%.*s", cut ? (int)(cut - in->name) : (int)strlen(in->name), in->name);
 }
 
 /* ------------------------------------------------------------------ */
