@@ -167,12 +167,14 @@ void *desc_slab_freelist(const struct desc_cache *c, const struct desc_slab *s)
 
 /* ------------------------------------------------------------------------ */
 
+/* Only the CPUs that were used: a boot resets every cache and should pay for one CPU, not 1024. */
 static void cache_reset(struct desc_cache *c)
 {
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < DESC_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < c->cpus_used; cpu++)
 		*desc_cache_cpu(c, cpu) = (struct desc_cpu){ 0 };
+	c->cpus_used = 0;
 	c->list_lock.locked = c->page_lock.locked = 0;
 	c->partial_head = c->partial_tail = NULL;
 	c->nr_partial = 0;
@@ -200,6 +202,16 @@ static void init_random_seq(struct desc_cache *c)
 		c->random_seq[i - 1] = c->random_seq[j];
 		c->random_seq[j] = t;
 	}
+}
+
+/* A CPU's state is about to leave its reset state (the slow paths see every CPU first). */
+static void cpu_used(struct desc_cache *c, unsigned int cpu)
+{
+	unsigned int used = __atomic_load_n(&c->cpus_used, __ATOMIC_RELAXED);
+
+	while (used <= cpu && !__atomic_compare_exchange_n(&c->cpus_used, &used, cpu + 1, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts)
@@ -533,6 +545,7 @@ void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
 		return NULL;
 	obj = pc->freelist;
 	if (!obj) {
+		cpu_used(c, cpu);
 		obj = slab_alloc_slow(c, pc);
 		if (!obj)
 			return NULL;
@@ -594,13 +607,15 @@ void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj)
 	struct desc_slab *s = desc_cache_slab(c, obj);
 
 	assert(s && cpu < DESC_MAX_CPUS);
-	pc->nr_live--;
 	if (s == pc->slab) {			/* do_slab_free()'s fast path */
+		pc->nr_live--;
 		set_freepointer(obj, pc->freelist);
 		pc->freelist = obj;
 		desc_poison(obj, c->obj_size);
 		return;
 	}
+	cpu_used(c, cpu);
+	pc->nr_live--;
 	slab_free(c, pc, s, obj);
 }
 
@@ -609,7 +624,7 @@ size_t desc_cache_nr_live(const struct desc_cache *c)
 	long n = 0;
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < DESC_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < c->cpus_used; cpu++)
 		n += desc_cache_cpu(c, cpu)->nr_live;
 	assert(n >= 0);
 	return (size_t)n;

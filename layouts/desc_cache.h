@@ -147,6 +147,7 @@ struct desc_cache {
 	struct desc_slab *free_slabs;
 	size_t nr_slabs, nr_slabs_held;
 	uint64_t rng;			/* the freelist shuffles' generator */
+	unsigned int cpus_used;		/* CPUs whose state is not as reset: 1 + the highest */
 	struct desc_extent ext[DESC_MAX_EXT];
 	unsigned int nr_ext;		/* published with a release store: readers need no lock */
 	/* DESC_MAX_CPUS struct desc_cpu on lines of their own: desc_cache_cpu(). */
