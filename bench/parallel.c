@@ -13,18 +13,22 @@
  *
  * folio/getput-neighbours: each thread on a folio of its own, the folios
  * neighbours where they live: adjacent descriptors in their cache (page32,
- * memdesc8), adjacent struct pages in the memmap (page64): of the small
- * folios (the first 2^20 in pfn order), the threads' many whose objects lie
- * closest together.  An op is what __filemap_get_folio(FGP_LOCK) and its
+ * memdesc8), adjacent struct pages in the memmap (page64).  Of the small
+ * folios (the first 2^20 in pfn order), in address order, the threads' many
+ * consecutive ones in which the most neighbouring pairs write a shared line
+ * (the false-sharing case; where no pair can, as in page64, none does), then
+ * those lying closest together.  An op is what __filemap_get_folio(FGP_LOCK) and its
  * caller do to a page-cache folio: filemap_get_entry()'s try-get and
  * re-check (try_get_folio()), folio_trylock() and folio_unlock() (an atomic
  * set and clear of PG_locked in flags), folio_put().  So each thread writes
  * _refcount and flags of its own folio, and where a neighbour's written
  * field shares a line with one of these (the false-sharing table,
  * false_sharing.h) the line is passed back and forth although no folio is
- * shared.  Counter neighbour_bytes: the mean distance between the objects
- * of consecutive threads (the stride, when they are adjacent).  Left out:
- * the xarray walk, the waiters' bit (PG_waiters) of a contended lock.
+ * shared.  Counters: neighbour_bytes, the mean distance between the objects
+ * of consecutive threads (the stride, when they are adjacent), and
+ * sharing_pairs, the fraction of consecutive threads whose folios' written
+ * fields (_refcount, flags) share a line.  Left out: the xarray walk, the
+ * waiters' bit (PG_waiters) of a contended lock.
  *
  * lookup/random-parallel: lookup/random's walk (walk_ops.h's lookup_one()
  * over the same shuffled pfns) on every thread, each starting at its own
@@ -44,7 +48,7 @@
 
 struct parallel {
 	unsigned long *pfn;		/* thread i's folio page (getput) */
-	double neighbour_bytes;
+	double neighbour_bytes, sharing_pairs;
 	struct pfn_list list;		/* lookup */
 };
 
@@ -133,11 +137,26 @@ static struct neighbour *small_folios(const struct memmap *mm, unsigned long *nr
 	return n;
 }
 
-/* The threads' folios: the window of as many, in address order, spanning the fewest bytes. */
+#define FIELD_LINE(folio, member)	((uintptr_t)&(folio)->member / 64)
+
+/* Whether what the op writes of one folio (_refcount, flags) shares a line with what it writes of the other. */
+static bool writes_share_line(const struct folio *a, const struct folio *b)
+{
+	uintptr_t la[2] = { FIELD_LINE(a, _refcount), FIELD_LINE(a, flags) };
+	uintptr_t lb[2] = { FIELD_LINE(b, _refcount), FIELD_LINE(b, flags) };
+
+	return la[0] == lb[0] || la[0] == lb[1] || la[1] == lb[0] || la[1] == lb[1];
+}
+
+/*
+ * The threads' folios: of the windows of as many consecutive ones in
+ * address order, the one with the most neighbouring pairs sharing a line,
+ * then the narrowest.
+ */
 static int getput_neighbours_setup(struct bench_env *env, struct mdb_err *err)
 {
 	struct parallel *p = parallel_alloc(env->threads, err);
-	unsigned long nr, i, best = 0, t = env->threads;
+	unsigned long nr, i, best = 0, t = env->threads, *shares, best_shares = 0, w;
 	struct neighbour *n;
 
 	if (!p)
@@ -154,12 +173,29 @@ static int getput_neighbours_setup(struct bench_env *env, struct mdb_err *err)
 		parallel_teardown(env);
 		return -1;
 	}
-	for (i = 1; i + t <= nr; i++)
-		if (n[i + t - 1].addr - n[i].addr < n[best + t - 1].addr - n[best].addr)
+	/* shares[i]: pairs sharing among the first i (prefix sums: each window in O(1)). */
+	shares = calloc(nr + 1, sizeof(*shares));
+	if (!shares) {
+		free(n);
+		parallel_teardown(env);
+		return mdb_errf(err, "folio/getput-neighbours: out of memory");
+	}
+	for (i = 0; i + 1 < nr; i++)
+		shares[i + 1] = shares[i] + writes_share_line((const struct folio *)n[i].addr,
+							      (const struct folio *)n[i + 1].addr);
+	for (i = 0; i + t <= nr; i++) {
+		w = shares[i + t - 1] - shares[i];
+		if (!i || w > best_shares || (w == best_shares && n[i + t - 1].addr - n[i].addr <
+					      n[best + t - 1].addr - n[best].addr)) {
 			best = i;
+			best_shares = w;
+		}
+	}
 	for (i = 0; i < t; i++)
 		p->pfn[i] = n[best + i].pfn;
 	p->neighbour_bytes = t > 1 ? (double)(n[best + t - 1].addr - n[best].addr) / (double)(t - 1) : 0;
+	p->sharing_pairs = t > 1 ? (double)best_shares / (double)(t - 1) : 0;
+	free(shares);
 	free(n);
 	return 0;
 }
@@ -197,8 +233,10 @@ static void getput_neighbours(struct mdb_state *st, const struct bench_env *env)
 		for (i = 0; i < BENCH_BATCH; i++)
 			mdb_do_not_optimize(getlock_one(mm, pfn));
 	mdb_set_items_processed(st, mdb_iterations(st));
-	if (!mdb_thread_index(st))
+	if (!mdb_thread_index(st)) {
 		mdb_counter(st, "neighbour_bytes", p->neighbour_bytes, MDB_COUNTER_PLAIN);
+		mdb_counter(st, "sharing_pairs", p->sharing_pairs, MDB_COUNTER_PLAIN);
+	}
 }
 
 static int lookup_parallel_setup(struct bench_env *env, struct mdb_err *err)
