@@ -549,8 +549,13 @@ void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
 		obj = slab_alloc_slow(c, pc);
 		if (!obj)
 			return NULL;
+		pc->freelist = get_freepointer(obj);
+	} else {
+		/* slab_alloc_node()'s fast path: prefetch_freepointer() of the next one (prefetchw). */
+		pc->freelist = get_freepointer(obj);
+		if (pc->freelist)
+			__builtin_prefetch(pc->freelist, 1);
 	}
-	pc->freelist = get_freepointer(obj);
 	desc_unpoison(obj, c->obj_size);
 	memset(obj, 0, c->obj_size);
 	pc->nr_live++;

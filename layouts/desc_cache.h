@@ -17,7 +17,8 @@
  *    first reused (the page allocator's per-cpu lists are LIFO);
  *  - per-CPU state (struct kmem_cache_cpu): a CPU slab whose free objects
  *    form the lockless freelist, and a per-CPU partial list;
- *  - allocation: the freelist, else the slab's own freelist (get_freelist()),
+ *  - allocation: the freelist (the next object's free pointer prefetched for
+ *    writing, prefetch_freepointer()), else the slab's own freelist (get_freelist()),
  *    else the next per-CPU partial slab, else get_partial_node(): the first
  *    slab of the node's partial list becomes the CPU slab and up to
  *    cpu_partial_slabs / 2 more move to the per-CPU partial list, else a new
