@@ -42,8 +42,11 @@ struct pfn_list {
 
 enum pfn_select {
 	SELECT_ANY,		/* every pfn */
-	SELECT_FOLIO_PAGE,	/* any page of an anon or file folio */
+	SELECT_FOLIO_PAGE,	/* any page of a folio (anon, file, hugetlb) */
 	SELECT_FOLIO_TAIL,	/* a page of a large folio other than its head */
+	SELECT_HUGETLB_PAGE,	/* any page of a hugetlb folio */
+	SELECT_HUGETLB_TAIL_2M,	/* a tail of a 2 MiB hugetlb folio */
+	SELECT_HUGETLB_TAIL_1G,	/* a tail of a 1 GiB hugetlb folio */
 };
 
 /*

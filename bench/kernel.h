@@ -80,6 +80,12 @@ struct mdb_kernel {
 	void (*teardown)(struct bench_env *env);
 	/* The layout this copy inlines; NULL: any layout (through ops), or a baseline. */
 	const struct layout_ops *layout;
+	/*
+	 * Whether the kernel has anything to measure on a mix (hugetlb kernels
+	 * need hugetlb folios); the plan leaves it out of the others.  NULL:
+	 * every mix.
+	 */
+	bool (*applies)(const struct mix *mix);
 };
 
 #ifdef MDB_LAYOUT
@@ -110,6 +116,12 @@ const char *mdb_kernel_class_name(enum mdb_kernel_class class);
 static inline bool mdb_kernel_runs_on(const struct mdb_kernel *k, const struct layout_ops *ops)
 {
 	return k->class != MDB_BASELINE && (!k->layout || k->layout == ops);
+}
+
+/* Whether k has anything to measure on mix. */
+static inline bool mdb_kernel_applies(const struct mdb_kernel *k, const struct mix *mix)
+{
+	return !k->applies || k->applies(mix);
 }
 
 /*

@@ -129,7 +129,7 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 		return -1;
 	b->nr_pfns = nr_pfns;
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			b->nr[k][o] = plan.remaining[k][o];
 			covered += plan.remaining[k][o] << o;
 		}
@@ -141,7 +141,7 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 
 static bool is_folio(unsigned int kind)
 {
-	return kind == PK_ANON || kind == PK_FILE;
+	return page_kind_is_folio(kind);
 }
 
 static unsigned long nr_folios(const struct model_blocks *b, unsigned int min_order)
@@ -149,8 +149,8 @@ static unsigned long nr_folios(const struct model_blocks *b, unsigned int min_or
 	unsigned long n = 0;
 	unsigned int o;
 
-	for (o = min_order; o <= MAX_FOLIO_ORDER; o++)
-		n += b->nr[PK_ANON][o] + b->nr[PK_FILE][o];
+	for (o = min_order; o < MIX_NR_ORDERS; o++)
+		n += b->nr[PK_ANON][o] + b->nr[PK_FILE][o] + b->nr[PK_HUGETLB][o];
 	return n;
 }
 
@@ -232,7 +232,7 @@ bool model_scan_compaction(const struct layout_ops *ops, const struct model_bloc
 		return false;
 	*lines = (struct model_lines){ 0 };
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			double n = b->nr[k][o], extent = (double)(1UL << o) / per_line;
 			double overlay = 0, read;
 

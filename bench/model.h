@@ -31,7 +31,7 @@
 /* Blocks the mix places over nr_pfns, as mix_plan_init() counts them. */
 struct model_blocks {
 	unsigned long nr_pfns;
-	unsigned long nr[PK_NR][MAX_FOLIO_ORDER + 1];	/* the leftover free pfns are order 0 */
+	unsigned long nr[PK_NR][MIX_NR_ORDERS];	/* the leftover free pfns are order 0 */
 };
 
 /* 0, or -1 with err when the mix cannot be placed. */

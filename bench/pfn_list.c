@@ -11,15 +11,25 @@
 static bool pfn_selected(const struct bench_env *env, unsigned long pfn, enum pfn_select select)
 {
 	struct page_info info;
-	bool folio;
+	bool folio, tail;
 
 	if (select == SELECT_ANY)
 		return true;
 	env->ops->page_info(env->mm, pfn, &info);
-	folio = info.kind == PK_ANON || info.kind == PK_FILE;
-	if (select == SELECT_FOLIO_PAGE)
+	folio = page_kind_is_folio(info.kind);
+	tail = folio && info.order > 0 && info.head_pfn != pfn;
+	switch (select) {
+	case SELECT_FOLIO_PAGE:
 		return folio;
-	return folio && info.order > 0 && info.head_pfn != pfn;
+	case SELECT_HUGETLB_PAGE:
+		return info.kind == PK_HUGETLB;
+	case SELECT_HUGETLB_TAIL_2M:
+		return tail && info.kind == PK_HUGETLB && info.order == HUGETLB_ORDER_PMD;
+	case SELECT_HUGETLB_TAIL_1G:
+		return tail && info.kind == PK_HUGETLB && info.order == HUGETLB_ORDER_PUD;
+	default:
+		return tail;
+	}
 }
 
 static void shuffle(uint32_t *a, unsigned long n, uint64_t *rng)

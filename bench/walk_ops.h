@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * walk_ops.h - the ops that more than one file runs (walk.h's walk_op): the
- * lookup of the lookup kernels, the tail-to-folio of folio/tail, and the
- * reference GUP-fast takes and drops (folio/getput), which the threaded
- * kernels (parallel.c) run on several CPUs at once.
+ * lookup of the lookup kernels and the tail-to-folio of folio/tail, which
+ * the hugetlb kernels (hugetlb.c) run on hugetlb pages, and the reference
+ * GUP-fast takes and drops (folio/getput), which the threaded kernels
+ * (parallel.c) run on several CPUs at once.
  * For files compiled once per layout.
  */
 #ifndef MDB_WALK_OPS_H

@@ -92,8 +92,3 @@ void mdb_interrupt_resume(void)
 {
 	sigprocmask(SIG_SETMASK, &before_hold, NULL);
 }
-
-void mdb_interrupt_release(void)
-{
-	set_action(SIG_DFL);
-}

@@ -36,8 +36,6 @@ void mdb_interrupt_kept(const char *path, long nr, const char *what);
  */
 void mdb_interrupt_hold(void);
 void mdb_interrupt_resume(void);
-/* Back to the default action. */
-void mdb_interrupt_release(void);
 
 #ifdef __cplusplus
 }

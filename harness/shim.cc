@@ -891,7 +891,7 @@ extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 
 	mdb_interrupt_catch(true);
 	benchmark::RunSpecifiedBenchmarks(&dump);
-	mdb_interrupt_release();
+	/* The handler stays: a signal from here to exit still says what is on disk. */
 	if (rep->path && dump.write_failed()) {
 		fprintf(stderr, "mdbench: %zu of %zu benchmark results could not be written to %s (%s); "
 			"%zu are on disk\n", dump.results() - dump.on_disk(), dump.results(), rep->path,

@@ -5,8 +5,10 @@
  * of struct folio in page64 (page64.h, where the folio overlays its head
  * page) and in page32 and memdesc8 (memdesc_api.h, where it is a separate
  * descriptor), so reading, writing and copying them is one piece of code.
- * Included by page64.h and memdesc_api.h once struct folio is complete.
- * What differs (order, page count, mapcount) stays with the layout.
+ * Included by page64.h and memdesc_api.h once struct folio is complete,
+ * and once the layout has said how a folio is marked hugetlb
+ * (folio_test_hugetlb()).  What differs (order, page count, mapcount) stays
+ * with the layout.
  */
 #ifndef MDB_FOLIO_FIELDS_H
 #define MDB_FOLIO_FIELDS_H
@@ -15,6 +17,8 @@
 
 static inline enum page_kind folio_kind(const struct folio *folio)
 {
+	if (folio_test_hugetlb(folio))
+		return PK_HUGETLB;
 	return folio->mapping & FOLIO_MAPPING_ANON ? PK_ANON : PK_FILE;
 }
 
@@ -97,13 +101,15 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
  * first entire mapping marks _nr_pages_mapped (mm/internal.h
  * ENTIRELY_MAPPED); __folio_remove_rmap() undoes it.  The counts store
  * count - 1 and live wherever the layout keeps them: page64's first tail
- * page, the memdesc layouts' large descriptor.
+ * page, the memdesc layouts' large descriptor.  A hugetlb folio moves the
+ * first two only (hugetlb_add_file_rmap(), hugetlb_remove_rmap()): its
+ * layout passes no nr_pages_mapped.
  */
 #define FOLIO_ENTIRELY_MAPPED	0x800000
 
 static inline void large_folio_map(int *large_mapcount, int *entire_mapcount, int *nr_pages_mapped)
 {
-	if (__atomic_add_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) == 0)
+	if (__atomic_add_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) == 0 && nr_pages_mapped)
 		__atomic_fetch_add(nr_pages_mapped, FOLIO_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
 	__atomic_fetch_add(large_mapcount, 1, __ATOMIC_RELAXED);
 }
@@ -111,7 +117,7 @@ static inline void large_folio_map(int *large_mapcount, int *entire_mapcount, in
 static inline void large_folio_unmap(int *large_mapcount, int *entire_mapcount,
 				     int *nr_pages_mapped)
 {
-	if (__atomic_sub_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) < 0)
+	if (__atomic_sub_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) < 0 && nr_pages_mapped)
 		__atomic_fetch_sub(nr_pages_mapped, FOLIO_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(large_mapcount, 1, __ATOMIC_RELAXED);
 }

@@ -116,7 +116,10 @@ enum kpagetype {
 #define MDB_FAKE_ZSPAGE		0xffff888100005000UL
 #define MDB_FAKE_MM		0xffff888100006000UL
 
-/* What a new folio's mapping holds: its kind, as folio_test_anon() reads it. */
+/*
+ * What a new folio's mapping holds: its kind, as folio_test_anon() reads it
+ * (a hugetlb folio gets the address_space of a hugetlbfs file).
+ */
 static inline uintptr_t mdb_new_mapping(enum page_kind kind)
 {
 	return kind == PK_ANON ? (MDB_FAKE_ANON_VMA | FOLIO_MAPPING_ANON) : MDB_FAKE_MAPPING;

@@ -4,9 +4,11 @@
  *
  * A layout is one header, layouts/<name>.h, named in layouts/layouts.list,
  * that defines struct page, struct folio, struct slab, struct ptdesc, the
- * static inline functions declared below and three constants: LAYOUT_DESC_SIZES
+ * static inline functions declared below and these constants: LAYOUT_DESC_SIZES
  * (the descriptors it allocates), LAYOUT_MODEL (what the analytic model reads,
- * struct layout_model) and nothing else.  A translation unit is compiled once
+ * struct layout_model), LAYOUT_HVO (how HVO would treat its hugetlb folios,
+ * struct layout_hvo in hvo.h) and, if its memmap must start better aligned
+ * than a page, LAYOUT_MEMMAP_ALIGN (bytes), and nothing else.  A translation unit is compiled once
  * per layout with -DMDB_LAYOUT=<name>; this header then pulls in "<name>.h",
  * so a kernel written once against this API becomes one copy of machine code
  * per layout, with every lookup inlined exactly as the kernel would inline it.
@@ -19,7 +21,8 @@
  *
  * Conventions, as in the kernel:
  *  - a pfn is an index into the modelled RAM, 0 <= pfn < mm->nr_pfns;
- *  - a folio is an anon or file folio of order 0..MAX_FOLIO_ORDER; every
+ *  - a folio is an anon or file folio of order 0..MAX_FOLIO_ORDER or a
+ *    hugetlb folio of order 9 or 18 (page_kind_is_folio()); every
  *    page of it resolves to the same struct folio via page_folio();
  *  - reference and map counts are the logical values (a new folio has
  *    refcount 1 and mapcount 0), whatever bias a layout stores.
@@ -34,6 +37,7 @@
 #include "age.h"
 #include "desc_cache.h"
 #include "err.h"
+#include "hvo.h"
 #include "mix.h"
 #include "vmemmap.h"
 
@@ -187,6 +191,8 @@ static inline unsigned long folio_pfn(const struct memmap *mm, const struct foli
 static inline unsigned int folio_order(const struct folio *folio);
 static inline unsigned long folio_nr_pages(const struct folio *folio);
 static inline enum page_kind folio_kind(const struct folio *folio);
+/* folio_test_hugetlb(): PageHuge() of any of its pages. */
+static inline bool folio_test_hugetlb(const struct folio *folio);
 static inline int folio_ref_count(const struct folio *folio);
 static inline void folio_get(struct folio *folio);
 /*
@@ -236,7 +242,7 @@ static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn);
  * folio_destroy() left them so).
  */
 static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order);
-/* Make 2^order pfns from pfn one folio (FOLIO_ANON or FOLIO_FILE): refcount 1, mapcount 0. */
+/* Make 2^order pfns from pfn one folio (PK_ANON, PK_FILE, PK_HUGETLB): refcount 1, mapcount 0. */
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind);
 /*
@@ -344,6 +350,7 @@ struct layout_ops {
 	size_t page_size;		/* sizeof(struct page) */
 	size_t desc_size[DESC_NR];	/* bytes of one descriptor of each type; 0: none */
 	struct layout_model model;
+	struct layout_hvo hvo;		/* LAYOUT_HVO */
 	/*
 	 * Bytes the memmap and the mix's descriptors take: the one memory
 	 * estimate (opts may be NULL: the defaults).
@@ -364,6 +371,8 @@ struct layout_ops {
 	void (*folio_unmap)(struct memmap *mm, unsigned long pfn);
 	void (*folio_set_flag)(struct memmap *mm, unsigned long pfn, enum pageflag flag);
 	void (*footprint)(const struct memmap *mm, struct footprint *out);
+	/* What HVO would leave of the hugetlb folios' memmap (hvo.h); -1 when out of memory. */
+	int (*footprint_hvo)(const struct memmap *mm, struct hvo_footprint *out);
 };
 
 #ifdef MDB_LAYOUT

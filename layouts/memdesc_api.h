@@ -17,9 +17,41 @@
  * per page, as in the kernel.  A folio of order 0 has a struct folio, a
  * larger one a struct folio_large (memdesc.h): what only large folios keep
  * (their map counts) is read and written there.
+ *
+ * Hugetlb folios.  The Memdescs page (kernelnewbies.org/MatthewWilcox/
+ * Memdescs) gives hugetlb no type of its own: its table has File (struct
+ * folio), Anon, KSM, Slab, Movable, PageTable, NetPool, HWPoison, PerCPU and
+ * leaves 11-15 unassigned, and hugetlbfs folios are page-cache folios of
+ * hugetlbfs files.  So a hugetlb folio here is a file folio (tag File), a
+ * struct folio_large like every folio of order >= 1 (FolioAlloc's
+ * folio_large_slab), every memdesc of its 2^order pages pointing at it
+ * (2 MiB of memdescs per 1 GiB folio in memdesc8), and its hugetlb fields
+ * (_hugetlb_subpool, _hugetlb_cgroup, _hugetlb_cgroup_rsvd,
+ * _hugetlb_hwpoison) are the large descriptor's, set as
+ * init_new_hugetlb_folio() sets 6.18's fourth page.  What says "hugetlb":
+ * 6.18 types the head page (PGTY_hugetlb in page_type, since 6.9's "mm: turn
+ * folio_test_hugetlb into a PageType"); the plan's folio has no page_type,
+ * and before 6.9 the mark was PG_hugetlb, a first-tail-page flag
+ * (PF_SECOND, 6.6's "mm: remove HUGETLB_PAGE_DTOR").  With one descriptor
+ * per folio the first tail's flags become bits of the folio's one flags
+ * word (memdesc.h: "the second page's flag bits ... would be bits of
+ * flags"), FolioAlloc's folio->flags: PG_hugetlb is MEMDESC_PG_HUGETLB
+ * there, and PageHuge() reads the descriptor the memdesc points at.
  */
 #ifndef MDB_MEMDESC_API_H
 #define MDB_MEMDESC_API_H
+
+/*
+ * PG_hugetlb among the folio's flags: a bit above 6.18's PG_* bits (which
+ * end below 32), below the section/node/zone fields at the top of the word.
+ */
+#define MEMDESC_PG_HUGETLB	(1UL << 31)
+
+/* 6.8's folio_test_hugetlb(): folio_test_large() and the (former first tail's) flag. */
+static inline bool folio_test_hugetlb(const struct folio *folio)
+{
+	return folio->flags & MEMDESC_PG_HUGETLB;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Lookups. */
@@ -41,8 +73,12 @@ static inline memdesc_t page_memdesc(const struct page *page)
 
 static inline enum page_kind page_kind(const struct memmap *mm, const struct page *page)
 {
+	memdesc_t m = page_memdesc(page);
+
 	(void)mm;
-	return memdesc_kind(page_memdesc(page));
+	if (memdesc_type(m) == MEMDESC_FILE && folio_test_hugetlb(memdesc_ptr(m)))
+		return PK_HUGETLB;
+	return memdesc_kind(m);
 }
 
 static inline struct folio *page_folio(const struct memmap *mm, const struct page *page)
@@ -173,7 +209,8 @@ static inline void folio_map(struct folio *folio)
 		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	large_folio_map(&large->_large_mapcount, &large->_entire_mapcount, &large->_nr_pages_mapped);
+	large_folio_map(&large->_large_mapcount, &large->_entire_mapcount,
+			folio_test_hugetlb(folio) ? NULL : &large->_nr_pages_mapped);
 }
 
 static inline void folio_unmap(struct folio *folio)
@@ -185,7 +222,7 @@ static inline void folio_unmap(struct folio *folio)
 		return;
 	}
 	large_folio_unmap(&large->_large_mapcount, &large->_entire_mapcount,
-			  &large->_nr_pages_mapped);
+			  folio_test_hugetlb(folio) ? NULL : &large->_nr_pages_mapped);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -200,12 +237,16 @@ static inline void folio_unmap(struct folio *folio)
 	[DESC_NETMEM] = sizeof(struct netmem_desc),				\
 }
 
+/* HVO: a folio's entries are all the same, its first vmemmap page stays (hvo.h). */
+#define LAYOUT_HVO		{ .scheme = HVO_SAME_ENTRY, .reserve_pages = 1 }
+
 /* Descriptor bytes one block of the mix costs. */
 static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int order)
 {
 	switch (kind) {
 	case PK_ANON:
-	case PK_FILE:		return order ? sizeof(struct folio_large) : sizeof(struct folio);
+	case PK_FILE:
+	case PK_HUGETLB:	return order ? sizeof(struct folio_large) : sizeof(struct folio);
 	case PK_SLAB:		return sizeof(struct slab);
 	case PK_NETMEM:		return sizeof(struct netmem_desc);
 	case PK_PGTABLE:	return sizeof(struct ptdesc) << order;
@@ -252,6 +293,22 @@ static inline void memdesc_set_range(struct memmap *mm, unsigned long pfn, unsig
 }
 
 /*
+ * init_new_hugetlb_folio() on the large descriptor: the hugetlb mark, an
+ * empty lru (the hstate's lists), no subpool, no cgroups, no hwpoison list.
+ */
+static inline void memdesc_init_hugetlb(struct folio_large *large)
+{
+	struct folio *folio = &large->folio;
+
+	folio->flags |= MEMDESC_PG_HUGETLB;
+	folio->lru.next = folio->lru.prev = &folio->lru;
+	large->_hugetlb_subpool = NULL;
+	large->_hugetlb_cgroup = NULL;
+	large->_hugetlb_cgroup_rsvd = NULL;
+	large->_hugetlb_hwpoison = NULL;
+}
+
+/*
  * The second allocation, as FolioAlloc's folio_alloc() does it: the
  * descriptor from the cache for the order (fields as it sets them; the
  * large ones as 6.18's prep_compound_head() does), then every memdesc of
@@ -277,6 +334,8 @@ static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, u
 		large->_mm_id_mapcount[0] = large->_mm_id_mapcount[1] = -1;
 		large->_deferred_list.next = large->_deferred_list.prev = &large->_deferred_list;
 	}
+	if (kind == PK_HUGETLB)
+		memdesc_init_hugetlb(large);
 	memdesc_set_range(mm, pfn, order, memdesc_make(folio, memdesc_folio_type(kind)));
 	return folio;
 }

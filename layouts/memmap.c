@@ -24,6 +24,11 @@
 
 static const size_t desc_size[DESC_NR] = LAYOUT_DESC_SIZES;
 
+/* Where the layout's memmap must start (page64ci's masks need their heads aligned). */
+#ifndef LAYOUT_MEMMAP_ALIGN
+#define LAYOUT_MEMMAP_ALIGN	MDB_PAGE_SIZE
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* The buddy, as the kernel drives it: set the head, then list the block.   */
 
@@ -31,6 +36,22 @@ static void free_block(struct memmap *mm, unsigned long pfn, unsigned int order)
 {
 	buddy_set_free(mm, pfn, order);
 	buddy_push(&mm->buddy, pfn, order);
+}
+
+/*
+ * A freed folio's pfns back to the buddy; a gigantic (1 GiB hugetlb) folio,
+ * as free_contig_range() gives it back, in MAX_PAGE_ORDER blocks.
+ */
+static void free_folio_block(struct memmap *mm, unsigned long pfn, unsigned int order)
+{
+	unsigned long i;
+
+	if (order <= MAX_PAGE_ORDER) {
+		free_block(mm, pfn, order);
+		return;
+	}
+	for (i = 0; i < 1UL << order; i += 1UL << MAX_PAGE_ORDER)
+		free_block(mm, pfn + i, MAX_PAGE_ORDER);
 }
 
 /* __rmqueue_smallest() + expand(): the upper halves go back, heads written. */
@@ -125,7 +146,8 @@ static void mix_desc_counts(const struct mix *mix, unsigned long nr_pfns,
 
 		switch (e->kind) {
 		case PK_ANON:
-		case PK_FILE:	count[folio_desc_type(e->order)] += blocks; break;
+		case PK_FILE:
+		case PK_HUGETLB: count[folio_desc_type(e->order)] += blocks; break;
 		case PK_SLAB:	count[DESC_SLAB] += blocks; break;
 		case PK_NETMEM:	count[DESC_NETMEM] += blocks; break;
 		case PK_PGTABLE: count[DESC_PTDESC] += (unsigned long long)blocks << e->order; break;
@@ -210,9 +232,11 @@ static int place(struct memmap *mm, const struct mix_block *b, struct age_list *
 		return 0;
 	case PK_ANON:
 	case PK_FILE:
+	case PK_HUGETLB:
 		if (!folio_create(mm, b->pfn, b->order, b->kind))
 			break;
-		if (folios && age_list_add(folios, b->pfn, b->order, b->kind))
+		/* A hugetlb pool is allocated once and kept: its folios stay out of the churn. */
+		if (folios && b->kind != PK_HUGETLB && age_list_add(folios, b->pfn, b->order, b->kind))
 			return mdb_errf(err, "out of memory for the list of folios to age");
 		return 0;
 	default:
@@ -385,8 +409,9 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	init_caches(mm, opts, obj, acct);
 	if (buddy_init(&mm->buddy, nr_pfns))
 		goto nomem;
-	if (vmemmap_map(&mm->vmap, nr_pfns * sizeof(struct page), opts->pages, opts->bind,
-			opts->bind_arg, err)) {
+	if (vmemmap_reserve_aligned(&mm->vmap, nr_pfns * sizeof(struct page), opts->pages,
+				    LAYOUT_MEMMAP_ALIGN, err) ||
+	    vmemmap_populate(&mm->vmap, opts->bind, opts->bind_arg, err)) {
 		mdb_err_prefix(err, "the memmap");
 		goto fail;
 	}
@@ -462,11 +487,24 @@ static struct folio *pfn_folio(const struct memmap *mm, unsigned long pfn)
 	return folio;
 }
 
+/*
+ * Anon and file folios up to PMD order; hugetlb folios at the 2 MiB hstate,
+ * from the buddy as alloc_buddy_hugetlb_folio() takes them.  A 1 GiB folio
+ * comes from alloc_contig_pages() or boot-time memblock, neither modelled:
+ * such folios exist only where the mix placed them.
+ */
+static bool folio_alloc_ok(unsigned int order, enum page_kind kind)
+{
+	if (kind == PK_HUGETLB)
+		return mix_order_valid(kind, order) && order <= MAX_PAGE_ORDER;
+	return page_kind_is_folio(kind) && order <= MAX_FOLIO_ORDER;
+}
+
 static long op_folio_alloc(struct memmap *mm, unsigned int order, enum page_kind kind)
 {
 	long pfn;
 
-	if (order > MAX_FOLIO_ORDER || (kind != PK_ANON && kind != PK_FILE))
+	if (!folio_alloc_ok(order, kind))
 		return -1;
 	pfn = alloc_block(mm, order);
 	if (pfn < 0)
@@ -485,7 +523,7 @@ static void op_folio_free(struct memmap *mm, unsigned long pfn)
 	unsigned int order = folio_order(folio);
 
 	folio_destroy(mm, folio);
-	free_block(mm, head, order);
+	free_folio_block(mm, head, order);
 }
 
 /* migrate_pages() for one folio: new block, new descriptor, copy, repoint. */
@@ -494,7 +532,7 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 	struct folio *src = pfn_folio(mm, pfn), *dst;
 	unsigned long old = folio_pfn(mm, src);
 	unsigned int order = folio_order(src);
-	long new = alloc_block(mm, order);
+	long new = folio_alloc_ok(order, folio_kind(src)) ? alloc_block(mm, order) : -1;
 
 	if (new < 0)
 		return -1;
@@ -505,7 +543,7 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 	}
 	folio_copy_meta(dst, src);
 	folio_destroy(mm, src);
-	free_block(mm, old, order);
+	free_folio_block(mm, old, order);
 	return new;
 }
 
@@ -581,11 +619,43 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 	}
 }
 
+/*
+ * The hugetlb folios, block by block, into hvo.c's arithmetic: what HVO
+ * would give back of this memmap, computed (no mapping changes).
+ */
+static int op_footprint_hvo(const struct memmap *mm, struct hvo_footprint *out)
+{
+	unsigned long pfn, step, head;
+	struct hvo_walk w;
+	unsigned int order;
+
+	if (hvo_walk_start(&w, &LAYOUT_SYM(ops).hvo, sizeof(struct page), mm->nr_pfns))
+		return -1;
+	for (pfn = 0; pfn < mm->nr_pfns; pfn += step) {
+		const struct page *page = pfn_to_page(mm, pfn);
+		enum page_kind kind = page_kind(mm, page);
+		int buddy;
+
+		if (kind == PK_FREE) {
+			buddy = page_buddy_order(mm, page);
+			step = buddy > 0 ? 1UL << buddy : 1;
+			continue;
+		}
+		head = page_head_pfn(mm, page, &order);
+		if (kind == PK_HUGETLB && head == pfn)
+			hvo_walk_folio(&w, pfn, order);
+		step = head + (1UL << order) - pfn;
+	}
+	hvo_walk_end(&w, out);
+	return 0;
+}
+
 const struct layout_ops LAYOUT_SYM(ops) = {
 	.name = MDB_STR(MDB_LAYOUT),
 	.page_size = sizeof(struct page),
 	.desc_size = LAYOUT_DESC_SIZES,
 	.model = LAYOUT_MODEL,
+	.hvo = LAYOUT_HVO,
 	.memory_need = op_memory_need,
 	.memmap_create = op_memmap_create,
 	.memmap_destroy = op_memmap_destroy,
@@ -600,4 +670,5 @@ const struct layout_ops LAYOUT_SYM(ops) = {
 	.folio_unmap = op_folio_unmap,
 	.folio_set_flag = op_folio_set_flag,
 	.footprint = op_footprint,
+	.footprint_hvo = op_footprint_hvo,
 };

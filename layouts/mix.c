@@ -17,10 +17,12 @@
  *
  *  - name: 1..63 characters from [A-Za-z0-9._:+-]; it ends up in benchmark
  *    names ("mix:desktop"), so nothing that would need quoting there.
- *  - kind: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved.
- *  - order: integer 0..9, written without fraction or exponent (not 9.0);
- *    a block of order k covers 2^k pfns (order 9 is a 2 MiB PMD folio on
- *    x86-64).
+ *  - kind: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved,
+ *    hugetlb.
+ *  - order: an integer written without fraction or exponent (not 9.0); a
+ *    block of order k covers 2^k pfns.  0..9 (9 is a 2 MiB PMD folio on
+ *    x86-64), 0..10 for free blocks (MAX_PAGE_ORDER), 9 or 18 (the 2 MiB
+ *    and 1 GiB hstates) for hugetlb.
  *  - fraction: of all pfns (not of blocks) covered by blocks of that kind and
  *    order, in [0, 1] (-0 reads as 0); the fractions sum to 1 within 1e-6.
  *  - each (kind, order) at most once; at most MIX_MAX_ENTRIES entries; no
@@ -41,7 +43,6 @@
 #include "rng.h"
 #include "units.h"
 
-#define NR_ORDERS		(MAX_FOLIO_ORDER + 1)
 #define MIX_SUM_TOLERANCE	1e-6
 #define MIX_FILE_MAX		(1UL << 20)	/* a mix file is a few KiB */
 
@@ -57,6 +58,7 @@ static const char *const kind_name[PK_NR] = {
 	[PK_ZSMALLOC] = "zsmalloc",
 	[PK_NETMEM] = "netmem",
 	[PK_RESERVED] = "reserved",
+	[PK_HUGETLB] = "hugetlb",
 };
 
 const char *page_kind_name(enum page_kind kind)
@@ -67,6 +69,18 @@ const char *page_kind_name(enum page_kind kind)
 int page_kind_from_name(const char *name)
 {
 	return mdb_parse_name(name, kind_name, PK_NR);
+}
+
+bool mix_order_valid(enum page_kind kind, unsigned int order)
+{
+	switch (kind) {
+	case PK_FREE:
+		return order <= MAX_PAGE_ORDER;
+	case PK_HUGETLB:
+		return order == HUGETLB_ORDER_PMD || order == HUGETLB_ORDER_PUD;
+	default:
+		return (unsigned int)kind < PK_NR && order <= MAX_FOLIO_ORDER;
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -203,15 +217,19 @@ static int name_validate(const char *name, size_t len, struct mdb_err *err)
 }
 
 /* A JSON order can be any integer, a struct's any unsigned: one message for both. */
-static int bad_order(unsigned int i, long long order, struct mdb_err *err)
+static int bad_order(unsigned int i, enum page_kind kind, long long order, struct mdb_err *err)
 {
+	if (kind == PK_HUGETLB)
+		return mdb_errf(err, "entries[%u]: hugetlb order %lld: the hstates are order %d "
+				"(2 MiB) and %d (1 GiB)", i, order, HUGETLB_ORDER_PMD,
+				HUGETLB_ORDER_PUD);
 	return mdb_errf(err, "entries[%u]: order %lld out of range 0..%d", i, order,
-			MAX_FOLIO_ORDER);
+			kind == PK_FREE ? MAX_PAGE_ORDER : MAX_FOLIO_ORDER);
 }
 
 int mix_validate(const struct mix *mix, struct mdb_err *err)
 {
-	unsigned int seen[PK_NR][NR_ORDERS] = { { 0 } };	/* index + 1 */
+	unsigned int seen[PK_NR][MIX_NR_ORDERS] = { { 0 } };	/* index + 1 */
 	const char *end = memchr(mix->name, '\0', sizeof(mix->name));
 	double sum = 0;
 
@@ -228,8 +246,8 @@ int mix_validate(const struct mix *mix, struct mdb_err *err)
 
 		if ((unsigned int)e->kind >= PK_NR)
 			return mdb_errf(err, "entries[%u]: kind %d out of range", i, (int)e->kind);
-		if (e->order > MAX_FOLIO_ORDER)
-			return bad_order(i, e->order, err);
+		if (!mix_order_valid(e->kind, e->order))
+			return bad_order(i, e->kind, e->order, err);
 		/* 17 digits: 1.0000001 must not read "1 outside [0, 1]". */
 		if (!(e->fraction >= 0 && e->fraction <= 1))
 			return mdb_errf(err, "entries[%u]: fraction %.17g outside [0, 1]", i,
@@ -250,7 +268,7 @@ int mix_validate(const struct mix *mix, struct mdb_err *err)
 /* JSON                                                                     */
 
 /* For messages; test_mix checks it against the kind names. */
-#define KIND_LIST	"free, anon, file, slab, pgtable, zsmalloc, netmem, reserved"
+#define KIND_LIST	"free, anon, file, slab, pgtable, zsmalloc, netmem, reserved, hugetlb"
 
 /* v's type as a mix file's reader thinks of it: JSON has numbers, not integers and reals. */
 static const char *type_name(const json_t *v)
@@ -346,8 +364,8 @@ static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
 	if (!json_is_integer(order))
 		return mdb_errf(err, "%s\"order\" must be an integer", where);
 	o = json_integer_value(order);
-	if (o < 0 || o > MAX_FOLIO_ORDER)
-		return bad_order(i, o, err);
+	if (o < 0 || o > MIX_MAX_ORDER || !mix_order_valid((enum page_kind)k, (unsigned int)o))
+		return bad_order(i, (enum page_kind)k, o, err);
 	fraction = member(v, "fraction", "number", where, err);
 	if (!fraction)
 		return -1;
@@ -493,7 +511,7 @@ enum kpf_run {
 };
 
 struct kpf_scan {
-	unsigned long long pages[PK_NR][NR_ORDERS];
+	unsigned long long pages[PK_NR][MIX_NR_ORDERS];
 	unsigned long long total;	/* pfns that are memory: not holes */
 	enum kpf_run run;
 	enum page_kind kind;
@@ -506,8 +524,16 @@ static int read_error(struct mdb_err *err, const char *path, int error)
 			error == EACCES || error == EPERM ? " (needs root)" : "");
 }
 
+/*
+ * stable_page_flags() sets KPF_HUGE on every page of a hugetlb folio
+ * (folio_test_hugetlb() of page_folio()), whether hugetlbfs, SHM_HUGETLB or
+ * MAP_HUGETLB|MAP_ANONYMOUS, in use or free in the pool: a kind of its own,
+ * before anon.
+ */
 static enum page_kind kpf_kind(uint64_t flags)
 {
+	if (flags & KPF(HUGE))
+		return PK_HUGETLB;
 	if (flags & KPF(SLAB))
 		return PK_SLAB;
 	if (flags & KPF(PGTABLE))
@@ -516,8 +542,8 @@ static enum page_kind kpf_kind(uint64_t flags)
 		return PK_RESERVED;
 	if (flags & KPF(ANON))
 		return PK_ANON;
-	/* Not anon, so page cache: on an LRU, mapped, or a huge folio (hugetlbfs). */
-	if (flags & (KPF(LRU) | KPF(MMAP) | KPF(THP) | KPF(HUGE)))
+	/* Not anon, so page cache: on an LRU, mapped, or a THP. */
+	if (flags & (KPF(LRU) | KPF(MMAP) | KPF(THP)))
 		return PK_FILE;
 	/*
 	 * Kernel allocations kpageflags does not name (vmalloc, stacks, page
@@ -531,22 +557,29 @@ static unsigned int floor_log2(uint64_t x)
 	return 63 - (unsigned int)__builtin_clzll(x);
 }
 
-/* Largest order a block starting at pfn may have. */
-static unsigned int max_order_at(uint64_t pfn)
+/* Largest order a block starting at pfn may have: its alignment, at most cap. */
+static unsigned int max_order_at(uint64_t pfn, unsigned int cap)
 {
-	if (!pfn || (unsigned int)__builtin_ctzll(pfn) > MAX_FOLIO_ORDER)
-		return MAX_FOLIO_ORDER;
+	if (!pfn || (unsigned int)__builtin_ctzll(pfn) > cap)
+		return cap;
 	return (unsigned int)__builtin_ctzll(pfn);
+}
+
+/* The largest order a kind takes in a snapshot's blocks (hugetlb: count_hugetlb()). */
+static unsigned int kpf_max_order(enum page_kind kind)
+{
+	return kind == PK_FREE ? MAX_PAGE_ORDER : MAX_FOLIO_ORDER;
 }
 
 /*
  * Cuts [start, start + len) into naturally aligned blocks, largest first, at
- * most order 9: an order-18 hugetlb page counts as 512 order-9 blocks.
+ * most the kind's largest order: a free run of 2048 pages counts as two
+ * order-10 blocks, an order-10 slab (none exists on x86-64) as two order-9.
  */
 static void count_aligned(struct kpf_scan *s, enum page_kind kind, uint64_t start, uint64_t len)
 {
 	while (len) {
-		unsigned int order = max_order_at(start);
+		unsigned int order = max_order_at(start, kpf_max_order(kind));
 
 		if (order > floor_log2(len))
 			order = floor_log2(len);
@@ -554,6 +587,33 @@ static void count_aligned(struct kpf_scan *s, enum page_kind kind, uint64_t star
 		start += 1ULL << order;
 		len -= 1ULL << order;
 	}
+}
+
+/*
+ * A hugetlb folio keeps its true order when it is one of the x86-64
+ * hstates (2 MiB, 1 GiB).  Another size (another architecture's hstate,
+ * arm64's 64 KiB or 32 MiB, or a run cut short) is cut into aligned pieces
+ * of those orders, largest first; what is left under 2 MiB counts as file
+ * blocks, as every hugetlb page did before hugetlb was a kind.
+ */
+static void count_hugetlb(struct kpf_scan *s, uint64_t start, uint64_t len)
+{
+	while (len >= 1ULL << HUGETLB_ORDER_PMD) {
+		unsigned int order = max_order_at(start, MIX_MAX_ORDER);
+
+		if (order > floor_log2(len))
+			order = floor_log2(len);
+		if (order >= HUGETLB_ORDER_PUD)
+			order = HUGETLB_ORDER_PUD;
+		else if (order >= HUGETLB_ORDER_PMD)
+			order = HUGETLB_ORDER_PMD;
+		else
+			break;		/* not 2 MiB aligned */
+		s->pages[PK_HUGETLB][order] += 1ULL << order;
+		start += 1ULL << order;
+		len -= 1ULL << order;
+	}
+	count_aligned(s, PK_FILE, start, len);
 }
 
 static void run_close(struct kpf_scan *s)
@@ -564,7 +624,10 @@ static void run_close(struct kpf_scan *s)
 	case RUN_NONE:
 		break;
 	case RUN_COMPOUND:
-		count_aligned(s, s->kind, s->start, s->len);
+		if (s->kind == PK_HUGETLB)
+			count_hugetlb(s, s->start, s->len);
+		else
+			count_aligned(s, s->kind, s->start, s->len);
 		break;
 	case RUN_FREE:
 	case RUN_FREE_FLAGGED:
@@ -602,7 +665,7 @@ static bool run_extends(struct kpf_scan *s, uint64_t flags)
 			s->run = RUN_FREE_FLAGGED;
 			return true;
 		}
-		if (kpf_unflagged(flags) && max_order_at(s->start) > 0) {
+		if (kpf_unflagged(flags) && max_order_at(s->start, MAX_PAGE_ORDER) > 0) {
 			s->run = RUN_FREE_UNFLAGGED;
 			return true;
 		}
@@ -610,7 +673,7 @@ static bool run_extends(struct kpf_scan *s, uint64_t flags)
 	case RUN_FREE_FLAGGED:
 		return kpf_free(flags);
 	case RUN_FREE_UNFLAGGED:
-		return kpf_unflagged(flags) && s->len < 1ULL << max_order_at(s->start);
+		return kpf_unflagged(flags) && s->len < 1ULL << max_order_at(s->start, MAX_PAGE_ORDER);
 	case RUN_NONE:
 		break;
 	}
@@ -640,6 +703,8 @@ static void kpf_pfn(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 		run_open(s, RUN_COMPOUND, kpf_kind(flags), pfn);
 	else if (flags & KPF(BUDDY))
 		run_open(s, RUN_FREE, PK_FREE, pfn);
+	else if (kpf_kind(flags) == PK_HUGETLB)
+		count_hugetlb(s, pfn, 1);	/* a tail without its head: a file page */
 	else
 		s->pages[kpf_kind(flags)][0]++;	/* order 0, or a tail without its head */
 }
@@ -667,7 +732,7 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mi
 	memset(&m, 0, sizeof(m));
 	kpf_mix_name(m.name);
 	for (int k = 0; k < PK_NR; k++) {
-		for (unsigned int o = 0; o < NR_ORDERS; o++) {
+		for (unsigned int o = 0; o < MIX_NR_ORDERS; o++) {
 			if (!s->pages[k][o])
 				continue;
 			m.entry[m.nr].kind = (enum page_kind)k;
@@ -776,14 +841,14 @@ int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err)
  * free order 0.
  */
 static void count_blocks(const struct mix *mix, unsigned long nr,
-			 unsigned long count[PK_NR][NR_ORDERS])
+			 unsigned long count[PK_NR][MIX_NR_ORDERS])
 {
-	long long rem[PK_NR][NR_ORDERS];
+	long long rem[PK_NR][MIX_NR_ORDERS];
 	unsigned long pages = 0;
 	double sum = 0;
 
 	for (int k = 0; k < PK_NR; k++)
-		for (unsigned int o = 0; o < NR_ORDERS; o++)
+		for (unsigned int o = 0; o < MIX_NR_ORDERS; o++)
 			rem[k][o] = -1;
 	for (unsigned int i = 0; i < mix->nr; i++)
 		sum += mix->entry[i].fraction;
@@ -797,7 +862,7 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
 		pages += (unsigned long)whole << e->order;
 	}
 	/* Rounding error can only overshoot by a hair: give back the smallest blocks. */
-	for (unsigned int o = 0; pages > nr && o < NR_ORDERS; o++)
+	for (unsigned int o = 0; pages > nr && o < MIX_NR_ORDERS; o++)
 		for (int k = 0; pages > nr && k < PK_NR; k++)
 			while (pages > nr && count[k][o]) {
 				count[k][o]--;
@@ -808,7 +873,7 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
 		unsigned int best_o = 0;
 
 		for (int k = 0; k < PK_NR; k++)
-			for (unsigned int o = 0; o < NR_ORDERS; o++)
+			for (unsigned int o = 0; o < MIX_NR_ORDERS; o++)
 				if (rem[k][o] > 0 && (best_k < 0 || rem[k][o] > rem[best_k][best_o])) {
 					best_k = k;
 					best_o = o;
@@ -824,10 +889,91 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
 	count[PK_FREE][0] += nr - pages;
 }
 
+/*
+ * A hugetlb entry above a pageblock that gets no block asks for 1 GiB
+ * folios the modelled RAM cannot hold: refuse rather than place a machine
+ * without them under the mix's name.
+ */
+static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
+			     unsigned long count[PK_NR][MIX_NR_ORDERS], struct mdb_err *err)
+{
+	for (unsigned int i = 0; i < mix->nr; i++) {
+		const struct mix_entry *e = &mix->entry[i];
+
+		if (e->kind != PK_HUGETLB || e->order <= PAGEBLOCK_ORDER || e->fraction <= 0 ||
+		    count[e->kind][e->order])
+			continue;
+		char ram[32], folio[32];
+
+		mdb_format_size((uint64_t)nr << 12, ram, sizeof(ram));
+		mdb_format_size(1ULL << (e->order + 12), folio, sizeof(folio));
+		/* Callers name the mix (memmap_create(): "mix NAME: ..."). */
+		return mdb_errf(err, "(hugetlb, %u) asks %.3g of %s in whole pageblocks, less than "
+				"one %s folio: model at least %s of RAM per folio", e->order,
+				e->fraction, ram, folio, folio);
+	}
+	return 0;
+}
+
+/*
+ * The blocks above a pageblock, largest order first: each on an aligned run
+ * of 2^(order - PAGEBLOCK_ORDER) whole pageblocks no larger block took,
+ * drawn at random; its kind drawn weighted by how many of that order each
+ * kind still has.  Runs of a smaller order never straddle a larger block,
+ * both being naturally aligned, so whether a run is free is whether its
+ * first pageblock is.  Marks the pageblocks taken.
+ */
+static int place_big(struct mix_plan *plan, bool *taken, struct mdb_err *err)
+{
+	unsigned long n = plan->nr_pageblocks, nr = 0, *slot;
+	unsigned long left[PK_NR];
+
+	for (int k = 0; k < PK_NR; k++)
+		for (unsigned int o = PAGEBLOCK_ORDER + 1; o < MIX_NR_ORDERS; o++)
+			nr += plan->remaining[k][o];
+	plan->big = malloc(nr * sizeof(*plan->big) + 1);
+	slot = malloc(n * sizeof(*slot) + 1);
+	if (!plan->big || !slot) {
+		free(slot);
+		return mdb_errf(err, "out of memory for %lu blocks above a pageblock", nr);
+	}
+	for (unsigned int o = MIX_MAX_ORDER; o > PAGEBLOCK_ORDER; o--) {
+		unsigned long per = 1UL << (o - PAGEBLOCK_ORDER), free_slots = 0, total = 0;
+
+		for (int k = 0; k < PK_NR; k++)
+			total += left[k] = plan->remaining[k][o];
+		for (unsigned long s = 0; total && s + 1 <= n / per; s++)
+			if (!taken[s * per])
+				slot[free_slots++] = s;
+		if (free_slots < total) {
+			free(slot);
+			return mdb_errf(err, "%lu order-%u blocks do not fit in %lu pageblocks (bug)",
+					total, o, n);
+		}
+		for (unsigned long i = 0; i < total; i++) {
+			unsigned long j = i + (unsigned long)mdb_rng_below(&plan->rng, free_slots - i);
+			unsigned long s = slot[j], r = (unsigned long)mdb_rng_below(&plan->rng, total - i);
+			int k;
+
+			slot[j] = slot[i];
+			for (k = 0; r >= left[k]; k++)
+				r -= left[k];
+			left[k]--;
+			memset(&taken[s * per], 1, per * sizeof(*taken));
+			plan->big[plan->nr_big++] = (struct mix_block){
+				.pfn = s * per << PAGEBLOCK_ORDER, .order = o, .kind = (enum page_kind)k,
+			};
+		}
+	}
+	free(slot);
+	return 0;
+}
+
 int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,
 		  uint64_t seed, struct mdb_err *err)
 {
-	unsigned long *perm = NULL, n;
+	unsigned long *perm = NULL, n, m = 0, big = 0;
+	bool *taken = NULL;
 
 	memset(plan, 0, sizeof(*plan));
 	if (mix_validate(mix, err))
@@ -839,30 +985,48 @@ int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr
 	 * the end stays in place, free order 0, so no block can straddle it.
 	 */
 	n = nr_pfns >> PAGEBLOCK_ORDER;
-	if (n) {
-		perm = malloc(n * sizeof(*perm));
-		if (!perm)
-			return mdb_errf(err, "out of memory for %lu pageblocks", n);
-	}
 	count_blocks(mix, n << PAGEBLOCK_ORDER, plan->remaining);
+	if (check_big_hugetlb(mix, n << PAGEBLOCK_ORDER, plan->remaining, err))
+		return -1;
 	plan->remaining[PK_FREE][0] += nr_pfns - (n << PAGEBLOCK_ORDER);
 	plan->rng = seed;
+	plan->nr_pfns = nr_pfns;
+	plan->nr_pageblocks = n;
+	for (int k = 0; k < PK_NR; k++)
+		for (unsigned int o = PAGEBLOCK_ORDER + 1; o < MIX_NR_ORDERS; o++)
+			big += plan->remaining[k][o];
+	if (n) {
+		perm = malloc(n * sizeof(*perm));
+		taken = calloc(n, sizeof(*taken));
+		if (!perm || !taken) {
+			free(perm);
+			free(taken);
+			return mdb_errf(err, "out of memory for %lu pageblocks", n);
+		}
+	}
+	if (big && place_big(plan, taken, err)) {
+		free(perm);
+		free(taken);
+		mix_plan_release(plan);
+		return -1;
+	}
 	for (unsigned long i = 0; i < n; i++)
-		perm[i] = i;
-	for (unsigned long i = n; i > 1; i--) {
+		if (!taken[i])
+			perm[m++] = i;
+	free(taken);
+	for (unsigned long i = m; i > 1; i--) {
 		unsigned long j = (unsigned long)mdb_rng_below(&plan->rng, i), t = perm[i - 1];
 
 		perm[i - 1] = perm[j];
 		perm[j] = t;
 	}
-	plan->nr_pfns = nr_pfns;
 	plan->pageblock_perm = perm;
-	plan->nr_pageblocks = n;
-	plan->order = MAX_FOLIO_ORDER;
+	plan->nr_small = m;
+	plan->order = PAGEBLOCK_ORDER;
 	return 0;
 }
 
-/* Blocks of this order still to place in the whole pageblocks, per kind. */
+/* Blocks of this order still to place in the shuffled pageblocks, per kind. */
 static unsigned long order_weights(const struct mix_plan *plan, unsigned int order,
 				   unsigned long weight[PK_NR])
 {
@@ -880,13 +1044,20 @@ static unsigned long order_weights(const struct mix_plan *plan, unsigned int ord
 bool mix_plan_next(struct mix_plan *plan, struct mix_block *block)
 {
 	unsigned long main_end = plan->nr_pageblocks << PAGEBLOCK_ORDER;
+	unsigned long small_end = plan->nr_small << PAGEBLOCK_ORDER;
 	unsigned long weight[PK_NR], total, r, v = plan->vpfn;
 	int k;
 
-	if (v >= plan->nr_pfns)
+	if (plan->next_big < plan->nr_big) {
+		*block = plan->big[plan->next_big++];
+		plan->remaining[block->kind][block->order]--;
+		return true;
+	}
+	/* Virtual pfns: the shuffled pageblocks, then the partial one. */
+	if (v >= small_end + (plan->nr_pfns - main_end))
 		return false;
-	if (v >= main_end) {
-		block->pfn = v;
+	if (v >= small_end) {
+		block->pfn = main_end + (v - small_end);
 		block->order = 0;
 		block->kind = PK_FREE;
 		plan->remaining[PK_FREE][0]--;
@@ -914,5 +1085,6 @@ bool mix_plan_next(struct mix_plan *plan, struct mix_block *block)
 void mix_plan_release(struct mix_plan *plan)
 {
 	free(plan->pageblock_perm);
+	free(plan->big);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -6,6 +6,11 @@
  * covered by blocks of that kind and order.  Fractions sum to 1.  It comes
  * from a built-in profile, a JSON file, or /proc/kpageflags.  Layout
  * independent: compiled once.
+ *
+ * Orders are what the kernel allows each kind on x86-64: anon and file
+ * folios up to MAX_FOLIO_ORDER (PMD size), free blocks up to the buddy's
+ * MAX_PAGE_ORDER, hugetlb folios at its two hstates (2 MiB and 1 GiB), the
+ * other kinds up to MAX_FOLIO_ORDER as before (mix_order_valid()).
  */
 #ifndef MDB_MIX_H
 #define MDB_MIX_H
@@ -17,6 +22,12 @@
 #define PAGEBLOCK_ORDER		MAX_FOLIO_ORDER
 /* The buddy's largest free block: include/linux/mmzone.h MAX_PAGE_ORDER (4 MiB). */
 #define MAX_PAGE_ORDER		10
+/* The x86-64 hstates (hugepagesz=2M, hugepagesz=1G): PMD_ORDER and PUD_ORDER. */
+#define HUGETLB_ORDER_PMD	9
+#define HUGETLB_ORDER_PUD	18
+/* The largest block a mix places: a 1 GiB hugetlb folio. */
+#define MIX_MAX_ORDER		HUGETLB_ORDER_PUD
+#define MIX_NR_ORDERS		(MIX_MAX_ORDER + 1)
 
 enum page_kind {
 	PK_FREE,	/* buddy */
@@ -27,10 +38,15 @@ enum page_kind {
 	PK_ZSMALLOC,
 	PK_NETMEM,
 	PK_RESERVED,
+	PK_HUGETLB,	/* hugetlb folio (hugetlbfs, SHM_HUGETLB, MAP_HUGETLB) */
 	PK_NR
 };
 
-#define MIX_MAX_ENTRIES		(PK_NR * (MAX_FOLIO_ORDER + 1))
+/*
+ * Every (kind, order) a mix can name, each once: free 0..10, hugetlb 9 and
+ * 18, the other seven kinds 0..9.
+ */
+#define MIX_MAX_ENTRIES		((PK_NR - 2) * (MAX_FOLIO_ORDER + 1) + MAX_PAGE_ORDER + 1 + 2)
 #define MIX_NAME_LEN		64
 
 struct mix_entry {
@@ -48,6 +64,14 @@ struct mix {
 /* "free", "anon", ... and back; -1 for an unknown name. */
 const char *page_kind_name(enum page_kind kind);
 int page_kind_from_name(const char *name);
+/* Whether a mix may place blocks of this kind at this order (see above). */
+bool mix_order_valid(enum page_kind kind, unsigned int order);
+
+/* The kinds whose pages page_folio() resolves: anon, file and hugetlb folios. */
+static inline bool page_kind_is_folio(enum page_kind kind)
+{
+	return kind == PK_ANON || kind == PK_FILE || kind == PK_HUGETLB;
+}
 
 struct mdb_err;			/* harness/err.h */
 typedef struct json_t json_t;	/* <jansson.h> */
@@ -82,7 +106,12 @@ extern const char *const mix_builtin_names[];
  * orders follow the mix, deterministically from seed, the same for every
  * layout.  Pageblocks (2^PAGEBLOCK_ORDER pfns) are shuffled so that kinds
  * interleave across the range; within a pageblock blocks go largest first.
- * Whatever the mix leaves over is free, order 0.
+ * Blocks larger than a pageblock (free order 10, 1 GiB hugetlb) are placed
+ * before the shuffle, each on a naturally aligned run of whole pageblocks
+ * drawn at random, largest order first; the shuffle then moves only the
+ * pageblocks they left.  A mix without such blocks draws nothing for them,
+ * so its placement is what it was before they existed.  Whatever the mix
+ * leaves over is free, order 0.
  *
  *	struct mix_plan plan;
  *	struct mix_block b;
@@ -100,10 +129,13 @@ struct mix_block {
 
 struct mix_plan {
 	unsigned long nr_pfns;
-	unsigned long remaining[PK_NR][MAX_FOLIO_ORDER + 1];	/* blocks still to place */
+	unsigned long remaining[PK_NR][MIX_NR_ORDERS];	/* blocks still to place */
 	unsigned long *pageblock_perm;	/* virtual -> physical pageblock */
-	unsigned long nr_pageblocks;
-	unsigned long vpfn;		/* next virtual pfn */
+	unsigned long nr_pageblocks;	/* whole pageblocks */
+	unsigned long nr_small;		/* of them, left to blocks of a pageblock or less */
+	struct mix_block *big;		/* the blocks above a pageblock, placed first */
+	unsigned long nr_big, next_big;
+	unsigned long vpfn;		/* next virtual pfn of the small blocks */
 	unsigned int order;		/* being laid out: largest first */
 	uint64_t rng;
 };

@@ -10,11 +10,17 @@
  *
  * Encodings are the kernel's (kconst.h):
  *  - a tail page holds compound_head = head | 1; a head has PG_head;
+ *    compound_head() is 6.18's _compound_head(), with the fake-head check
+ *    page_fixed_fake_head() adds under CONFIG_HUGETLB_PAGE_OPTIMIZE_VMEMMAP
+ *    behind its static key, off until a memmap is built with HVO (hvo.h);
+ *    page64ci.h is this file with the tail word and compound_head() of the
+ *    compound_info series instead;
  *  - a folio's order is the low byte of the first tail's flags (_flags_1),
  *    its page count in _nr_pages, as folio_order()/folio_nr_pages() read them;
  *  - typed pages carry their type in page_type's top byte: PGTY_buddy on the
  *    head of a free block (order in page->private), PGTY_table on page
- *    tables, PGTY_slab on a slab's head, PGTY_zsmalloc on zsmalloc pages;
+ *    tables, PGTY_slab on a slab's head, PGTY_zsmalloc on zsmalloc pages,
+ *    PGTY_hugetlb on a hugetlb folio's head;
  *  - anon folios have FOLIO_MAPPING_ANON set in mapping; netmem pages have
  *    pp_magic == PP_SIGNATURE; reserved pages have PG_reserved;
  *  - _mapcount (and _large_mapcount, _entire_mapcount) store count - 1.
@@ -37,7 +43,13 @@
 #include <assert.h>
 #include <stddef.h>
 
+#include "hvo.h"
 #include "kconst.h"
+
+/* The tail word: 6.18's compound_head, or what page64ci.h names it. */
+#ifndef PAGE64_TAIL_WORD
+#define PAGE64_TAIL_WORD	compound_head
+#endif
 
 struct page {
 	unsigned long flags;
@@ -60,7 +72,7 @@ struct page {
 			long pp_ref_count;
 		};
 		struct {	/* tail pages of a compound page */
-			unsigned long compound_head;	/* head | 1 */
+			unsigned long PAGE64_TAIL_WORD;	/* bit 0 set: a tail */
 		};
 	};
 	union {
@@ -204,7 +216,7 @@ LAYOUT_OFF(page, pp, 16);
 LAYOUT_OFF(page, _pp_mapping_pad, 24);
 LAYOUT_OFF(page, dma_addr, 32);
 LAYOUT_OFF(page, pp_ref_count, 40);
-LAYOUT_OFF(page, compound_head, 8);
+LAYOUT_OFF(page, PAGE64_TAIL_WORD, 8);
 LAYOUT_OFF(page, page_type, 48);
 LAYOUT_OFF(page, _mapcount, 48);
 LAYOUT_OFF(page, _refcount, 52);
@@ -237,6 +249,8 @@ LAYOUT_OFF(folio, _deferred_list, 144);
 LAYOUT_OFF(folio, _flags_3, 192);
 LAYOUT_OFF(folio, _head_3, 200);
 LAYOUT_OFF(folio, _hugetlb_subpool, 208);
+LAYOUT_OFF(folio, _hugetlb_cgroup, 216);
+LAYOUT_OFF(folio, _hugetlb_cgroup_rsvd, 224);
 LAYOUT_OFF(folio, _hugetlb_hwpoison, 232);
 _Static_assert(sizeof(struct folio) == 256, "struct folio spans 4 pages");
 /* The overlays must land on the fields of the pages they overlay. */
@@ -292,15 +306,53 @@ static inline unsigned long page_to_pfn(const struct memmap *mm, const struct pa
 	return page - (const struct page *)mm->map;
 }
 
-/* _compound_head() without the HVO fake-head case, which we do not model. */
+/* compound_head(): below, or page64ci.h's. */
+static inline struct page *page64_head(const struct page *page);
+/* What prep_compound_tail() writes in the tail word of a 2^order folio's tails. */
+static inline unsigned long page64_tail_word(const struct page *head, unsigned int order);
+
+#ifndef PAGE64_TAIL_MASK
+/*
+ * page_fixed_fake_head(): with HVO on, a tail at a page-aligned vmemmap
+ * address reads as its folio's head (the same physical page is mapped
+ * there), PG_head and all; the real head is in the next struct page's
+ * compound_head.  The static key keeps all of it out of the way while HVO
+ * is off: a NOP, then the return (hvo.h).
+ */
+static inline const struct page *page64_fixed_fake_head(const struct page *page)
+{
+	if (!hvo_fake_head_key())
+		return page;
+	if (!((uintptr_t)page & (MDB_PAGE_SIZE - 1)) && (page->flags & PAGE64_HEAD)) {
+		unsigned long head = __atomic_load_n(&page[1].compound_head, __ATOMIC_RELAXED);
+
+		if (__builtin_expect(head & 1, 1))
+			return (const struct page *)(head - 1);
+	}
+	return page;
+}
+
+/*
+ * _compound_head() of 6.18, as compound_head() and page_folio() inline it:
+ * READ_ONCE() of the tail word, so that each call loads it again, as in the
+ * kernel (a lookup asking three questions reads it three times).
+ */
 static inline struct page *page64_head(const struct page *page)
 {
-	unsigned long head = page->compound_head;
+	unsigned long head = __atomic_load_n(&page->compound_head, __ATOMIC_RELAXED);
 
-	if (head & 1)
+	if (__builtin_expect(head & 1, 0))
 		return (struct page *)(head - 1);
-	return (struct page *)page;
+	return (struct page *)page64_fixed_fake_head(page);
 }
+
+/* set_compound_head(): a pointer to the head, bit 0 set. */
+static inline unsigned long page64_tail_word(const struct page *head, unsigned int order)
+{
+	(void)order;
+	return (unsigned long)head | 1;
+}
+#endif /* !PAGE64_TAIL_MASK */
 
 /* page_has_type(): a top byte of 0x80..0xfe is a type, not a mapcount. */
 static inline bool page64_has_type(const struct page *page)
@@ -326,6 +378,7 @@ static inline enum page_kind page64_typed_kind(const struct page *head)
 	case PGTY_table:	return PK_PGTABLE;
 	case PGTY_slab:		return PK_SLAB;
 	case PGTY_zsmalloc:	return PK_ZSMALLOC;
+	case PGTY_hugetlb:	return PK_HUGETLB;
 	default:		return PK_NR;
 	}
 }
@@ -368,7 +421,7 @@ static inline struct folio *page_folio(const struct memmap *mm, const struct pag
 	enum page_kind kind = page64_kind(page, head);
 
 	(void)mm;
-	if (kind != PK_ANON && kind != PK_FILE)
+	if (!page_kind_is_folio(kind))
 		return NULL;
 	return (struct folio *)head;
 }
@@ -455,17 +508,27 @@ static inline int folio_mapcount(const struct folio *folio)
 	return __atomic_load_n(&folio->_large_mapcount, __ATOMIC_RELAXED) + 1;
 }
 
+/* FOLIO_TYPE_OPS(hugetlb, hugetlb): a type in the head's page_type. */
+static inline bool folio_test_hugetlb(const struct folio *folio)
+{
+	return page64_is_type(&folio->page, PGTY_hugetlb);
+}
+
 /* folio_kind(), the reference count, flags, mapping and index: plain fields. */
 #include "folio_fields.h"
 
-/* A large folio is mapped whole (as by a PMD): large_folio_map() on its first tail's counts. */
+/*
+ * A large folio is mapped whole (as by a PMD): large_folio_map() on its
+ * first tail's counts; a hugetlb folio's leaves _nr_pages_mapped alone.
+ */
 static inline void folio_map(struct folio *folio)
 {
 	if (!(folio->flags & PAGE64_HEAD)) {
 		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	large_folio_map(&folio->_large_mapcount, &folio->_entire_mapcount, &folio->_nr_pages_mapped);
+	large_folio_map(&folio->_large_mapcount, &folio->_entire_mapcount,
+			folio_test_hugetlb(folio) ? NULL : &folio->_nr_pages_mapped);
 }
 
 static inline void folio_unmap(struct folio *folio)
@@ -475,15 +538,19 @@ static inline void folio_unmap(struct folio *folio)
 		return;
 	}
 	large_folio_unmap(&folio->_large_mapcount, &folio->_entire_mapcount,
-			  &folio->_nr_pages_mapped);
+			  folio_test_hugetlb(folio) ? NULL : &folio->_nr_pages_mapped);
 }
-
 
 /* ------------------------------------------------------------------------ */
 /* Life cycle. */
 
 /* No descriptor is ever allocated. */
 #define LAYOUT_DESC_SIZES	{ 0 }
+
+/* HVO of 6.18: one vmemmap page kept, the rest mapped onto it (fake heads). */
+#ifndef LAYOUT_HVO
+#define LAYOUT_HVO		{ .scheme = HVO_FAKE_HEAD, .reserve_pages = 1 }
+#endif
 
 /*
  * For the analytic model: the folio overlays its head entry, so the flag and
@@ -563,7 +630,7 @@ static inline struct page *page64_prep(struct memmap *mm, unsigned long pfn, uns
 	head->flags |= PAGE64_HEAD;
 	for (i = 1; i < nr; i++) {
 		head[i].mapping = TAIL_MAPPING;
-		head[i].compound_head = (unsigned long)head | 1;
+		head[i].PAGE64_TAIL_WORD = page64_tail_word(head, order);
 		head[i].private = 0;
 	}
 	folio->_flags_1 = order;
@@ -582,6 +649,22 @@ static inline struct page *page64_prep(struct memmap *mm, unsigned long pfn, uns
 /* Bit 9 of _flags_1: PG_large_rmappable (= PG_workingset), anon or file THP. */
 #define PAGE64_LARGE_RMAPPABLE	(1UL << KPG_workingset)
 
+/*
+ * init_new_hugetlb_folio() on a compound page prep_compound_page() made
+ * (alloc_buddy_hugetlb_folio(), or the gigantic allocation): the type, an
+ * empty lru, no subpool and no cgroups in the fourth page's fields.  Not
+ * large-rmappable: hugetlb keeps its own rmap counts.
+ */
+static inline void page64_init_hugetlb(struct folio *folio)
+{
+	assert(folio_order(folio) >= 2);
+	folio->page.page_type = (unsigned int)PGTY_hugetlb << 24;
+	folio->lru.next = folio->lru.prev = &folio->lru;
+	folio->_hugetlb_subpool = NULL;
+	folio->_hugetlb_cgroup = NULL;
+	folio->_hugetlb_cgroup_rsvd = NULL;
+}
+
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind)
 {
@@ -589,7 +672,9 @@ static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, u
 	struct folio *folio = (struct folio *)page64_prep(mm, pfn, order, flags);
 
 	folio->mapping = mdb_new_mapping(kind);
-	if (order)
+	if (kind == PK_HUGETLB)
+		page64_init_hugetlb(folio);
+	else if (order)
 		folio->_flags_1 |= PAGE64_LARGE_RMAPPABLE;
 	return folio;
 }
@@ -606,7 +691,7 @@ static inline void folio_destroy(struct memmap *mm, struct folio *folio)
 		folio->_nr_pages = 0;
 	}
 	for (i = 1; i < nr; i++) {
-		head[i].compound_head = 0;
+		head[i].PAGE64_TAIL_WORD = 0;
 		head[i].mapping = 0;
 		head[i].private = 0;
 	}

@@ -55,16 +55,17 @@ int vmemmap_advise(void *addr, size_t len, enum memmap_pages pages)
  * on each side; whatever is later mapped into the usable range stays a VMA
  * of its own, never merged with a neighbour.
  */
-int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, struct mdb_err *err)
+int vmemmap_reserve_aligned(struct vmemmap *v, size_t bytes, enum memmap_pages pages, size_t align,
+			    struct mdb_err *err)
 {
-	size_t align = page_bytes(pages);
-
 	memset(v, 0, sizeof(*v));
-	if (!bytes || pages >= MEMMAP_PAGES_NR)
-		return mdb_errf(err, "vmemmap_reserve: %zu bytes of %s pages", bytes,
-				memmap_pages_name(pages));
+	if (!bytes || pages >= MEMMAP_PAGES_NR || (align & (align - 1)))
+		return mdb_errf(err, "vmemmap_reserve: %zu bytes of %s pages aligned to %zu", bytes,
+				memmap_pages_name(pages), align);
+	if (align < page_bytes(pages))
+		align = page_bytes(pages);
 	v->pages = pages;
-	v->bytes = round_up(bytes, align);
+	v->bytes = round_up(bytes, page_bytes(pages));
 	v->resv_bytes = v->bytes + align + 2 * SMALL_PAGE;
 	v->resv = mmap(NULL, v->resv_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		       -1, 0);
@@ -76,12 +77,16 @@ int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, st
 	return 0;
 }
 
-/* The usable range made anonymous memory, advised, bound. */
-int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
-		void *bind_arg, struct mdb_err *err)
+int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, struct mdb_err *err)
 {
-	if (vmemmap_reserve(v, bytes, pages, err))
-		return -1;
+	return vmemmap_reserve_aligned(v, bytes, pages, 0, err);
+}
+
+/* The usable range made anonymous memory, advised, bound. */
+int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err)
+{
+	enum memmap_pages pages = v->pages;
+
 	if (mprotect(v->addr, v->bytes, PROT_READ | PROT_WRITE)) {
 		mdb_errf(err, "mprotect of a %zu-byte mapping: %s", v->bytes, strerror(errno));
 		goto fail;
@@ -100,6 +105,14 @@ int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemma
 fail:
 	vmemmap_unmap(v);
 	return -1;
+}
+
+int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
+		void *bind_arg, struct mdb_err *err)
+{
+	if (vmemmap_reserve(v, bytes, pages, err))
+		return -1;
+	return vmemmap_populate(v, bind, bind_arg, err);
 }
 
 void vmemmap_unmap(struct vmemmap *v)

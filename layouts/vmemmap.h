@@ -64,10 +64,19 @@ struct vmemmap_usage {
  */
 int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, struct mdb_err *err);
 /*
- * vmemmap_reserve(), then the range made anonymous memory, lazily populated,
- * advised as pages asks; bind runs before the first touch.  0, or -1 with
- * err (nothing left mapped).
+ * The same with the usable range aligned to align bytes (a power of 2; no
+ * less than the pages asked for): page64ci's heads must lie naturally
+ * aligned to their folio in the vmemmap.
  */
+int vmemmap_reserve_aligned(struct vmemmap *v, size_t bytes, enum memmap_pages pages, size_t align,
+			    struct mdb_err *err);
+/*
+ * The reserved range made anonymous memory, lazily populated, advised as
+ * its pages ask; bind runs before the first touch.  0, or -1 with err
+ * (nothing left mapped, the reservation included).
+ */
+int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err);
+/* vmemmap_reserve(), then vmemmap_populate(). */
 int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemmap_bind_fn *bind,
 		void *bind_arg, struct mdb_err *err);
 void vmemmap_unmap(struct vmemmap *v);

@@ -340,7 +340,12 @@ static json_t *threads_json(const struct mdb_run *run)
 			 "first_is_cpu", run->cpu >= 0);
 }
 
-/* The conditions the run asked for and obtained (issues add to this). */
+/*
+ * The conditions the run asked for and obtained (issues add to this).
+ * hvo: "off": no memmap is remapped for HugeTLB Vmemmap Optimisation (and
+ * page64's fake-head static key stays off); footprint/hvo computes what it
+ * would save.
+ */
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
@@ -357,13 +362,13 @@ static json_t *conditions_json(const struct mdb_run *run)
 		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:s, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
 			 "slab_freelist_random", aged, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
-			 "memmaps", memmaps, "threads", threads_json(run));
+			 "memmaps", memmaps, "hvo", "off", "threads", threads_json(run));
 }
 
 json_t *mdb_context(const struct mdb_run *run, bool complete)

@@ -95,8 +95,8 @@ static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, un
 
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < nr; i++) {
-			if (!mdb_kernel_runs_on(k[i], on) || kernel_pass(k[i]) != pass ||
-			    (real && !mdb_real_has_kernel(k[i])) ||
+			if (!mdb_kernel_runs_on(k[i], on) || !mdb_kernel_applies(k[i], mix) ||
+			    kernel_pass(k[i]) != pass || (real && !mdb_real_has_kernel(k[i])) ||
 			    (reports_only && k[i]->class != MDB_REPORT))
 				continue;
 			if (!(k[i]->flags & MDB_K_THREADED)) {

@@ -630,7 +630,7 @@ int mdb_simulate(struct mdb_run *run)
 		progress(&s, &s.job[i]);
 		write_json(&s, s.nr_done == s.nr_job && !s.nr_failed);
 	}
-	mdb_interrupt_release();
+	mdb_interrupt_catch(true);	/* from here a signal leaves at once, saying what is kept */
 	kill_running(&s);
 	if (s.write_failed && write_json(&s, !mdb_interrupted && !s.nr_failed))
 		fprintf(stderr, "mdbench: %s could not be written: the simulations are lost\n", s.out);

@@ -3,38 +3,42 @@
  * test_bench_footprint.c - the bytes the footprint benchmark reports.
  *
  * Without arguments: for every layout, built-in mix and folio descriptor
- * size (the layout's own, 64, 96, 128), ops->footprint() of a memmap equals
- * what the mix's blocks must cost, counted independently from the layout's
- * desc_size[] and the plan's block counts: sizeof(struct page) per pfn, one
- * descriptor per folio (an order-0 folio its DESC_FOLIO, a larger one its
+ * size (the layout's own, 64, 96, 128), and a mix with 1 GiB and 2 MiB
+ * hugetlb folios, ops->footprint() of a memmap equals what the mix's blocks
+ * must cost, counted independently from the layout's desc_size[] and the
+ * plan's block counts: sizeof(struct page) per pfn, one descriptor per folio
+ * (an order-0 folio its DESC_FOLIO, a larger one, hugetlb ones too, its
  * DESC_FOLIO_LARGE), slab and netmem block, one per page-table and zsmalloc
  * page; a what-if folio size moves both folio descriptors by the same bytes.
  *
  * With LAYOUT MIX RAM_BYTES SEED [FOLIO_BYTES]: prints that memmap's
  * footprint as "memmap_bytes desc_bytes desc_count desc_reserved_bytes
- * folio_desc_bytes", for test_bench_footprint.py to compare with mdbench's
- * counters.
+ * folio_desc_bytes", then what ops->footprint_hvo() says, "folios optimised
+ * vmemmap kept freed shared pgtable" (hvo.h), for test_bench_footprint.py
+ * to compare with mdbench's counters.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model.h"
 #include "test_common.h"
 
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)
 
+/* mix_name, or NULL and the mix in *mix. */
 static int build(struct memmap **mm, const struct layout_ops *ops, const char *mix_name,
 		 unsigned long nr_pfns, uint64_t seed, unsigned int folio_bytes, struct mix *mix)
 {
 	struct memmap_opts opts = { .seed = seed, .folio_desc_bytes = folio_bytes };
 	struct mdb_err merr;
 
-	if (mix_resolve(mix_name, mix, &merr)) {
+	if (mix_name && mix_resolve(mix_name, mix, &merr)) {
 		fprintf(stderr, "test_bench_footprint: mix %s: %s\n", mix_name, merr.msg);
 		return -1;
 	}
 	if (ops->memmap_create(mm, nr_pfns, mix, &opts, &merr)) {
-		fprintf(stderr, "test_bench_footprint: %s/%s: %s\n", ops->name, mix_name, merr.msg);
+		fprintf(stderr, "test_bench_footprint: %s/%s: %s\n", ops->name, mix->name, merr.msg);
 		return -1;
 	}
 	return 0;
@@ -57,7 +61,9 @@ static void sizes_at(const struct layout_ops *ops, unsigned int folio_bytes, siz
 	size[DESC_FOLIO_LARGE] += delta;
 }
 
-static void expect(const struct layout_ops *ops, const char *mix_name, unsigned int folio_bytes)
+/* mix_name, or NULL and the mix in mix. */
+static void expect(const struct layout_ops *ops, const char *mix_name, struct mix mix,
+		   unsigned long nr_pfns, unsigned int folio_bytes)
 {
 	size_t size[DESC_NR];
 	size_t want_bytes = 0, want_count = 0;
@@ -65,23 +71,24 @@ static void expect(const struct layout_ops *ops, const char *mix_name, unsigned 
 	struct model_blocks b;
 	struct footprint fp;
 	struct memmap *mm;
-	struct mix mix;
 	unsigned int k, o;
 
-	if (build(&mm, ops, mix_name, NR_PFNS, 1, folio_bytes, &mix) ||
-	    model_count_blocks(&b, &mix, NR_PFNS, 1, &err)) {
+	if (build(&mm, ops, mix_name, nr_pfns, 1, folio_bytes, &mix) ||
+	    model_count_blocks(&b, &mix, nr_pfns, 1, &err)) {
 		failures++;
 		return;
 	}
+	mix_name = mix.name;
 	ops->footprint(mm, &fp);
 	ops->memmap_destroy(mm);
 	sizes_at(ops, folio_bytes, size);
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			/* One descriptor a folio, slab or page-pool block; one a page of the others. */
 			const size_t per_block[PK_NR] = {
 				[PK_ANON] = size[folio_desc_type(o)],
 				[PK_FILE] = size[folio_desc_type(o)],
+				[PK_HUGETLB] = size[folio_desc_type(o)],
 				[PK_SLAB] = size[DESC_SLAB], [PK_NETMEM] = size[DESC_NETMEM] };
 			const size_t per_page[PK_NR] = { [PK_PGTABLE] = size[DESC_PTDESC],
 							 [PK_ZSMALLOC] = size[DESC_ZPDESC] };
@@ -95,11 +102,11 @@ static void expect(const struct layout_ops *ops, const char *mix_name, unsigned 
 				want_count += n << o;
 			}
 		}
-	CHECK(fp.memmap_bytes == NR_PFNS * ops->page_size && fp.desc_bytes == want_bytes &&
+	CHECK(fp.memmap_bytes == nr_pfns * ops->page_size && fp.desc_bytes == want_bytes &&
 	      fp.desc_count == want_count && fp.folio_desc_bytes == size[DESC_FOLIO],
 	      "%s/%s/folio:%uB: memmap %zu, descriptors %zu bytes in %zu (folio %zu); expected %zu, "
 	      "%zu in %zu (folio %zu)", ops->name, mix_name, folio_bytes, fp.memmap_bytes,
-	      fp.desc_bytes, fp.desc_count, fp.folio_desc_bytes, NR_PFNS * ops->page_size,
+	      fp.desc_bytes, fp.desc_count, fp.folio_desc_bytes, nr_pfns * ops->page_size,
 	      want_bytes, want_count, size[DESC_FOLIO]);
 	CHECK(fp.desc_reserved_bytes >= fp.desc_bytes, "%s/%s: %zu descriptor bytes live in %zu reserved",
 	      ops->name, mix_name, fp.desc_bytes, fp.desc_reserved_bytes);
@@ -109,6 +116,7 @@ static int print_one(char **argv)
 {
 	const struct layout_ops *ops = layout_by_name(argv[1]);
 	unsigned long long ram = strtoull(argv[3], NULL, 10);
+	struct hvo_footprint h;
 	struct footprint fp;
 	struct memmap *mm;
 	struct mix mix;
@@ -121,15 +129,27 @@ static int print_one(char **argv)
 		  argv[5] ? (unsigned int)strtoul(argv[5], NULL, 10) : 0, &mix))
 		return 1;
 	ops->footprint(mm, &fp);
+	if (ops->footprint_hvo(mm, &h)) {
+		ops->memmap_destroy(mm);
+		return 1;
+	}
 	ops->memmap_destroy(mm);
-	printf("%zu %zu %zu %zu %zu\n", fp.memmap_bytes, fp.desc_bytes, fp.desc_count,
-	       fp.desc_reserved_bytes, fp.folio_desc_bytes);
+	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu\n", fp.memmap_bytes, fp.desc_bytes,
+	       fp.desc_count, fp.desc_reserved_bytes, fp.folio_desc_bytes, h.folios, h.optimised,
+	       h.vmemmap_bytes, h.kept_bytes, h.freed_bytes, h.shared_bytes, h.pgtable_bytes);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	static const unsigned int folio_bytes[] = { 0, 64, 96, 128 };
+	/* 2 GiB and a bit: one 1 GiB folio, 2 MiB ones, free order-10 blocks. */
+	static const struct mix_entry hugetlb[] = {
+		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.2 },
+		{ PK_FILE, 3, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_SLAB, 1, 0.05 },
+		{ PK_PGTABLE, 0, 0.05 },
+	};
+	struct mix none = { .name = "" }, big = { .name = "hugetlb", .nr = 6 };
 	unsigned int l, m, f;
 
 	if (argc == 5 || argc == 6)
@@ -138,10 +158,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED [FOLIO_BYTES]]\n");
 		return 2;
 	}
-	for (l = 0; mdb_layouts[l]; l++)
+	memcpy(big.entry, hugetlb, sizeof(hugetlb));
+	for (l = 0; mdb_layouts[l]; l++) {
 		for (m = 0; mix_builtin_names[m]; m++)
 			for (f = 0; f < sizeof(folio_bytes) / sizeof(folio_bytes[0]); f++)
-				expect(mdb_layouts[l], mix_builtin_names[m], folio_bytes[f]);
+				expect(mdb_layouts[l], mix_builtin_names[m], none, NR_PFNS, folio_bytes[f]);
+		expect(mdb_layouts[l], NULL, big, (1UL << 19) + 3 * 512 + 1, 0);
+	}
 	if (failures) {
 		fprintf(stderr, "test_bench_footprint: %d checks failed\n", failures);
 		return 1;

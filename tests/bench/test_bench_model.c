@@ -77,6 +77,7 @@ static const struct layout_ops d8 = {
 static void test_formulas(void)
 {
 	const double E64 = 1, E32 = 2, E8 = 8, PB = 512, BUDDY = 1.0 / 1024 / 8;
+	const double G = 1UL << HUGETLB_ORDER_PUD;
 	struct model_blocks b;
 
 	one_kind(&b, PK_ANON, 0);	/* every folio isolated, none leaves a gap */
@@ -106,6 +107,24 @@ static void test_formulas(void)
 	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1, 0, "order-1 folios");
 	one_kind(&b, PK_FREE, 1);	/* o64: the head only, then a gap */
 	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 0, 1.0 / 2, "order-1 free blocks");
+
+	/*
+	 * Hugetlb folios are folios: every entry streamed, the descriptor read
+	 * once a folio (dependent); the scan skips them whole, 2 MiB and 1 GiB
+	 * alike (order >= SCAN_COMPACT_ORDER): the head's line, page64's first
+	 * tail, a jump.
+	 */
+	one_kind(&b, PK_HUGETLB, HUGETLB_ORDER_PMD);
+	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, 0, "2 MiB hugetlb");
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / PB, "2 MiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / PB, 1 / PB, "2 MiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / PB, "2 MiB hugetlb");
+	memset(&b, 0, sizeof(b));	/* 2 GiB: two 1 GiB folios */
+	b.nr_pfns = 2 * G;
+	b.nr[PK_HUGETLB][HUGETLB_ORDER_PUD] = 2;
+	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / G, "1 GiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / G, 1 / G, "1 GiB hugetlb");
+	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / G, "1 GiB hugetlb");
 
 	one_kind(&b, PK_FREE, 9);
 	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1 / E64, 0, "free pageblocks");

@@ -8,21 +8,25 @@
  * operation must return the same in all of them, and page_info must agree:
  * on every pfn an operation touched right after it, on a random sample of
  * pfns every operation, on every pfn every 1000 operations and at the end.
- * Only the ops tables are used, so the test holds no layout type.  The
- * whole sequence runs on aged descriptor caches and again on fresh ones:
- * where descriptors lie must change nothing any layout reports.
+ * Then 3000 more on a 2 GiB memmap holding a 1 GiB hugetlb folio.
+ * Only the ops tables are used, so the test holds no layout type.  Both
+ * sequences run on aged descriptor caches and again on fresh ones: where
+ * descriptors lie must change nothing any layout reports.
  */
 #include <stdint.h>
 
 #include "test_layout_common.h"
 
 #define NR_OPS		20000
+#define NR_OPS_GIGANTIC	3000
 #define FULL_EVERY	1000
 #define SAMPLE		32
+#define GIGA_NR_PFNS	((1UL << 19) + 3 * 512 + 7)
 
 static const struct layout_ops *const *layouts = mdb_layouts;
 static unsigned int NR_LAYOUTS;
 static struct memmap **mms;
+static unsigned long nr_pfns;
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next_rand(void)
@@ -93,7 +97,7 @@ static void compare_all(void)
 	unsigned long pfn;
 	unsigned int l;
 
-	for (pfn = 0; pfn < TEST_NR_PFNS; pfn++)
+	for (pfn = 0; pfn < nr_pfns; pfn++)
 		compare_pfn(pfn);
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->footprint(mms[l], &fp[l]);
@@ -139,6 +143,12 @@ static void do_alloc(void)
 	/* Small orders are common, as in the kernel; every order occurs. */
 	unsigned int order = rand_below(4) ? rand_below(4) : rand_below(MAX_FOLIO_ORDER + 1);
 	enum page_kind kind = rand_below(2) ? PK_ANON : PK_FILE;
+
+	/* Now and then a 2 MiB hugetlb folio, or a 1 GiB one (refused: the buddy has none). */
+	if (!rand_below(16)) {
+		kind = PK_HUGETLB;
+		order = rand_below(4) ? HUGETLB_ORDER_PMD : HUGETLB_ORDER_PUD;
+	}
 	long v[NR_LAYOUTS];
 	unsigned int l;
 
@@ -265,36 +275,49 @@ static void do_op(void)
 		do_simple(i, (r - 65) % 4);
 }
 
-static int run_sequence(enum desc_age age)
+/* Every layout built from mix, then nr_ops operations, all compared as they go. */
+static void run(const struct mix *mix, unsigned long nr, long nr_ops, enum desc_age age)
 {
 	struct memmap_opts opts = { .age = age, .seed = TEST_SEED };
 	struct page_info pi;
-	struct mix mix;
 	unsigned long pfn, s;
 	unsigned int l;
 
-	test_mix(&mix);
+	nr_pfns = nr;
 	rng = 0x9e3779b97f4a7c15ULL;
-	nr_live = 0;
-	nr_alloc = nr_alloc_failed = nr_free = nr_migrate = nr_migrate_failed = nr_last_put = 0;
-	nr_other = 0;
+	nr_live = nr_alloc = nr_alloc_failed = nr_free = nr_migrate = nr_migrate_failed = 0;
+	nr_last_put = nr_other = 0;
 	for (l = 0; l < NR_LAYOUTS; l++)
-		create_or_die(layouts[l], &mms[l], TEST_NR_PFNS, &mix, &opts);
+		create_or_die(layouts[l], &mms[l], nr_pfns, mix, &opts);
+	live = calloc(nr_pfns, sizeof(*live));
+	if (!live)
+		exit(1);
 	op_name = "create";
 	op_no = -1;
 	compare_all();
 	/* The mix's own folios take part too. */
-	for (pfn = 0; pfn < TEST_NR_PFNS; pfn += 1UL << pi.order) {
+	for (pfn = 0; pfn < nr_pfns; pfn += 1UL << pi.order) {
 		layouts[0]->page_info(mms[0], pfn, &pi);
 		if (pi.kind == PK_FREE || pi.head_pfn != pfn)
 			pi.order = 0;
-		else if (pi.kind == PK_ANON || pi.kind == PK_FILE)
+		else if (page_kind_is_folio(pi.kind))
 			live_add(pfn);
 	}
-	for (op_no = 0; op_no < NR_OPS && failures == 0; op_no++) {
+	/* A 1 GiB folio is one live folio among thousands: exercise it first, then free it. */
+	for (s = 0; s < nr_live;) {
+		if (info0(live[s]).order <= MAX_PAGE_ORDER) {
+			s++;
+			continue;
+		}
+		for (l = 0; l < 4; l++)
+			do_simple(s, l);
+		do_migrate(s);
+		do_free(s);	/* live[s] is another folio now */
+	}
+	for (op_no = 0; op_no < nr_ops && failures == 0; op_no++) {
 		do_op();
 		for (s = 0; s < SAMPLE; s++)
-			compare_pfn(rand_below(TEST_NR_PFNS));
+			compare_pfn(rand_below(nr_pfns));
 		if (op_no % FULL_EVERY == FULL_EVERY - 1)
 			compare_all();
 	}
@@ -302,30 +325,43 @@ static int run_sequence(enum desc_age age)
 	compare_all();
 	for (l = 0; l < NR_LAYOUTS; l++)
 		layouts[l]->memmap_destroy(mms[l]);
-	if (failures) {
-		fprintf(stderr, "differential (%s): %d failures\n", desc_age_name(age), failures);
-		return 1;
-	}
-	printf("differential (%s): %d ops: %lu allocs (%lu found no block), %lu frees, %lu "
-	       "migrations (%lu found no block), %lu last puts, %lu get/map/unmap/flag; %lu live "
-	       "folios: ok\n", desc_age_name(age), NR_OPS, nr_alloc, nr_alloc_failed, nr_free,
-	       nr_migrate, nr_migrate_failed, nr_last_put, nr_other, nr_live);
-	return 0;
+	printf("differential (%s): %s, %lu pfns, %ld ops: %lu allocs (%lu found no block), "
+	       "%lu frees, %lu migrations (%lu found no block), %lu last puts, %lu "
+	       "get/map/unmap/flag; %lu live folios%s\n", desc_age_name(age), mix->name, nr_pfns,
+	       nr_ops, nr_alloc, nr_alloc_failed, nr_free, nr_migrate, nr_migrate_failed,
+	       nr_last_put, nr_other, nr_live, failures ? "" : ": ok");
+	free(live);
 }
 
 int main(void)
 {
-	int ret = 0;
+	/* A 1 GiB hugetlb folio (the mix's only), 2 MiB ones and the usual others. */
+	static const struct mix_entry gigantic[] = {
+		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.1 },
+		{ PK_ANON, 0, 0.1 }, { PK_FILE, 4, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 9, 0.05 },
+		{ PK_SLAB, 0, 0.05 },
+	};
+	static const enum desc_age ages[] = { DESC_AGED, DESC_FRESH };
+	struct mix mix, giga = { .name = "gigantic" };
+	unsigned int a;
 
 	while (layouts[NR_LAYOUTS])
 		NR_LAYOUTS++;
 	mms = calloc(NR_LAYOUTS, sizeof(*mms));
-	live = calloc(TEST_NR_PFNS, sizeof(*live));
-	if (!mms || !live)
+	if (!mms)
 		return 1;
-	ret |= run_sequence(DESC_AGED);
-	ret |= run_sequence(DESC_FRESH);
-	free(live);
+	test_mix(&mix);
+	giga.nr = sizeof(gigantic) / sizeof(gigantic[0]);
+	memcpy(giga.entry, gigantic, sizeof(gigantic));
+	for (a = 0; a < sizeof(ages) / sizeof(ages[0]) && !failures; a++) {
+		run(&mix, TEST_NR_PFNS, NR_OPS, ages[a]);
+		if (!failures)
+			run(&giga, GIGA_NR_PFNS, NR_OPS_GIGANTIC, ages[a]);
+	}
 	free(mms);
-	return ret;
+	if (failures) {
+		fprintf(stderr, "differential: %d failures\n", failures);
+		return 1;
+	}
+	return 0;
 }

@@ -9,7 +9,8 @@
  * byte; then reference and map counts; then allocation, migration and
  * freeing, which must leave every page they do not own exactly as it was.
  * All of it with aged and with fresh descriptor caches, then the footprint
- * at other folio descriptor sizes.
+ * at other folio descriptor sizes; then a 2 GiB memmap with a 1 GiB hugetlb
+ * folio, the same way.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -38,7 +39,8 @@ static enum desc_type kind_desc(enum page_kind kind, unsigned int order)
 	case PK_ZSMALLOC:	return DESC_ZPDESC;
 	case PK_NETMEM:		return DESC_NETMEM;
 	case PK_ANON:
-	case PK_FILE:		return folio_desc_type(order);
+	case PK_FILE:
+	case PK_HUGETLB:	return folio_desc_type(order);
 	default:		return DESC_NR;
 	}
 }
@@ -114,7 +116,7 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	CHECK(!page_ptdesc(mm, page) == (b->kind != PK_PGTABLE), "pfn %lu: page_ptdesc", pfn);
 	CHECK(page_buddy_order(mm, page) ==
 	      (b->kind == PK_FREE && pfn == b->pfn ? (int)b->order : -1), "pfn %lu: buddy order", pfn);
-	if (b->kind != PK_ANON && b->kind != PK_FILE) {
+	if (!page_kind_is_folio(b->kind)) {
 		CHECK(!folio, "pfn %lu: page_folio of a %s page", pfn, page_kind_name(b->kind));
 		return;
 	}
@@ -140,8 +142,6 @@ static void check_placement(const struct memmap *mm, const struct mix *mix, unsi
 	struct mix_plan plan;
 	struct mix_block b;
 	unsigned long pfn, covered = 0;
-	unsigned int order;
-	int k;
 
 	memset(ex, 0, sizeof(*ex));
 	acct_sizes(&mm->opts, acct);
@@ -154,6 +154,14 @@ static void check_placement(const struct memmap *mm, const struct mix *mix, unsi
 	}
 	mix_plan_release(&plan);
 	CHECK(covered == nr_pfns, "plan covers %lu of %lu pfns", covered, nr_pfns);
+}
+
+/* The common test mix reaches every kind and every folio order. */
+static void check_test_mix_covers(const struct expect *ex)
+{
+	unsigned int order;
+	int k;
+
 	for (k = 0; k < PK_NR; k++)
 		CHECK(ex->pages[k], "no %s pages in the test mix", page_kind_name(k));
 	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
@@ -434,6 +442,9 @@ static void check_exhaust(struct memmap *mm)
 	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER, PK_ANON) == -1, "no block left");
 	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER + 1, PK_ANON) == -1, "order above 9");
 	CHECK(ops->folio_alloc(mm, 0, PK_SLAB) == -1, "slab is not a folio kind");
+	CHECK(ops->folio_alloc(mm, 8, PK_HUGETLB) == -1, "order 8 is no hstate");
+	CHECK(ops->folio_alloc(mm, HUGETLB_ORDER_PUD, PK_HUGETLB) == -1,
+	      "1 GiB folios come from the mix, not the buddy");
 	while (got)
 		ops->folio_free(mm, taken[--got]);
 	for (pfn = 0; pfn < mm->nr_pfns; pfn += 1UL << MAX_FOLIO_ORDER) {
@@ -555,6 +566,112 @@ static void check_odd_size_and_opts(const struct mix *mix)
 	      "0 pfns: %s", err.msg);
 }
 
+/* ------------------------------------------------------------------------ */
+/* 1 GiB hugetlb folios: a memmap of 2 GiB and a bit.                       */
+
+#define GIGA_NR_PFNS	((1UL << 19) + 3 * 512 + 7)
+
+static void gigantic_mix(struct mix *mix)
+{
+	static const struct mix_entry e[] = {
+		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.1 },
+		{ PK_ANON, 0, 0.1 }, { PK_FILE, 9, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 0, 0.05 },
+		{ PK_SLAB, 0, 0.05 },
+	};
+
+	memset(mix, 0, sizeof(*mix));
+	snprintf(mix->name, sizeof(mix->name), "gigantic");
+	mix->nr = sizeof(e) / sizeof(e[0]);
+	memcpy(mix->entry, e, sizeof(e));
+}
+
+/* The first block of this kind and order the plan places; -1 if none. */
+static long find_block(const struct mix *mix, unsigned long nr_pfns, enum page_kind kind,
+		       unsigned int order)
+{
+	struct mdb_err err;
+	struct mix_plan plan;
+	struct mix_block b;
+	long pfn = -1;
+
+	if (mix_plan_init(&plan, mix, nr_pfns, TEST_SEED, &err))
+		return -1;
+	while (pfn < 0 && mix_plan_next(&plan, &b))
+		if (b.kind == kind && b.order == order)
+			pfn = (long)b.pfn;
+	mix_plan_release(&plan);
+	return pfn;
+}
+
+static void check_gigantic(void)
+{
+	struct memmap_opts opts = { .seed = TEST_SEED };
+	const unsigned long nr = 1UL << HUGETLB_ORDER_PUD;
+	struct page_info pi, *before;
+	struct footprint fp0, fp;
+	struct folio *folio;
+	struct memmap *mm;
+	struct expect ex;
+	struct mix mix;
+	long head, pfn;
+
+	gigantic_mix(&mix);
+	create_or_die(ops, &mm, GIGA_NR_PFNS, &mix, &opts);
+	check_placement(mm, &mix, GIGA_NR_PFNS, &ex);
+	check_footprint(mm, &ex);
+	/* 1027 whole pageblocks: 1.003 1 GiB folios (1), 102.7 2 MiB ones (102, +1 by remainder). */
+	CHECK(ex.pages[PK_HUGETLB] == nr + 103 * 512, "%lu hugetlb pages", ex.pages[PK_HUGETLB]);
+	head = find_block(&mix, GIGA_NR_PFNS, PK_HUGETLB, HUGETLB_ORDER_PUD);
+	CHECK(head >= 0 && head % (long)nr == 0, "the 1 GiB folio at %ld", head);
+	if (head < 0)
+		goto out;
+
+	/* Its last tail, 1 GiB of RAM from the head, leads to it. */
+	folio = page_folio(mm, pfn_to_page(mm, head + nr - 1));
+	CHECK(folio && folio == page_folio(mm, pfn_to_page(mm, head)) && folio_test_hugetlb(folio) &&
+	      folio_kind(folio) == PK_HUGETLB && folio_order(folio) == HUGETLB_ORDER_PUD &&
+	      folio_nr_pages(folio) == nr && folio_pfn(mm, folio) == (unsigned long)head,
+	      "the last tail's folio");
+	CHECK(page_kind(mm, pfn_to_page(mm, head + nr / 2)) == PK_HUGETLB, "a middle tail's kind");
+
+	/* Counts move on the folio, whichever page they come through. */
+	ops->folio_get(mm, head + nr - 1);
+	ops->folio_map(mm, head + 12345);
+	ops->page_info(mm, head + 7, &pi);
+	CHECK(pi.refcount == 2 && pi.mapcount == 1 && pi.order == HUGETLB_ORDER_PUD &&
+	      pi.head_pfn == (unsigned long)head, "counts: ref %d map %d", pi.refcount, pi.mapcount);
+	ops->folio_unmap(mm, head + 1);
+	CHECK(!ops->folio_put(mm, head) && folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0,
+	      "counts back");
+
+	/* No 1 GiB block in the buddy: migration fails and changes nothing. */
+	before = snapshot(mm);
+	CHECK(ops->folio_migrate(mm, head + 3) == -1, "a 1 GiB folio cannot move");
+	check_rest(mm, before, -1, -1, 0, "failed migration");
+	free(before);
+
+	/* Freed (dissolved), its pfns go back in order-10 blocks, its descriptor with them. */
+	ops->footprint(mm, &fp0);
+	ops->folio_free(mm, head + nr - 1);
+	for (pfn = head; pfn < head + (long)nr; pfn++) {
+		ops->page_info(mm, pfn, &pi);
+		if (pi.kind != PK_FREE || pi.order != MAX_PAGE_ORDER ||
+		    pi.head_pfn != ((unsigned long)pfn & ~((1UL << MAX_PAGE_ORDER) - 1))) {
+			CHECK(0, "freed pfn %ld: %s head %lu order %u", pfn, page_kind_name(pi.kind),
+			      pi.head_pfn, pi.order);
+			break;
+		}
+	}
+	ops->footprint(mm, &fp);
+	CHECK(fp.desc_bytes == fp0.desc_bytes - ops->desc_size[DESC_FOLIO_LARGE] &&
+	      fp.memmap_bytes == fp0.memmap_bytes, "free: desc %zu -> %zu", fp0.desc_bytes,
+	      fp.desc_bytes);
+	pfn = ops->folio_alloc(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
+	CHECK(pfn >= 0, "a 2 MiB hugetlb folio from what is left");
+out:
+	ops->memmap_destroy(mm);
+}
+
 static void check_bad_mix(void)
 {
 	struct mix mix;
@@ -581,13 +698,16 @@ static void check_machine(const struct mix *mix, const struct memmap_opts *opts)
 	CHECK((opts->age == DESC_AGED) == (mm->obtained.age_digest != 0), "%s: digest %#llx",
 	      desc_age_name(opts->age), (unsigned long long)mm->obtained.age_digest);
 	check_placement(mm, mix, TEST_NR_PFNS, &ex);
+	check_test_mix_covers(&ex);
 	check_footprint(mm, &ex);
 
 	check_counts(mm, 0, PK_ANON);
 	check_counts(mm, 3, PK_FILE);
 	check_counts(mm, 9, PK_ANON);
+	check_counts(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
 	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
 		check_alloc_migrate_free(mm, order, order & 1 ? PK_ANON : PK_FILE);
+	check_alloc_migrate_free(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
 	if (!opts->folio_desc_bytes)
 		check_order2_cost(mm);
 	check_footprint(mm, &ex);	/* everything given back */
@@ -656,6 +776,7 @@ int main(void)
 		check_machine(&mix, &opts);
 	check_folio_sizes(&mix);
 	check_odd_size_and_opts(&mix);
+	check_gigantic();
 	check_bad_mix();
 
 	if (failures) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * test_layout_common.h - what the layout tests share: CHECK (from
- * test_common.h), the test mix (every kind, folios of every order 0..9), and
+ * test_common.h), the test mix (every kind, folios of every order 0..9,
+ * 2 MiB hugetlb folios), and
  * a census of a memmap through the layout-independent page_info().
  */
 #ifndef MDB_TEST_LAYOUT_COMMON_H
@@ -21,7 +22,8 @@
 static inline void test_mix(struct mix *mix)
 {
 	static const struct { enum page_kind kind; unsigned int order; double fraction; } e[] = {
-		{ PK_FREE, 9, 0.10 }, { PK_FREE, 3, 0.02 }, { PK_FREE, 0, 0.02 },
+		{ PK_FREE, 9, 0.06 }, { PK_FREE, 3, 0.02 }, { PK_FREE, 0, 0.02 },
+		{ PK_HUGETLB, 9, 0.04 },
 		{ PK_SLAB, 0, 0.03 }, { PK_SLAB, 1, 0.02 }, { PK_SLAB, 3, 0.03 },
 		{ PK_PGTABLE, 0, 0.04 }, { PK_PGTABLE, 1, 0.01 },
 		{ PK_ZSMALLOC, 0, 0.02 }, { PK_ZSMALLOC, 2, 0.01 },
@@ -58,8 +60,7 @@ static inline void page_info_str(const struct page_info *pi, char *buf, size_t l
  * netmem block, a free block, or one page per unit for the other kinds. */
 static inline int kind_is_compound(enum page_kind kind)
 {
-	return kind == PK_ANON || kind == PK_FILE || kind == PK_SLAB || kind == PK_NETMEM ||
-	       kind == PK_FREE;
+	return page_kind_is_folio(kind) || kind == PK_SLAB || kind == PK_NETMEM || kind == PK_FREE;
 }
 
 static inline void create_or_die(const struct layout_ops *ops, struct memmap **mm,

@@ -25,7 +25,7 @@
 #include "mix.h"
 
 #define SKIP		77
-#define NR_ORDERS	(MAX_FOLIO_ORDER + 1)
+#define NR_ORDERS	MIX_NR_ORDERS
 
 static const char *fixtures, *mixes;
 static int failures;
@@ -87,7 +87,7 @@ static const char *tmp_path(char *buf, size_t size, const char *name)
 static int test_kinds(void)
 {
 	static const char *const names[PK_NR] = {
-		"free", "anon", "file", "slab", "pgtable", "zsmalloc", "netmem", "reserved",
+		"free", "anon", "file", "slab", "pgtable", "zsmalloc", "netmem", "reserved", "hugetlb",
 	};
 
 	for (int k = 0; k < PK_NR; k++) {
@@ -95,7 +95,7 @@ static int test_kinds(void)
 		      k, page_kind_name((enum page_kind)k));
 		check(page_kind_from_name(names[k]) == k, "page_kind_from_name(%s)", names[k]);
 	}
-	check(page_kind_from_name("hugetlb") == -1, "hugetlb is no kind");
+	check(page_kind_from_name("thp") == -1, "thp is no kind (it is an anon or file order)");
 	check(page_kind_from_name("") == -1, "empty is no kind");
 	check(page_kind_from_name("FREE") == -1, "kinds are lower case");
 	check(!strcmp(page_kind_name(PK_NR), "?"), "PK_NR has no name");
@@ -179,11 +179,32 @@ static int test_validate(void)
 
 	m = good;
 	m.entry[3].kind = PK_NR;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[3]: kind 8 out of range"), "%s", err.msg);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[3]: kind 9 out of range"), "%s", err.msg);
+	/* Each kind its own orders: free to MAX_PAGE_ORDER, hugetlb its hstates. */
 	m = good;
 	m.entry[0].order = 10;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[0]: order 10 out of range 0..9"),
+	check(m.entry[0].kind == PK_FREE && mix_validate(&m, &err) == 0, "free order 10: %s", err.msg);
+	m.entry[0].order = 11;
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[0]: order 11 out of range 0..10"),
 	      "%s", err.msg);
+	m = good;
+	m.entry[10].order = 10;
+	check(m.entry[10].kind == PK_FILE && mix_validate(&m, &err) == -1 &&
+	      strstr(err.msg, "entries[10]: order 10 out of range 0..9"), "%s", err.msg);
+	m = good;
+	m.entry[10].kind = PK_HUGETLB;
+	m.entry[10].order = 18;
+	check(mix_validate(&m, &err) == 0, "hugetlb order 18: %s", err.msg);
+	m.entry[10].order = 9;
+	check(mix_validate(&m, &err) == 0, "hugetlb order 9: %s", err.msg);
+	for (unsigned int o = 0; o <= MIX_MAX_ORDER + 1; o++) {
+		m.entry[10].order = o;
+		if (o == HUGETLB_ORDER_PMD || o == HUGETLB_ORDER_PUD)
+			continue;
+		check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[10]: hugetlb order") &&
+		      strstr(err.msg, "the hstates are order 9 (2 MiB) and 18 (1 GiB)"), "%u: %s", o,
+		      err.msg);
+	}
 	m = good;
 	m.entry[1].fraction = NAN;
 	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[1]: fraction nan outside [0, 1]"),
@@ -203,7 +224,7 @@ static int test_validate(void)
 	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "has no entries"), "%s", err.msg);
 	m = good;
 	m.nr = MIX_MAX_ENTRIES + 1;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "too many entries: 81 (at most 80)"), "%s", err.msg);
+	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "too many entries: 84 (at most 83)"), "%s", err.msg);
 	m = good;
 	strcpy(m.name, "a/b");
 	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "mix name \"a/b\" may hold only"), "%s", err.msg);
@@ -263,6 +284,45 @@ static void reference_file(const char *file, const char *name, const char *built
 	roundtrip(&f, path);
 }
 
+struct plan_result {
+	unsigned long count[PK_NR][NR_ORDERS];
+	uint64_t signature;	/* of the sequence of blocks */
+};
+
+static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed,
+		     struct plan_result *res);
+
+/*
+ * The hugetlb reference mixes (no built-in twin): they read back, most of
+ * their memory is hugetlb of the size they are about, and 8 GiB of RAM
+ * takes their hugetlb share in whole folios (placed: blocks folios).
+ */
+static void reference_hugetlb(const char *file, unsigned int order, double most,
+			      unsigned long blocks)
+{
+	struct plan_result res;
+	char path[4096];
+	struct mdb_err err;
+	double share = 0, free0 = 0;
+	struct mix f;
+
+	path_join(path, sizeof(path), mixes, file);
+	check(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
+	for (unsigned int i = 0; i < f.nr; i++) {
+		if (f.entry[i].kind == PK_HUGETLB)
+			share += f.entry[i].fraction;
+		if (f.entry[i].kind == PK_FREE && !f.entry[i].order)
+			free0 = f.entry[i].fraction * (8UL << 18);
+	}
+	check(share >= most, "%s: hugetlb is %g of it", path, share);
+	roundtrip(&f, path);
+	/* Nothing left over beyond rounding (under a pageblock): every entry got its share. */
+	run_plan(&f, 8UL << 18, 1, &res);
+	check(res.count[PK_HUGETLB][order] == blocks && res.count[PK_FREE][0] < free0 + 512,
+	      "%s at 8 GiB: %lu order-%u hugetlb folios (want %lu), %lu free pfns for %.0f",
+	      path, res.count[PK_HUGETLB][order], order, blocks, res.count[PK_FREE][0], free0);
+}
+
 static int test_roundtrip(void)
 {
 	char path[4096], *text;
@@ -275,6 +335,8 @@ static int test_roundtrip(void)
 	}
 	reference_file("desktop-16g.json", "desktop-16g", "desktop");
 	reference_file("server-256g.json", "server-256g", "server");
+	reference_hugetlb("vm-host-512g.json", HUGETLB_ORDER_PUD, 0.8, 7);
+	reference_hugetlb("database-256g.json", HUGETLB_ORDER_PMD, 0.5, 2560);
 
 	/* Good fixtures: unusual but legal spelling reads as expected. */
 	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, &err) == 0,
@@ -348,7 +410,7 @@ static const struct {
 	{ "malformed-nul.json", "line 1 column 12: control character 0x0 near '\"te'" },
 	{ "malformed-missing-colon.json", "line 1 column 14: ':' expected near '\"test\"'" },
 	{ "malformed-bad-utf8.json", "line 1 column 11: unable to decode byte 0xff near '\"t'" },
-	{ "unknown-kind.json", "entries[1]: unknown kind \"hugetlb\" (kinds: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved)" },
+	{ "unknown-kind.json", "entries[1]: unknown kind \"thp\" (kinds: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved, hugetlb)" },
 	{ "order-too-big.json", "entries[0]: order 10 out of range 0..9" },
 	{ "order-negative.json", "entries[0]: order -1 out of range 0..9" },
 	{ "order-not-integer.json", "entries[0]: \"order\" must be an integer" },
@@ -363,7 +425,7 @@ static const struct {
 	{ "missing-fraction.json", "entries[0]: missing \"fraction\"" },
 	{ "missing-entries.json", "missing \"entries\"" },
 	{ "missing-name.json", "missing \"name\"" },
-	{ "too-many-entries.json", "too many entries: 81 (at most 80)" },
+	{ "too-many-entries.json", "too many entries: 84 (at most 83)" },
 	{ "unknown-key-entry.json", "entries[0]: unknown key \"weight\"" },
 	{ "unknown-key-top.json", "unknown key \"comment\"" },
 	{ "entries-not-array.json", "\"entries\" must be an array, not object" },
@@ -573,15 +635,12 @@ static int test_resolve(void)
 /* ------------------------------------------------------------------------ */
 /* Placement                                                                */
 
-struct plan_result {
-	unsigned long count[PK_NR][NR_ORDERS];
-	uint64_t signature;	/* of the sequence of blocks */
-};
 
 /*
  * Runs a whole plan and checks the contract: every pfn exactly once, blocks
- * aligned, inside one pageblock, the partial tail free order 0, and the blocks
- * yielded are the counts init promised.
+ * aligned, inside one pageblock (or, above a pageblock, on whole aligned
+ * pageblocks), the partial tail free order 0, and the blocks yielded are the
+ * counts init promised.
  */
 static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed,
 		     struct plan_result *res)
@@ -603,15 +662,15 @@ static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed
 
 		res->signature = (res->signature ^ (b.pfn * 31 + b.order * 7 + b.kind)) *
 				 0x100000001b3ULL;
-		if (b.order > MAX_FOLIO_ORDER || (unsigned int)b.kind >= PK_NR ||
-		    b.pfn >= nr_pfns || b.pfn + n > nr_pfns) {
+		if (!mix_order_valid(b.kind, b.order) || b.pfn >= nr_pfns || b.pfn + n > nr_pfns) {
 			bad_range++;
 			continue;
 		}
 		res->count[b.kind][b.order]++;
 		pages += n;
 		bad_align += (b.pfn & (n - 1)) != 0;
-		straddle += (b.pfn >> PAGEBLOCK_ORDER) != ((b.pfn + n - 1) >> PAGEBLOCK_ORDER);
+		straddle += b.order <= PAGEBLOCK_ORDER &&
+			    (b.pfn >> PAGEBLOCK_ORDER) != ((b.pfn + n - 1) >> PAGEBLOCK_ORDER);
 		bad_tail += b.pfn >= main_end && (b.order || b.kind != PK_FREE);
 		for (unsigned long p = b.pfn; p < b.pfn + n; p++) {
 			overlap += (seen[p / 8] >> (p % 8)) & 1;
@@ -724,6 +783,74 @@ static void check_pinned(const struct mix *designed)
 	}
 }
 
+/*
+ * Blocks above a pageblock (1 GiB hugetlb, order-10 free) on whole, aligned
+ * runs of pageblocks; a mix without any places exactly as before.
+ */
+static void test_plan_big(void)
+{
+	struct mix big = {
+		.name = "big", .nr = 5,
+		.entry = { { PK_HUGETLB, 18, 0.45 }, { PK_FREE, 10, 0.1 }, { PK_HUGETLB, 9, 0.2 },
+			   { PK_ANON, 0, 0.15 }, { PK_FILE, 9, 0.1 } },
+	};
+	static const unsigned long sizes[] = {
+		4UL << 18, (4UL << 18) + 3 * 512 + 100, (5UL << 17) + 512 + 1, 9UL << 18,
+	};
+	struct mix designed = {
+		.name = "designed", .nr = 5,
+		.entry = { { PK_ANON, 9, 0.3 }, { PK_FILE, 0, 0.3 }, { PK_SLAB, 3, 0.2 },
+			   { PK_FREE, 9, 0.2 }, { PK_HUGETLB, 18, 0 } },
+	};
+	struct plan_result a, b;
+	struct mix_plan plan;
+	struct mdb_err err;
+	struct mix m;
+
+	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		run_plan(&big, sizes[i], 3, &a);
+		check_rounding(&big, sizes[i], &a);
+		check(a.count[PK_HUGETLB][18] >= 1, "big/%lu: %lu 1 GiB folios", sizes[i],
+		      a.count[PK_HUGETLB][18]);
+		run_plan(&big, sizes[i], 3, &b);
+		check(a.signature == b.signature, "big/%lu: same seed, same blocks", sizes[i]);
+		run_plan(&big, sizes[i], 4, &b);
+		check(a.signature != b.signature && !memcmp(a.count, b.count, sizeof(a.count)),
+		      "big/%lu: another seed moves blocks, never their counts", sizes[i]);
+	}
+	/* Of 8 slots, each 1 GiB folio lands anywhere: over seeds every slot is used. */
+	{
+		unsigned int used = 0;
+
+		for (uint64_t seed = 1; seed <= 64; seed++) {
+			struct mix_block blk;
+
+			check(mix_plan_init(&plan, &big, 8UL << 18, seed, &err) == 0, "%s", err.msg);
+			while (mix_plan_next(&plan, &blk))
+				if (blk.order == HUGETLB_ORDER_PUD)
+					used |= 1U << (blk.pfn >> HUGETLB_ORDER_PUD);
+			mix_plan_release(&plan);
+		}
+		check(used == 0xff, "1 GiB folios only ever at slots %#x of 0xff", used);
+	}
+	/* A zero fraction above a pageblock draws nothing: the placement is unchanged. */
+	run_plan(&designed, 65536, 1, &a);
+	check(a.signature == 0xe907cb93046077e1ULL, "designed + (hugetlb, 18, 0): %#llx",
+	      (unsigned long long)a.signature);
+	/* Less than one 1 GiB folio's worth of RAM: refused, not placed without it. */
+	check(mix_plan_init(&plan, &big, 1UL << 17, 1, &err) == -1 &&
+	      !strcmp(err.msg, "(hugetlb, 18) asks 0.45 of 512MiB in whole pageblocks, less than one "
+		      "1GiB folio: model at least 1GiB of RAM per folio"), "%s", err.msg);
+	m = big;
+	m.entry[0].fraction = 0.7;	/* 1.05 GiB of 1.5 GiB: one folio */
+	m.entry[1].fraction = 0.05;
+	m.entry[2].fraction = 0.1;
+	m.entry[3].fraction = 0.1;
+	m.entry[4].fraction = 0.05;
+	run_plan(&m, 3UL << 17, 1, &a);
+	check(a.count[PK_HUGETLB][18] == 1, "1.5 GiB: %lu 1 GiB folios", a.count[PK_HUGETLB][18]);
+}
+
 static int test_plan(void)
 {
 	/*
@@ -788,6 +915,7 @@ static int test_plan(void)
 	mix_builtin("desktop", &m, &err);
 	run_plan(&m, 1UL << 22, 7, &a);
 	check_rounding(&m, 1UL << 22, &a);
+	test_plan_big();
 
 	check(mix_plan_init(&plan, &m, 0, 1, &err) == -1 && strstr(err.msg, "0 pfns"), "%s", err.msg);
 	m.entry[0].fraction = 2;
@@ -849,12 +977,12 @@ static void want(struct kpf_file *f, enum page_kind kind, unsigned int order, un
 
 /*
  * Every case the classifier knows, each with the blocks it must become.  The
- * 8192-pfn reads cut through the free run at 4096..16383 and the order-14
- * compound page at 16384..32767.
+ * 8192-pfn reads cut through the free run at 4096..16383, the order-14
+ * hugetlb page at 16384..32767 and the gigantic (1 GiB) one at 262144.
  */
 static void kpf_build(struct kpf_file *f)
 {
-	f->nr = 32776;
+	f->nr = (3UL << HUGETLB_ORDER_PUD) + 8;
 	f->flags = calloc(f->nr, sizeof(*f->flags));
 	memset(f->want, 0, sizeof(f->want));
 	kpf_run(f, 0, f->nr, F_NOPAGE);
@@ -863,8 +991,8 @@ static void kpf_build(struct kpf_file *f)
 	want(f, PK_ANON, 9, 1);
 	kpf_run(f, 512, 512, F_BUDDY);			/* free, every pfn flagged */
 	want(f, PK_FREE, 9, 1);
-	kpf_compound(f, 1024, 1024, F_HUGE | F_MMAP);	/* order-10 hugetlbfs page */
-	want(f, PK_FILE, 9, 2);
+	kpf_compound(f, 1024, 1024, F_HUGE | F_MMAP);	/* order 10: no x86-64 hstate */
+	want(f, PK_HUGETLB, 9, 2);
 	kpf_run(f, 2048, 8, 0);				/* free, older kernels: head only */
 	kpf_set(f, 2048, F_BUDDY);
 	want(f, PK_FREE, 3, 1);
@@ -922,11 +1050,27 @@ static void kpf_build(struct kpf_file *f)
 	want(f, PK_FILE, 5, 1);
 	want(f, PK_FILE, 3, 1);
 	/* 2216..4095: holes */
-	kpf_run(f, 4096, 12288, F_BUDDY);
-	want(f, PK_FREE, 9, 24);
+	kpf_run(f, 4096, 12288, F_BUDDY);		/* up to MAX_PAGE_ORDER */
+	want(f, PK_FREE, 10, 12);
 	kpf_compound(f, 16384, 16384, F_HUGE | F_MMAP);	/* order 14: 32 order-9 blocks */
-	want(f, PK_FILE, 9, 32);
-	kpf_compound(f, 32768, 8, F_LRU);		/* order 4 cut short by the end */
+	want(f, PK_HUGETLB, 9, 32);
+	kpf_compound(f, 32768, 8, F_LRU);		/* order 3, then a hole */
+	want(f, PK_FILE, 3, 1);
+	/* 32776..65535: holes */
+	kpf_compound(f, 65536, 512, F_HUGE | F_ANON | F_MMAP);	/* MAP_HUGETLB|MAP_ANONYMOUS */
+	kpf_compound(f, 66048, 512, F_HUGE);		/* free in the hugetlb pool */
+	want(f, PK_HUGETLB, 9, 2);
+	/* A gigantic page cut short by a hole: 2 MiB pieces, then file pages. */
+	kpf_compound(f, 1UL << 18, (1UL << 17) + 512 + 100, F_HUGE | F_MMAP);
+	want(f, PK_HUGETLB, 9, 257);
+	want(f, PK_FILE, 6, 1);				/* 100 left: 64 + 32 + 4 */
+	want(f, PK_FILE, 5, 1);
+	want(f, PK_FILE, 2, 1);
+	kpf_set(f, (2UL << 18) - 1, F_TAIL | F_HUGE);	/* a hugetlb tail without its head */
+	want(f, PK_FILE, 0, 1);
+	kpf_compound(f, 2UL << 18, 1UL << 18, F_HUGE | F_MMAP);	/* gigantic: one order-18 block */
+	want(f, PK_HUGETLB, 18, 1);
+	kpf_compound(f, 3UL << 18, 8, F_LRU);		/* order 4 cut short by the end */
 	want(f, PK_FILE, 3, 1);
 }
 
@@ -1042,7 +1186,7 @@ static int test_kpageflags_real(void)
 	check(mix_validate(&m, &err) == 0, "%s", err.msg);
 	check(!strncmp(m.name, "kpageflags:", 11), "name %s", m.name);
 	for (unsigned int i = 0; i < m.nr; i++) {
-		check((unsigned int)m.entry[i].kind < PK_NR && m.entry[i].order <= MAX_FOLIO_ORDER &&
+		check(mix_order_valid(m.entry[i].kind, m.entry[i].order) &&
 		      m.entry[i].fraction > 0, "entry %u", i);
 		sum += m.entry[i].fraction;
 	}

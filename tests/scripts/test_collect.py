@@ -87,8 +87,9 @@ class CollectDryRun(CollectCase):
 		self.assertIn(f"[{GROUPS + 1}/{total}] re-run wide spreads: mdbench --rounds=10 of those "
 			      "whose spread > 0.05 --out=rounds\n", out)
 		# the built-ins the fake lists, then results/mixes/*.json
-		self.assertIn(f"[{GROUPS + 2}/{total}] footprint, mixes desktop, server, desktop-16g, "
-			      "server-256g: mdbench --mix=... --benchmark_filter=^(footprint)/", out)
+		self.assertIn(f"[{GROUPS + 2}/{total}] footprint, mixes desktop, server, database-256g, "
+			      "desktop-16g, server-256g, vm-host-512g: mdbench --mix=... "
+			      "--benchmark_filter=^(footprint)/", out)
 		self.assertIn(f"[{GROUPS + 3}/{total}] kpageflags mix: mdbench --mix=kpageflags", out)
 		self.assertIn(f"[{GROUPS + 4}/{total}] simulate: mdbench --simulate --profile=quick", out)
 		self.assertIn(f"[{total}/{total}] bundle: merge groups, plot, MANIFEST, SHA256SUMS, tar.gz",
@@ -139,9 +140,9 @@ class CollectBundle(CollectCase):
 		doc, mb = self.merged(d)
 		self.assertTrue(mb["complete"])
 		names = [b["run_name"] for b in doc["benchmarks"]]
-		# the groups' 71, footprint for server and the two results/mixes files
+		# the groups' 71, footprint for server and the four results/mixes files
 		# (desktop's came with the groups) and the kpageflags mix, 9 each
-		self.assertEqual(len(set(names)), BENCHMARKS + 4 * 9)
+		self.assertEqual(len(set(names)), BENCHMARKS + 6 * 9)
 		self.assertEqual(names.count("lookup/seq/page32/mix:desktop/ram:1GiB"), ROUNDS + 10)
 		self.assertEqual(names.count("lookup/seq/page64/mix:desktop/ram:1GiB"), ROUNDS)
 		self.assertEqual(names.count("footprint/page32/mix:server-256g/ram:1GiB"), 1)

@@ -33,11 +33,11 @@ class RunJob(Scratch):
 		self.assertIn("== 3 benchmarks spread wider than 0.05 over their rounds (widest "
 			      "lookup/seq/page32/mix:desktop/ram:256MiB: 0.40); 10 more rounds of them -> "
 			      f"{out_dir}/rounds\n", out)
-		self.assertIn("== footprint over every mix (desktop, server, desktop-16g, server-256g)\n",
-			      out)
+		self.assertIn("== footprint over every mix (desktop, server, database-256g, desktop-16g, "
+			      "server-256g, vm-host-512g)\n", out)
 		self.assertIn("lookup/random        4GiB  0.750 (0.721..0.781)  0.500 (0.480..0.520)\n",
 			      out)
-		self.assertIn("server-256g  16777216  14680064 (-12.5%)  8388608 (-50.0%)\n", out)
+		self.assertIn("server-256g    16777216  14680064 (-12.5%)  8388608 (-50.0%)\n", out)
 		self.assertTrue(out.endswith(f"run: report in {out_dir}/report.md "
 					     f"({latest} -> {stamp})\n"), out[-300:])
 		self.assertTrue(os.path.exists(os.path.join(out_dir, "summary.png")))
