@@ -20,41 +20,6 @@
  */
 #include "walk_ops.h"
 
-/*
- * try_get_folio(): the page's folio; a reference unless the count is 0
- * (folio_ref_try_add(): read, compare-and-exchange until it holds), and the
- * count must not be negative (the kernel WARNs); then, the folio now held,
- * the page must still belong to it (it may have been split or freed and
- * reused between the two): if not, drop the reference and start again.
- */
-static inline struct folio *try_get_folio(const struct memmap *mm, const struct page *page)
-{
-	struct folio *folio;
-
-retry:
-	folio = page_folio(mm, page);
-	if (!folio || folio_ref_count(folio) < 0)
-		return NULL;
-	if (!folio_try_get(folio))
-		return NULL;
-	/* The acquire in folio_try_get() makes this a fresh read of the memdesc. */
-	if (page_folio(mm, page) != folio) {
-		folio_put(folio);
-		goto retry;
-	}
-	return folio;
-}
-
-/* 0 when both hold and the put was not the last (the mix holds a reference). */
-static inline unsigned long getput_one(const struct memmap *mm, unsigned long pfn)
-{
-	struct folio *folio = try_get_folio(mm, pfn_to_page(mm, pfn));
-
-	if (!folio)
-		return 1;
-	return folio_put(folio);
-}
-
 static const struct walk_kernel tail_walk = {
 	.name = "folio/tail", .select = SELECT_FOLIO_TAIL,
 	.empty = "the mix has no large folio, so no tail page",

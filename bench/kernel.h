@@ -14,6 +14,12 @@
  * layout, each bound to that layout's ops and with the layout API inlined;
  * a file compiled once registers a kernel that works through struct
  * layout_ops and so runs on every layout, or a baseline (no layout).
+ *
+ * A threaded kernel (MDB_K_THREADED) runs on each of mdbench's --threads
+ * counts, its run() on every thread at once (mdb_thread_index()); what its
+ * threads share it makes in setup(), once, before any of them starts and
+ * outside every timing, with the memmap already built, and undoes in
+ * teardown() after the last.  Only setup() and teardown() may write env.
  */
 #ifndef MDB_KERNEL_H
 #define MDB_KERNEL_H
@@ -35,6 +41,8 @@ struct bench_env {
 	const struct memmap_opts *opts;
 	uint64_t seed;
 	size_t buf_bytes;		/* baselines: working-set size */
+	unsigned int threads;		/* threads running the kernel: 1 unless MDB_K_THREADED */
+	void *shared;			/* a threaded kernel's: what its setup() made */
 };
 
 /* What bounds a kernel, for plots and the choice of baseline. */
@@ -57,6 +65,7 @@ enum mdb_kernel_flags {
 	 */
 	MDB_K_HVO = 1 << 2,
 	MDB_K_HVO_ON = 1 << 3,		/* needs HVO on (it remaps): only at hvo:on */
+	MDB_K_THREADED = 1 << 4,	/* runs on several threads at once: name ends /threads:N */
 };
 
 struct mdb_kernel {
@@ -69,6 +78,13 @@ struct mdb_kernel {
 	/* Data lines per op the analytic model predicts (bench/model.c); NULL: none. */
 	bool (*model)(const struct layout_ops *ops, const struct model_blocks *b,
 		      struct model_lines *lines);
+	/*
+	 * A threaded kernel's shared state, made once before its threads run
+	 * (0, or -1 with err: every thread fails with it) and undone after
+	 * (NULL: nothing to share).
+	 */
+	int (*setup)(struct bench_env *env, struct mdb_err *err);
+	void (*teardown)(struct bench_env *env);
 	/* The layout this copy inlines; NULL: any layout (through ops), or a baseline. */
 	const struct layout_ops *layout;
 	/*

@@ -61,6 +61,12 @@ static int check_one(const struct mdb_kernel *k, struct mdb_err *err)
 				k->name ? k->name : "(unnamed)");
 	if (k->class == MDB_BASELINE && k->layout)
 		return mdb_errf(err, "kernel %s: a baseline cannot be bound to a layout", k->name);
+	if ((k->flags & MDB_K_THREADED) && (k->class == MDB_BASELINE || k->class == MDB_REPORT ||
+					    (k->flags & MDB_K_NO_MEMMAP)))
+		return mdb_errf(err, "kernel %s: only a timed kernel on a memmap runs on threads",
+				k->name);
+	if ((k->setup || k->teardown) && !(k->flags & MDB_K_THREADED))
+		return mdb_errf(err, "kernel %s: set-up and teardown are for threaded kernels", k->name);
 	return 0;
 }
 

@@ -19,6 +19,12 @@
  * run inside valgrind instead of Google Benchmark's timing loop; the kernel
  * cannot tell.  Hardware counters are read around the timed loop by the shim,
  * not by the kernel.
+ *
+ * A threaded benchmark runs the kernel on every one of its threads at once,
+ * each with its own state: mdb_thread_index() tells them apart.  As in
+ * Google Benchmark, no thread starts its timed loop before all have reached
+ * it, and none leaves it before all are done; each runs the same number of
+ * ops.  What the threads share is made before any of them runs (shim.h).
  */
 #ifndef MDB_H
 #define MDB_H
@@ -52,6 +58,9 @@ void mdb_resume_timing(struct mdb_state *st);
  * the fixed-count run.
  */
 void mdb_set_iteration_time(struct mdb_state *st, double seconds);
+/* The calling thread, 0 .. mdb_threads() - 1, and how many run the benchmark (1 unthreaded). */
+unsigned int mdb_thread_index(const struct mdb_state *st);
+unsigned int mdb_threads(const struct mdb_state *st);
 /* Ends the benchmark as failed, with a reason that reaches the dump. */
 void mdb_skip_with_error(struct mdb_state *st, const char *msg);
 

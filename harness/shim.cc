@@ -17,7 +17,15 @@
  *
  * Google Benchmark 1.8 replaced Run::error_occurred by Run::skipped and
  * gave --benchmark_min_time a unit suffix; MDB_GB_SKIPPED (set by CMake
- * from a compile test) picks the API.
+ * from a compile test) picks the API.  Google Benchmark 1.9 stopped
+ * dividing a threaded run's real time by its threads (its PR #1836): before
+ * it (MDB_GB_DIVIDES_THREAD_TIME, set by CMake from the version) the shim
+ * multiplies it back, so that a dump means the same whichever built it.
+ *
+ * Threaded benchmarks: Google Benchmark runs the function on every thread
+ * (the calling thread is thread 0); the shim pins each, runs the set-up on
+ * thread 0 behind a barrier the others wait at, and the teardown behind
+ * another.  The fixed-count backend runs threads of its own the same way.
  */
 #include <benchmark/benchmark.h>
 
@@ -34,12 +42,14 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <regex.h>
 #include <unistd.h>
 
 #include "interrupt.h"
 #include "jsonio.h"
 #include "shim.h"
+#include "topology.h"
 #include "units.h"
 
 #ifdef MDB_GB_SKIPPED
@@ -64,12 +74,22 @@ struct user_counter {
 	unsigned int flags;
 };
 
+/* The threads of one fixed-count run: its loop's start and end, together. */
+struct fixed_group {
+	pthread_barrier_t start_a, start_b, end;
+	void (*on_start)(void *);
+	void (*on_stop)(void *);
+	void *cb_arg;
+};
+
 }	// namespace
 
 struct mdb_state {
 	benchmark::State *gb = nullptr;
+	unsigned int thread_index = 0, threads = 1;
 
-	/* The fixed-count backend. */
+	/* The fixed-count backend; group for one of several threads. */
+	struct fixed_group *group = nullptr;
 	uint64_t target = 0;
 	uint64_t done = 0;
 	void (*on_start)(void *) = nullptr;
@@ -91,24 +111,52 @@ struct mdb_state {
 };
 
 static struct mdb_counters *g_counters;
+static pthread_t g_counters_thread;	/* the thread that opened them, the only one they count */
 
 /* ------------------------------------------------------------------ */
 /* mdb.h                                                               */
 
+/* on_start before the first op; with threads, on thread 0 once all have arrived, before any op. */
+static void fixed_start(struct mdb_state *st)
+{
+	struct fixed_group *g = st->group;
+
+	st->started = true;
+	if (!g) {
+		if (st->on_start)
+			st->on_start(st->cb_arg);
+		return;
+	}
+	pthread_barrier_wait(&g->start_a);
+	if (!st->thread_index && g->on_start)
+		g->on_start(g->cb_arg);
+	pthread_barrier_wait(&g->start_b);
+}
+
+/* on_stop after the last op; with threads, after every thread's last. */
 static void fixed_stop(struct mdb_state *st)
 {
-	if (st->started && !st->stopped && st->on_stop)
-		st->on_stop(st->cb_arg);
+	struct fixed_group *g = st->group;
+
+	if (st->stopped || !st->started) {
+		st->stopped = true;
+		return;
+	}
 	st->stopped = true;
+	if (!g) {
+		if (st->on_stop)
+			st->on_stop(st->cb_arg);
+		return;
+	}
+	pthread_barrier_wait(&g->end);
+	if (!st->thread_index && g->on_stop)
+		g->on_stop(g->cb_arg);
 }
 
 static bool fixed_keep_running(struct mdb_state *st, uint64_t n)
 {
-	if (!st->started) {
-		st->started = true;
-		if (st->on_start)
-			st->on_start(st->cb_arg);
-	}
+	if (!st->started)
+		fixed_start(st);
 	if (st->error || st->done >= st->target || !n) {
 		fixed_stop(st);
 		return false;
@@ -186,6 +234,16 @@ extern "C" void mdb_set_iteration_time(struct mdb_state *st, double seconds)
 {
 	if (st->gb)
 		st->gb->SetIterationTime(seconds);
+}
+
+extern "C" unsigned int mdb_thread_index(const struct mdb_state *st)
+{
+	return st->thread_index;
+}
+
+extern "C" unsigned int mdb_threads(const struct mdb_state *st)
+{
+	return st->threads;
 }
 
 extern "C" void mdb_skip_with_error(struct mdb_state *st, const char *msg)
@@ -425,6 +483,10 @@ static benchmark::Counter make_counter(const struct mdb_state *st, double value,
 
 	if (flags & MDB_COUNTER_RATE)
 		gb_flags = benchmark::Counter::kIsRate;
+	/* Threads: Google Benchmark sums each thread's value; per item is over all their items. */
+	if ((flags & MDB_COUNTER_PER_ITEM) && st->threads > 1)
+		return benchmark::Counter(value, (benchmark::Counter::Flags)(gb_flags |
+					  benchmark::Counter::kAvgIterations));
 	if (flags & MDB_COUNTER_PER_ITEM) {
 		if (st->items_set && st->items && st->items != iters)
 			value /= (double)st->items;
@@ -441,14 +503,23 @@ static void report_counters(struct mdb_state *st)
 
 	if (s.error_occurred())
 		return;
+	/* With threads, only the main thread counts: per op of its own, which the sum leaves alone. */
 	if (st->hw_read) {
 		for (i = 0; i < st->hw->nr; i++)
 			if (st->hw_values.valid[i])
-				s.counters[st->hw->c[i].name] =
+				s.counters[st->hw->c[i].name] = st->threads > 1 ?
+					benchmark::Counter(st->hw_values.value[i] /
+							   (double)(s.iterations() ? s.iterations() : 1)) :
 					make_counter(st, st->hw_values.value[i], MDB_COUNTER_PER_ITEM);
 	}
 	for (const user_counter &u : st->user)
 		s.counters[u.name] = make_counter(st, u.value, u.flags);
+}
+
+static bool counts_here(bool manual_time)
+{
+	return !manual_time && g_counters && mdb_counters_nr_available(g_counters) &&
+	       pthread_equal(pthread_self(), g_counters_thread);
 }
 
 static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg, bool manual_time)
@@ -456,12 +527,78 @@ static void run_gb(benchmark::State &s, mdb_bench_fn fn, void *arg, bool manual_
 	struct mdb_state st;
 
 	st.gb = &s;
-	if (!manual_time && g_counters && mdb_counters_nr_available(g_counters))
+	if (counts_here(manual_time))
 		st.hw = g_counters;
 	fn(&st, arg);
 	hw_stop(&st);		/* a kernel that left its loop early */
 	report_counters(&st);
 }
+
+namespace {
+
+/* One threaded registration: what its threads share for each call. */
+struct thread_ctl {
+	struct mdb_thread_run t;
+	std::vector<int> cpus;
+	mdb_bench_fn fn;
+	void *arg;
+	pthread_barrier_t start, end;
+	int setup_failed;
+	char why[MDB_ERR_LEN];
+};
+
+std::vector<std::unique_ptr<thread_ctl>> thread_ctls;
+
+/* Pins the calling thread as t says; "" or why not. */
+std::string pin_thread(const struct mdb_thread_run *t, unsigned int i, bool *pinned)
+{
+	struct mdb_err err;
+
+	*pinned = false;
+	if (!t->cpus)
+		return "";
+	if (mdb_topology_bind_thread(t->topo, t->cpus[i], &err))
+		return err.msg;
+	*pinned = true;
+	return "";
+}
+
+void run_gb_threads(benchmark::State &s, thread_ctl *ctl)
+{
+	struct mdb_state st;
+	struct mdb_err err;
+	bool pinned;
+	std::string pin_error;
+
+	st.gb = &s;
+	st.thread_index = (unsigned int)s.thread_index();
+	st.threads = (unsigned int)s.threads();
+	pin_error = pin_thread(&ctl->t, st.thread_index, &pinned);
+	if (!st.thread_index) {
+		err.msg[0] = '\0';
+		ctl->setup_failed = ctl->t.setup ? ctl->t.setup(ctl->arg, &err) : 0;
+		snprintf(ctl->why, sizeof(ctl->why), "%s", err.msg[0] ? err.msg : "the set-up failed");
+	}
+	pthread_barrier_wait(&ctl->start);
+	if (ctl->setup_failed) {
+		mdb_skip_with_error(&st, ctl->why);
+	} else if (!pin_error.empty()) {
+		mdb_skip_with_error(&st, pin_error.c_str());
+	} else {
+		if (counts_here(ctl->t.manual_time))
+			st.hw = g_counters;
+		ctl->fn(&st, ctl->arg);
+	}
+	hw_stop(&st);
+	report_counters(&st);
+	pthread_barrier_wait(&ctl->end);
+	if (!st.thread_index && !ctl->setup_failed && ctl->t.teardown)
+		ctl->t.teardown(ctl->arg);
+	if (pinned)
+		mdb_topology_unbind_thread(ctl->t.topo);
+}
+
+}	// namespace
 
 extern "C" int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err)
 {
@@ -486,9 +623,32 @@ extern "C" void mdb_register_manual_time(const char *name, mdb_bench_fn fn, void
 		->Unit(benchmark::kNanosecond);
 }
 
+extern "C" void mdb_register_threads(const char *name, mdb_bench_fn fn, void *arg,
+				     const struct mdb_thread_run *t)
+{
+	thread_ctl *ctl = new thread_ctl();
+
+	ctl->t = *t;
+	if (t->cpus) {
+		ctl->cpus.assign(t->cpus, t->cpus + t->nr);
+		ctl->t.cpus = ctl->cpus.data();
+	}
+	ctl->fn = fn;
+	ctl->arg = arg;
+	pthread_barrier_init(&ctl->start, nullptr, t->nr);
+	pthread_barrier_init(&ctl->end, nullptr, t->nr);
+	thread_ctls.emplace_back(ctl);
+	auto *b = benchmark::RegisterBenchmark(name, [ctl](benchmark::State &s) { run_gb_threads(s, ctl); })
+		->Threads((int)t->nr)
+		->Unit(benchmark::kNanosecond);
+	if (t->manual_time)
+		b->UseManualTime();
+}
+
 extern "C" void mdb_use_counters(struct mdb_counters *set)
 {
 	g_counters = set;
+	g_counters_thread = pthread_self();
 }
 
 extern "C" void mdb_add_custom_context(const char *key, const char *value)
@@ -542,6 +702,39 @@ json_t *gb_runs_json(const std::vector<benchmark::BenchmarkReporter::Run> &runs,
 	return mdb_json_load_gb(text.data(), text.size(), "Google Benchmark's runs", err);
 }
 
+#ifdef MDB_GB_DIVIDES_THREAD_TIME
+/*
+ * Before 1.9 a threaded run's real (or manual) time is divided by its
+ * threads, and a cpu-timed run's rates are per thread: multiplied back, so
+ * that time per op is one thread's and rates are over all threads, as 1.9
+ * reports them.  A percentage (the cv aggregate) is a ratio: left alone.
+ */
+std::vector<benchmark::BenchmarkReporter::Run> as_gb19(
+	const std::vector<benchmark::BenchmarkReporter::Run> &runs)
+{
+	std::vector<benchmark::BenchmarkReporter::Run> out(runs);
+
+	for (benchmark::BenchmarkReporter::Run &r : out) {
+		bool manual = r.benchmark_name().find("/manual_time") != std::string::npos;
+
+		if (r.threads <= 1 || (r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate &&
+				       r.aggregate_unit == benchmark::kPercentage))
+			continue;
+		r.real_accumulated_time *= (double)r.threads;
+		for (auto &c : r.counters)
+			if ((c.second.flags & benchmark::Counter::kIsRate) && !manual)
+				c.second.value *= (double)r.threads;
+	}
+	return out;
+}
+#else
+const std::vector<benchmark::BenchmarkReporter::Run> &as_gb19(
+	const std::vector<benchmark::BenchmarkReporter::Run> &runs)
+{
+	return runs;
+}
+#endif
+
 class DumpReporter : public benchmark::BenchmarkReporter {
 public:
 	explicit DumpReporter(const struct mdb_report *rep)
@@ -574,8 +767,9 @@ public:
 		return display_->ReportContext(context);
 	}
 
-	void ReportRuns(const std::vector<Run> &runs) override
+	void ReportRuns(const std::vector<Run> &gb_runs) override
 	{
+		const std::vector<Run> &runs = as_gb19(gb_runs);
 		struct mdb_err err;
 		json_t *entries = gb_runs_json(runs, &err);
 
@@ -713,6 +907,103 @@ extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 
 /* ------------------------------------------------------------------ */
 /* The fixed-count run                                                  */
+
+namespace {
+
+struct fixed_thread {
+	mdb_bench_fn fn;
+	void *arg;
+	const struct mdb_thread_run *t;
+	struct mdb_state st;
+	std::string pin_error;
+	pthread_t tid;
+};
+
+void *fixed_thread_run(void *p)
+{
+	fixed_thread *f = (fixed_thread *)p;
+	bool pinned;
+
+	f->pin_error = pin_thread(f->t, f->st.thread_index, &pinned);
+	if (!f->pin_error.empty())
+		mdb_skip_with_error(&f->st, f->pin_error.c_str());
+	else
+		f->fn(&f->st, f->arg);
+	fixed_keep_running(&f->st, 0);	/* through the start and end its loop missed */
+	if (pinned)
+		mdb_topology_unbind_thread(f->t->topo);
+	return nullptr;
+}
+
+}	// namespace
+
+extern "C" int mdb_fixed_run_threads(mdb_bench_fn fn, void *arg, uint64_t ops,
+				     const struct mdb_thread_run *t, void (*on_start)(void *),
+				     void (*on_stop)(void *), void *cb_arg, uint64_t *items,
+				     struct mdb_err *err)
+{
+	std::vector<fixed_thread> th(t->nr);
+	struct fixed_group g;
+	unsigned int i, started;
+	int ret = 0;
+
+	g.on_start = on_start;
+	g.on_stop = on_stop;
+	g.cb_arg = cb_arg;
+	pthread_barrier_init(&g.start_a, nullptr, t->nr);
+	pthread_barrier_init(&g.start_b, nullptr, t->nr);
+	pthread_barrier_init(&g.end, nullptr, t->nr);
+	for (i = 0; i < t->nr; i++) {
+		th[i].fn = fn;
+		th[i].arg = arg;
+		th[i].t = t;
+		th[i].st.group = &g;
+		th[i].st.thread_index = i;
+		th[i].st.threads = t->nr;
+		th[i].st.target = ops;
+	}
+	/* Thread 0 is this one: pinned first, it makes what they share. */
+	bool pinned;
+	th[0].pin_error = pin_thread(t, 0, &pinned);
+	err->msg[0] = '\0';
+	if (t->setup && t->setup(arg, err)) {
+		if (!err->msg[0])
+			mdb_errf(err, "the set-up failed");
+		ret = -1;
+		goto out;
+	}
+	for (started = 1; started < t->nr; started++)
+		if (pthread_create(&th[started].tid, nullptr, fixed_thread_run, &th[started])) {
+			/* The barriers count every thread: none may be missing. */
+			fprintf(stderr, "mdbench: cannot start a thread; exiting\n");
+			exit(1);
+		}
+	if (!th[0].pin_error.empty())
+		mdb_skip_with_error(&th[0].st, th[0].pin_error.c_str());
+	else
+		fn(&th[0].st, arg);
+	fixed_keep_running(&th[0].st, 0);
+	for (i = 1; i < t->nr; i++)
+		pthread_join(th[i].tid, nullptr);
+	if (t->teardown)
+		t->teardown(arg);
+	if (items)
+		*items = 0;
+	for (i = 0; i < t->nr; i++) {
+		if (th[i].st.error && !ret) {
+			ret = mdb_errf(err, "%s", th[i].st.error_msg.c_str());
+		}
+		if (items)
+			*items += th[i].st.items;
+	}
+out:
+	if (pinned)
+		mdb_topology_unbind_thread(t->topo);
+	pthread_barrier_destroy(&g.start_a);
+	pthread_barrier_destroy(&g.start_b);
+	pthread_barrier_destroy(&g.end);
+	return ret;
+}
 
 extern "C" int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on_start)(void *),
 			     void (*on_stop)(void *), void *cb_arg, uint64_t *items,

@@ -49,6 +49,36 @@ void mdb_register(const char *name, mdb_bench_fn fn, void *arg);
  * would count (the calls that measure) is not what the benchmark times.
  */
 void mdb_register_manual_time(const char *name, mdb_bench_fn fn, void *arg);
+/*
+ * A threaded benchmark: Google Benchmark's Threads(nr), its name ending in
+ * "/threads:<nr>".  Each thread is pinned to cpus[i] (through topo) for the
+ * call and put back after; setup runs once per call on thread 0, untimed,
+ * while the others wait, and teardown once after every thread is done: what
+ * the threads share (a memmap) is made there and by nobody else.  A setup
+ * that fails (-1 with err) fails every thread with its reason.  Manual time
+ * as mdb_register_manual_time(), each thread timing its own batches.
+ *
+ * Time per op is one thread's (Google Benchmark 1.9's meaning: the sum of
+ * the threads' times over the sum of their ops); rates are over all threads.
+ * Builds against Google Benchmark 1.7 and 1.8, which divide a threaded
+ * run's real time by its threads and give cpu-timed rates per thread, put
+ * both back to that meaning before anything is reported.  Hardware counters
+ * are the main thread's (the one that opened them), per op of its own.
+ */
+struct mdb_topology;
+
+struct mdb_thread_run {
+	unsigned int nr;		/* threads, >= 1 */
+	const int *cpus;		/* CPU of thread i, nr of them; NULL: not pinned */
+	const struct mdb_topology *topo;
+	int (*setup)(void *arg, struct mdb_err *err);	/* NULL: nothing to share */
+	void (*teardown)(void *arg);
+	bool manual_time;
+};
+
+/* t is copied.  Runs in registration order with the others. */
+void mdb_register_threads(const char *name, mdb_bench_fn fn, void *arg,
+			  const struct mdb_thread_run *t);
 /* Counters read around every timed loop from now on; NULL for none. */
 void mdb_use_counters(struct mdb_counters *set);
 /* A key: value in Google Benchmark's own context (its --benchmark_out files too). */
@@ -85,6 +115,16 @@ int mdb_benchmark_run(const struct mdb_report *rep);
  */
 int mdb_fixed_run(mdb_bench_fn fn, void *arg, uint64_t ops, void (*on_start)(void *),
 		  void (*on_stop)(void *), void *cb_arg, uint64_t *items, struct mdb_err *err);
+/*
+ * The same on t->nr threads, as a threaded benchmark runs: pinned, setup
+ * and teardown once, each thread exactly ops ops (rounded up to its batch)
+ * between the same start and end; on_start and on_stop on thread 0, after
+ * every thread has reached its loop and before any leaves it.  *items: the
+ * threads' items summed; the first thread's error in err.
+ */
+int mdb_fixed_run_threads(mdb_bench_fn fn, void *arg, uint64_t ops, const struct mdb_thread_run *t,
+			  void (*on_start)(void *), void (*on_stop)(void *), void *cb_arg,
+			  uint64_t *items, struct mdb_err *err);
 
 #ifdef __cplusplus
 }

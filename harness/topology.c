@@ -106,6 +106,18 @@ int mdb_topology_load(struct mdb_topology *t, struct mdb_err *err)
 		return -1;
 	}
 	t->topo = topo;
+	t->allowed = hwloc_bitmap_alloc();
+	if (!t->allowed || hwloc_get_cpubind(topo, t->allowed, HWLOC_CPUBIND_PROCESS)) {
+		if (t->allowed)
+			hwloc_bitmap_copy(t->allowed, hwloc_topology_get_allowed_cpuset(topo));
+	} else {
+		hwloc_bitmap_and(t->allowed, t->allowed, hwloc_topology_get_allowed_cpuset(topo));
+	}
+	if (!t->allowed || hwloc_bitmap_iszero(t->allowed)) {
+		mdb_errf(err, "hwloc: cannot tell which CPUs this process may use");
+		mdb_topology_release(t);
+		return -1;
+	}
 	t->packages = count(topo, HWLOC_OBJ_PACKAGE);
 	t->cores = count(topo, HWLOC_OBJ_CORE);
 	t->pus = count(topo, HWLOC_OBJ_PU);
@@ -119,6 +131,9 @@ void mdb_topology_release(struct mdb_topology *t)
 {
 	if (t->node_set)
 		hwloc_bitmap_free(t->node_set);
+	if (t->allowed)
+		hwloc_bitmap_free(t->allowed);
+	t->allowed = NULL;
 	if (t->topo)
 		hwloc_topology_destroy(t->topo);
 	t->node_set = NULL;
@@ -148,6 +163,78 @@ int mdb_topology_pin(struct mdb_topology *t, int cpu, struct mdb_err *err)
 	}
 	t->cpu = cpu;
 	return 0;
+}
+
+int mdb_topology_thread_cpus(const struct mdb_topology *t, int first, int **cpus, unsigned int *nr,
+			     struct mdb_err *err)
+{
+	hwloc_topology_t topo = t->topo;
+	int nr_cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), c;
+	int nr_allowed = hwloc_bitmap_weight(t->allowed);
+	unsigned int n = 0, rank, i;
+	bool more = true;
+	int *out;
+
+	out = malloc((size_t)(nr_allowed > 0 ? nr_allowed : 1) * sizeof(*out));
+	if (!out)
+		return mdb_errf(err, "out of memory");
+	/* Rank r: the r-th allowed PU of every core, cores in order. */
+	for (rank = 0; more; rank++) {
+		more = false;
+		for (c = 0; c < nr_cores; c++) {
+			hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned int)c);
+			hwloc_obj_t pu = NULL;
+			unsigned int seen = 0;
+
+			while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, core->cpuset,
+									       HWLOC_OBJ_PU, pu)))
+				if (hwloc_bitmap_isset(t->allowed, pu->os_index) && seen++ == rank)
+					break;
+			if (pu && (int)n < nr_allowed) {
+				out[n++] = (int)pu->os_index;
+				more = true;
+			}
+		}
+	}
+	/* A machine hwloc shows no cores of: its PUs in order. */
+	if (!n) {
+		hwloc_bitmap_foreach_begin(i, t->allowed)
+			out[n++] = (int)i;
+		hwloc_bitmap_foreach_end();
+	}
+	for (i = 0; first >= 0 && i < n; i++) {
+		if (out[i] == first) {
+			memmove(out + 1, out, i * sizeof(*out));
+			out[0] = first;
+			break;
+		}
+	}
+	*cpus = out;
+	*nr = n;
+	return 0;
+}
+
+void mdb_topology_allowed_list(const struct mdb_topology *t, char *buf, size_t len)
+{
+	list_set(t->allowed, buf, len);
+}
+
+int mdb_topology_bind_thread(const struct mdb_topology *t, int cpu, struct mdb_err *err)
+{
+	hwloc_obj_t pu = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(t->topo, (unsigned int)cpu) : NULL;
+
+	if (!pu)
+		return mdb_errf(err, "no CPU %d", cpu);
+	if (hwloc_set_cpubind(t->topo, pu->cpuset, HWLOC_CPUBIND_THREAD))
+		return mdb_errf(err, "cannot pin a thread to CPU %d: %s", cpu, strerror(errno));
+	return 0;
+}
+
+void mdb_topology_unbind_thread(const struct mdb_topology *t)
+{
+	hwloc_obj_t pu = t->cpu >= 0 ? hwloc_get_pu_obj_by_os_index(t->topo, (unsigned int)t->cpu) : NULL;
+
+	hwloc_set_cpubind(t->topo, pu ? pu->cpuset : t->allowed, HWLOC_CPUBIND_THREAD);
 }
 
 int mdb_topology_set_node(struct mdb_topology *t, int node, struct mdb_err *err)

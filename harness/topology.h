@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * topology.h - the machine as hwloc sees it: pinning the benchmark thread,
- * binding the memmap to a NUMA node, and the summary that goes into the dump.
+ * topology.h - the machine as hwloc sees it: pinning the benchmark thread
+ * (and the threads of a threaded benchmark), binding the memmap to a NUMA
+ * node, and the summary that goes into the dump.
  */
 #ifndef MDB_TOPOLOGY_H
 #define MDB_TOPOLOGY_H
@@ -29,6 +30,7 @@ struct mdb_cache_info {
 struct mdb_topology {
 	void *topo;			/* hwloc_topology_t */
 	void *node_set;			/* hwloc_nodeset_t of --node, NULL if unbound */
+	void *allowed;			/* hwloc_cpuset_t: the CPUs the process may use, at load */
 	int cpu, node;			/* -1: not pinned, not bound */
 	unsigned int packages, cores, pus, numa_nodes;
 	char cpu_model[128];
@@ -44,6 +46,24 @@ void mdb_topology_release(struct mdb_topology *t);
  * CPU that does not exist ("no CPU 7 (this machine has CPUs 0-1)").
  */
 int mdb_topology_pin(struct mdb_topology *t, int cpu, struct mdb_err *err);
+/*
+ * The CPUs the process may use (its affinity when the topology was loaded:
+ * taskset, cgroups), in the order the threads of a threaded benchmark take
+ * them: one per core, cores in topology order (package by package), then a
+ * second hardware thread of each core, and so on.  first >= 0 (--cpu) is
+ * moved to the front.  The list is malloc'd, *nr >= 1.  0, or -1 with err.
+ */
+int mdb_topology_thread_cpus(const struct mdb_topology *t, int first, int **cpus, unsigned int *nr,
+			     struct mdb_err *err);
+/* "0-3,8": the CPUs the process may use, for the dump and messages. */
+void mdb_topology_allowed_list(const struct mdb_topology *t, char *buf, size_t len);
+/*
+ * Pins the calling thread (one of a threaded benchmark's) to CPU cpu without
+ * recording it as the run's pin; safe from several threads at once.
+ */
+int mdb_topology_bind_thread(const struct mdb_topology *t, int cpu, struct mdb_err *err);
+/* The calling thread back where the run keeps its threads: --cpu's CPU, or all it may use. */
+void mdb_topology_unbind_thread(const struct mdb_topology *t);
 /* Checks node exists and memory can be bound to it; later binds go there. */
 int mdb_topology_set_node(struct mdb_topology *t, int node, struct mdb_err *err);
 /* As memmap_opts.bind, with arg the struct mdb_topology: binds [addr, addr+len) to the node. */

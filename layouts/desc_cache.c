@@ -30,14 +30,6 @@
 #define MIN_PARTIAL		5
 #define MAX_PARTIAL		10
 
-enum desc_slab_state {
-	SLAB_UNUSED,		/* pages given back (discard_slab()) */
-	SLAB_CPU,		/* a CPU slab: frozen */
-	SLAB_CPU_PARTIAL,	/* on a per-CPU partial list */
-	SLAB_NODE_PARTIAL,	/* on the node's partial list */
-	SLAB_FULL,		/* on no list */
-};
-
 /* ------------------------------------------------------------------------ */
 /* Sizes: calculate_order(), set_cpu_partial(), kmem_cache_open().          */
 
@@ -118,22 +110,82 @@ static unsigned int min_partial(size_t size)
 	return half_log < MIN_PARTIAL ? MIN_PARTIAL : half_log;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The slab word.                                                           */
+
+/*
+ * struct slab's freelist and counters in one word: bits 0-15 the freelist
+ * (object index + 1, 0 for none), 16-31 inuse, bit 32 frozen.
+ */
+#define SW_INUSE_SHIFT		16
+#define SW_FROZEN		(1ULL << 32)
+#define SW_FREE_MASK		0xffffULL
+#define SW_INUSE_MASK		(0xffffULL << SW_INUSE_SHIFT)
+
+_Static_assert(DESC_SLAB_MAX_OBJS < SW_FREE_MASK, "an object index fits the word");
+
+static uint64_t slab_word(const struct desc_slab *s)
+{
+	return __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+}
+
+static bool slab_update_freelist(struct desc_slab *s, uint64_t *old, uint64_t new)
+{
+	return __atomic_compare_exchange_n(&s->word, old, new, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
+}
+
+static unsigned int sw_inuse(uint64_t w)
+{
+	return (w & SW_INUSE_MASK) >> SW_INUSE_SHIFT;
+}
+
+static bool sw_frozen(uint64_t w)
+{
+	return w & SW_FROZEN;
+}
+
+static uint64_t sw_make(const struct desc_cache *c, const struct desc_slab *s, const void *freelist,
+			unsigned int inuse, bool frozen)
+{
+	uint64_t idx = freelist ? (uint64_t)((const char *)freelist - s->base) / c->obj_size + 1 : 0;
+
+	return idx | (uint64_t)inuse << SW_INUSE_SHIFT | (frozen ? SW_FROZEN : 0);
+}
+
+static void *sw_freelist(const struct desc_cache *c, const struct desc_slab *s, uint64_t w)
+{
+	uint64_t idx = w & SW_FREE_MASK;
+
+	return idx ? s->base + (idx - 1) * c->obj_size : NULL;
+}
+
+void *desc_slab_freelist(const struct desc_cache *c, const struct desc_slab *s)
+{
+	return sw_freelist(c, s, slab_word(s));
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* Only the CPUs that were used: a boot resets every cache and should pay for one CPU, not 1024. */
 static void cache_reset(struct desc_cache *c)
 {
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < DESC_MAX_CPUS; cpu++)
-		c->cpu[cpu] = (struct desc_cpu){ .slab = -1, .partial = -1 };
-	c->partial_head = c->partial_tail = -1;
+	for (cpu = 0; cpu < c->cpus_used; cpu++)
+		*desc_cache_cpu(c, cpu) = (struct desc_cpu){ 0 };
+	c->cpus_used = 0;
+	c->list_lock.locked = c->page_lock.locked = 0;
+	c->partial_head = c->partial_tail = NULL;
 	c->nr_partial = 0;
-	c->free_slabs = -1;
-	c->slab = NULL;
-	c->nr_slabs = c->cap_slabs = c->nr_slabs_held = 0;
-	c->ext = NULL;
-	c->nr_ext = c->cap_ext = 0;
-	c->nr_live = 0;
+	c->free_slabs = NULL;
+	c->nr_slabs = c->nr_slabs_held = 0;
+	memset(c->ext, 0, sizeof(c->ext));
+	c->nr_ext = 0;
 	c->rng = c->opts.seed ^ (0x736c6162ULL * c->obj_size);	/* "slab" */
 }
+
+_Thread_local unsigned int desc_this_cpu;
 
 /* init_cache_random_seq(): the object indices of a slab, shuffled once per cache. */
 static void init_random_seq(struct desc_cache *c)
@@ -150,6 +202,16 @@ static void init_random_seq(struct desc_cache *c)
 		c->random_seq[i - 1] = c->random_seq[j];
 		c->random_seq[j] = t;
 	}
+}
+
+/* A CPU's state is about to leave its reset state (the slow paths see every CPU first). */
+static void cpu_used(struct desc_cache *c, unsigned int cpu)
+{
+	unsigned int used = __atomic_load_n(&c->cpus_used, __ATOMIC_RELAXED);
+
+	while (used <= cpu && !__atomic_compare_exchange_n(&c->cpus_used, &used, cpu + 1, false,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts)
@@ -171,44 +233,34 @@ void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Slab pages.                                                              */
+/* Slab pages: under page_lock, but for the lookups, which need no lock.    */
 
-static struct desc_extent *slab_extent(const struct desc_cache *c, size_t id)
+static unsigned int nr_extents(const struct desc_cache *c)
 {
-	unsigned int e;
-
-	for (e = 0; e < c->nr_ext; e++)
-		if (id - c->ext[e].first_slab < c->ext[e].nr_slabs)
-			return &c->ext[e];
-	return NULL;
+	return __atomic_load_n(&c->nr_ext, __ATOMIC_ACQUIRE);
 }
 
-static char *slab_address(const struct desc_cache *c, size_t id)
-{
-	const struct desc_extent *x = slab_extent(c, id);
-
-	return (char *)x->map.addr + (id - x->first_slab) * c->slab_bytes;
-}
-
-/* virt_to_slab(); -1 for an address no slab of the cache holds. */
-static long virt_to_slab(const struct desc_cache *c, const void *obj)
+/* virt_to_slab(); NULL for an address no slab of the cache holds. */
+struct desc_slab *desc_cache_slab(const struct desc_cache *c, const void *obj)
 {
 	uintptr_t a = (uintptr_t)obj;
-	unsigned int e;
+	unsigned int e, n = nr_extents(c);
 
-	for (e = 0; e < c->nr_ext; e++) {
+	for (e = 0; e < n; e++) {
 		const struct desc_extent *x = &c->ext[e];
 		uintptr_t base = (uintptr_t)x->map.addr;
 
-		if (a - base < x->nr_slabs * c->slab_bytes)
-			return (long)(x->first_slab + (a - base) / c->slab_bytes);
+		if (a - base < x->cap * c->slab_bytes)
+			return &x->slab[(a - base) / c->slab_bytes];
 	}
-	return -1;
+	return NULL;
 }
 
 /*
- * A new mapping of slab pages: the first sized for the objects the cache
- * expects (and a quarter more), each later one as large as all before.
+ * A new mapping of slab pages and room for the state of every slab it can
+ * hold: the first sized for the objects the cache expects (and a quarter
+ * more), each later one as large as all before.  Published last, so a
+ * lookup that sees it sees it whole.
  */
 static int add_extent(struct desc_cache *c)
 {
@@ -217,15 +269,8 @@ static int add_extent(struct desc_cache *c)
 	struct mdb_err err;
 	unsigned int e;
 
-	if (c->nr_ext == c->cap_ext) {
-		unsigned int cap = c->cap_ext ? 2 * c->cap_ext : 4;
-
-		x = realloc(c->ext, cap * sizeof(*x));
-		if (!x)
-			return -1;
-		c->ext = x;
-		c->cap_ext = cap;
-	}
+	if (c->nr_ext == DESC_MAX_EXT)
+		return -1;
 	for (e = 0; e < c->nr_ext; e++)
 		total += c->ext[e].map.bytes;
 	bytes = total ? total : (c->opts.expect + c->opts.expect / 4) / c->objs_per_slab * c->slab_bytes;
@@ -234,38 +279,60 @@ static int add_extent(struct desc_cache *c)
 	x = &c->ext[c->nr_ext];
 	if (vmemmap_map(&x->map, bytes, c->opts.pages, c->opts.bind, c->opts.bind_arg, &err))
 		return -1;
+	x->cap = x->map.bytes / c->slab_bytes;
+	x->slab = aligned_alloc(DESC_LINE, x->cap * sizeof(*x->slab));
+	if (!x->slab) {
+		vmemmap_unmap(&x->map);
+		return -1;
+	}
 	x->first_slab = c->nr_slabs;
 	x->nr_slabs = 0;
-	c->nr_ext++;
+	__atomic_store_n(&c->nr_ext, c->nr_ext + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* The next slab's pages after the last carved one, mapping more when it is full. */
-static long carve_slab(struct desc_cache *c)
+static struct desc_slab *carve_slab(struct desc_cache *c)
 {
 	struct desc_extent *x = c->nr_ext ? &c->ext[c->nr_ext - 1] : NULL;
+	struct desc_slab *s;
 
-	if (c->nr_slabs == c->cap_slabs) {
-		size_t cap = c->cap_slabs ? 2 * c->cap_slabs : 256;
-		struct desc_slab *s = realloc(c->slab, cap * sizeof(*s));
-
-		if (!s)
-			return -1;
-		c->slab = s;
-		c->cap_slabs = cap;
-	}
-	if (!x || (x->nr_slabs + 1) * c->slab_bytes > x->map.bytes) {
+	if (!x || x->nr_slabs == x->cap) {
 		if (add_extent(c))
-			return -1;
+			return NULL;
 		x = &c->ext[c->nr_ext - 1];
 	}
+	s = &x->slab[x->nr_slabs];
+	s->base = (char *)x->map.addr + x->nr_slabs * c->slab_bytes;
+	s->id = c->nr_slabs++;
 	x->nr_slabs++;
-	return (long)c->nr_slabs++;
+	return s;
+}
+
+/* A slab's pages: given back ones first (LIFO), then new ones; the shuffle's start with them. */
+static struct desc_slab *get_slab_pages(struct desc_cache *c, unsigned int *pos)
+{
+	struct desc_slab *s;
+
+	mdb_spin_lock(&c->page_lock);
+	s = c->free_slabs;
+	if (s)
+		c->free_slabs = s->next;
+	else
+		s = carve_slab(c);
+	if (s) {
+		c->nr_slabs_held++;
+		*pos = c->random ? (unsigned int)mdb_rng_below(&c->rng, c->objs_per_slab) : 0;
+	}
+	mdb_spin_unlock(&c->page_lock);
+	return s;
 }
 
 static void set_freepointer(void *obj, void *next)
 {
+	desc_unpoison(obj, sizeof(void *));
 	*(void **)obj = next;
+	desc_poison(obj, sizeof(void *));
 }
 
 static void *get_freepointer(void *obj)
@@ -278,196 +345,199 @@ static void *get_freepointer(void *obj)
  * allocate_slab(): pages (a discarded slab's first), then the freelist in
  * address order or, with random_freelist, along the cache's shuffled
  * sequence from a random start (shuffle_freelist(), next_freelist_entry()).
+ * No other CPU sees the slab before its objects go out.
  */
-static long new_slab(struct desc_cache *c)
+static struct desc_slab *new_slab(struct desc_cache *c)
 {
 	unsigned int n = c->objs_per_slab, i, pos = 0;
-	struct desc_slab *s;
-	char *base, *prev = NULL;
-	long id;
+	struct desc_slab *s = get_slab_pages(c, &pos);
+	char *first = NULL, *prev = NULL;
 
-	if (c->free_slabs >= 0) {
-		id = c->free_slabs;
-		c->free_slabs = c->slab[id].next;
-	} else {
-		id = carve_slab(c);
-		if (id < 0)
-			return -1;
-	}
-	s = &c->slab[id];
-	base = slab_address(c, (size_t)id);
-	desc_unpoison(base, c->slab_bytes);
-	if (c->random)
-		pos = (unsigned int)mdb_rng_below(&c->rng, n);
+	if (!s)
+		return NULL;
+	desc_unpoison(s->base, c->slab_bytes);
 	for (i = 0; i < n; i++) {
 		unsigned int idx = c->random ? c->random_seq[(pos + i) % n] : i;
-		char *obj = base + (size_t)idx * c->obj_size;
+		char *obj = s->base + (size_t)idx * c->obj_size;
 
 		if (prev)
 			set_freepointer(prev, obj);
 		else
-			s->freelist = obj;
+			first = obj;
 		prev = obj;
 	}
 	set_freepointer(prev, NULL);
-	desc_poison(base, c->slab_bytes);
-	s->inuse = 0;
-	s->next = s->prev = -1;
-	c->nr_slabs_held++;
-	return id;
+	desc_poison(s->base, c->slab_bytes);
+	s->word = sw_make(c, s, first, 0, false);
+	s->next = s->prev = NULL;
+	s->cpu_partials = 0;
+	s->node_partial = false;
+	return s;
 }
 
 /* discard_slab(): the pages go back, to be the first a new slab takes. */
-static void discard_slab(struct desc_cache *c, long id)
+static void discard_slab(struct desc_cache *c, struct desc_slab *s)
 {
-	struct desc_slab *s = &c->slab[id];
-
-	s->state = SLAB_UNUSED;
-	s->freelist = NULL;
+	mdb_spin_lock(&c->page_lock);
 	s->next = c->free_slabs;
-	c->free_slabs = id;
+	c->free_slabs = s;
 	c->nr_slabs_held--;
+	mdb_spin_unlock(&c->page_lock);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Lists.                                                                   */
+/* The node's partial list: under list_lock.                                */
 
-static void add_partial_tail(struct desc_cache *c, long id)
+static void add_partial_tail(struct desc_cache *c, struct desc_slab *s)
 {
-	struct desc_slab *s = &c->slab[id];
-
-	s->next = -1;
+	s->next = NULL;
 	s->prev = c->partial_tail;
-	if (c->partial_tail >= 0)
-		c->slab[c->partial_tail].next = id;
+	if (c->partial_tail)
+		c->partial_tail->next = s;
 	else
-		c->partial_head = id;
-	c->partial_tail = id;
-	s->state = SLAB_NODE_PARTIAL;
+		c->partial_head = s;
+	c->partial_tail = s;
+	s->node_partial = true;
 	c->nr_partial++;
 }
 
-static void remove_partial(struct desc_cache *c, long id)
+static void remove_partial(struct desc_cache *c, struct desc_slab *s)
 {
-	struct desc_slab *s = &c->slab[id];
-
-	if (s->prev >= 0)
-		c->slab[s->prev].next = s->next;
+	if (s->prev)
+		s->prev->next = s->next;
 	else
 		c->partial_head = s->next;
-	if (s->next >= 0)
-		c->slab[s->next].prev = s->prev;
+	if (s->next)
+		s->next->prev = s->prev;
 	else
 		c->partial_tail = s->prev;
-	s->next = s->prev = -1;
+	s->next = s->prev = NULL;
+	s->node_partial = false;
 	c->nr_partial--;
 }
 
 /* __put_partials(): a per-CPU list to the node's tail; empty slabs beyond min_partial go. */
-static void put_partials(struct desc_cache *c, long id)
+static void put_partials(struct desc_cache *c, struct desc_slab *s)
 {
-	long discard = -1, next;
+	struct desc_slab *discard = NULL, *next;
 
-	for (; id >= 0; id = next) {
-		struct desc_slab *s = &c->slab[id];
-
+	mdb_spin_lock(&c->list_lock);
+	for (; s; s = next) {
 		next = s->next;
-		if (!s->inuse && c->nr_partial >= c->min_partial) {
+		if (!sw_inuse(slab_word(s)) && c->nr_partial >= c->min_partial) {
 			s->next = discard;
-			discard = id;
+			discard = s;
 		} else {
-			add_partial_tail(c, id);
+			add_partial_tail(c, s);
 		}
 	}
-	for (; discard >= 0; discard = next) {
-		next = c->slab[discard].next;
+	mdb_spin_unlock(&c->list_lock);
+	for (; discard; discard = next) {
+		next = discard->next;
 		discard_slab(c, discard);
 	}
 }
 
 /* put_cpu_partial(): onto the CPU's list; with drain, a full list goes to the node first. */
-static void put_cpu_partial(struct desc_cache *c, struct desc_cpu *pc, long id, bool drain)
+static void put_cpu_partial(struct desc_cache *c, struct desc_cpu *pc, struct desc_slab *s,
+			    bool drain)
 {
-	long old = pc->partial, to_put = -1;
+	struct desc_slab *old = pc->partial, *to_put = NULL;
 	unsigned int slabs = 0;
 
-	if (old >= 0) {
-		if (drain && c->slab[old].cpu_partials >= c->cpu_partial_slabs) {
+	if (old) {
+		if (drain && old->cpu_partials >= c->cpu_partial_slabs) {
 			to_put = old;
-			old = -1;
+			old = NULL;
 		} else {
-			slabs = c->slab[old].cpu_partials;
+			slabs = old->cpu_partials;
 		}
 	}
-	c->slab[id].cpu_partials = slabs + 1;
-	c->slab[id].next = old;
-	c->slab[id].state = SLAB_CPU_PARTIAL;
-	pc->partial = id;
-	if (to_put >= 0)
+	s->cpu_partials = slabs + 1;
+	s->next = old;
+	pc->partial = s;
+	if (to_put)
 		put_partials(c, to_put);
 }
 
-/* get_partial_node(): the first partial slab, and up to cpu_partial_slabs / 2 for the CPU. */
-static long get_partial_node(struct desc_cache *c, struct desc_cpu *pc)
+/*
+ * get_partial_node(): under list_lock, the first partial slab, and up to
+ * cpu_partial_slabs / 2 more for the CPU's list.
+ */
+static struct desc_slab *get_partial_node(struct desc_cache *c, struct desc_cpu *pc)
 {
-	long id = c->partial_head, first = -1, next;
+	struct desc_slab *s, *first = NULL, *next;
 	unsigned int partial_slabs = 0;
 
-	for (; id >= 0; id = next) {
-		next = c->slab[id].next;
-		remove_partial(c, id);
-		if (first < 0) {
-			first = id;
+	mdb_spin_lock(&c->list_lock);
+	for (s = c->partial_head; s; s = next) {
+		next = s->next;
+		remove_partial(c, s);
+		if (!first) {
+			first = s;
 		} else {
-			put_cpu_partial(c, pc, id, false);
+			put_cpu_partial(c, pc, s, false);
 			partial_slabs++;
 		}
 		if (partial_slabs > c->cpu_partial_slabs / 2)
 			break;
 	}
+	mdb_spin_unlock(&c->list_lock);
 	return first;
 }
 
-/* freeze_slab(): the CPU takes the slab and its whole freelist. */
-static void *freeze_slab(struct desc_cache *c, struct desc_cpu *pc, long id)
+/* freeze_slab(): the CPU takes the slab and its whole freelist, in one exchange. */
+static void *freeze_slab(struct desc_cache *c, struct desc_cpu *pc, struct desc_slab *s)
 {
-	struct desc_slab *s = &c->slab[id];
-	void *freelist = s->freelist;
+	uint64_t old = slab_word(s);
 
-	s->freelist = NULL;
-	s->inuse = c->objs_per_slab;
-	s->state = SLAB_CPU;
-	pc->slab = id;
-	return freelist;
+	while (!slab_update_freelist(s, &old, sw_make(c, s, NULL, c->objs_per_slab, true)))
+		;
+	pc->slab = s;
+	return sw_freelist(c, s, old);
+}
+
+/*
+ * get_freelist(): the CPU slab's own freelist (what other CPUs freed into
+ * it), or, when it has none, the slab unfrozen in the same exchange: full,
+ * on no list, until a free puts it on one.
+ */
+static void *get_freelist(struct desc_cache *c, struct desc_slab *s)
+{
+	uint64_t old = slab_word(s), new;
+
+	do {
+		new = sw_make(c, s, NULL, c->objs_per_slab, sw_freelist(c, s, old) != NULL);
+	} while (!slab_update_freelist(s, &old, new));
+	return sw_freelist(c, s, old);
 }
 
 /* ___slab_alloc(): a freelist for the CPU, or NULL when memory runs out. */
 static void *slab_alloc_slow(struct desc_cache *c, struct desc_cpu *pc)
 {
-	long id;
+	struct desc_slab *s;
+	void *freelist;
 
-	if (pc->slab >= 0) {
-		struct desc_slab *s = &c->slab[pc->slab];
-
-		if (s->freelist)		/* get_freelist() */
-			return freeze_slab(c, pc, pc->slab);
-		s->state = SLAB_FULL;		/* unfrozen, on no list */
-		pc->slab = -1;
+	if (pc->slab) {
+		freelist = get_freelist(c, pc->slab);
+		if (freelist)
+			return freelist;
+		pc->slab = NULL;
 	}
-	if (pc->partial >= 0) {
-		id = pc->partial;
-		pc->partial = c->slab[id].next;
-		return freeze_slab(c, pc, id);
+	if (pc->partial) {
+		s = pc->partial;
+		pc->partial = s->next;
+		return freeze_slab(c, pc, s);
 	}
-	id = get_partial_node(c, pc);
-	if (id < 0)
-		id = new_slab(c);
-	return id < 0 ? NULL : freeze_slab(c, pc, id);
+	s = get_partial_node(c, pc);
+	if (!s)
+		s = new_slab(c);
+	return s ? freeze_slab(c, pc, s) : NULL;
 }
 
 void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
 {
-	struct desc_cpu *pc = &c->cpu[cpu];
+	struct desc_cpu *pc = desc_cache_cpu(c, cpu);
 	void *obj;
 
 	assert(cpu < DESC_MAX_CPUS);
@@ -475,50 +545,94 @@ void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
 		return NULL;
 	obj = pc->freelist;
 	if (!obj) {
+		cpu_used(c, cpu);
 		obj = slab_alloc_slow(c, pc);
 		if (!obj)
 			return NULL;
+		pc->freelist = get_freepointer(obj);
+	} else {
+		/* slab_alloc_node()'s fast path: prefetch_freepointer() of the next one (prefetchw). */
+		pc->freelist = get_freepointer(obj);
+		if (pc->freelist)
+			__builtin_prefetch(pc->freelist, 1);
 	}
-	pc->freelist = get_freepointer(obj);
 	desc_unpoison(obj, c->obj_size);
 	memset(obj, 0, c->obj_size);
-	c->nr_live++;
+	pc->nr_live++;
 	return obj;
+}
+
+/*
+ * __slab_free(): onto the slab's freelist in one exchange.  A frozen slab
+ * (another CPU's CPU slab) needs nothing more; a full one goes to this CPU's
+ * partial list; one that becomes empty is looked at under list_lock, taken
+ * before the exchange as the kernel takes it, and discarded if it is on the
+ * node's list and the node keeps min_partial others.
+ */
+static void slab_free(struct desc_cache *c, struct desc_cpu *pc, struct desc_slab *s, void *obj)
+{
+	bool locked = false, on_node_partial = false, was_frozen;
+	uint64_t old = slab_word(s), new;
+	void *prior;
+
+	desc_poison(obj, c->obj_size);
+	do {
+		if (locked) {
+			mdb_spin_unlock(&c->list_lock);
+			locked = false;
+		}
+		prior = sw_freelist(c, s, old);
+		set_freepointer(obj, prior);
+		was_frozen = sw_frozen(old);
+		new = sw_make(c, s, obj, sw_inuse(old) - 1, was_frozen);
+		if (prior && !sw_inuse(new) && !was_frozen) {
+			mdb_spin_lock(&c->list_lock);
+			locked = true;
+			on_node_partial = s->node_partial;
+		}
+	} while (!slab_update_freelist(s, &old, new));
+
+	if (!locked) {
+		if (!was_frozen && !prior)
+			put_cpu_partial(c, pc, s, true);
+		return;
+	}
+	if (on_node_partial && c->nr_partial >= c->min_partial) {
+		remove_partial(c, s);
+		mdb_spin_unlock(&c->list_lock);
+		discard_slab(c, s);
+		return;
+	}
+	mdb_spin_unlock(&c->list_lock);
 }
 
 void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj)
 {
-	struct desc_cpu *pc = &c->cpu[cpu];
-	long id = virt_to_slab(c, obj);
-	struct desc_slab *s;
-	void *prior;
+	struct desc_cpu *pc = desc_cache_cpu(c, cpu);
+	struct desc_slab *s = desc_cache_slab(c, obj);
 
-	assert(id >= 0 && c->nr_live && cpu < DESC_MAX_CPUS);
-	c->nr_live--;
-	if (id == pc->slab) {			/* do_slab_free()'s fast path */
+	assert(s && cpu < DESC_MAX_CPUS);
+	if (s == pc->slab) {			/* do_slab_free()'s fast path */
+		pc->nr_live--;
 		set_freepointer(obj, pc->freelist);
 		pc->freelist = obj;
 		desc_poison(obj, c->obj_size);
 		return;
 	}
-	s = &c->slab[id];			/* __slab_free() */
-	prior = s->freelist;
-	set_freepointer(obj, prior);
-	s->freelist = obj;
-	s->inuse--;
-	desc_poison(obj, c->obj_size);
-	if (s->state == SLAB_CPU)		/* another CPU's slab */
-		return;
-	if (!prior) {				/* was full */
-		put_cpu_partial(c, pc, id, true);
-		return;
-	}
-	if (s->state != SLAB_NODE_PARTIAL)	/* on a per-CPU list: it stays */
-		return;
-	if (!s->inuse && c->nr_partial >= c->min_partial) {
-		remove_partial(c, id);
-		discard_slab(c, id);
-	}
+	cpu_used(c, cpu);
+	pc->nr_live--;
+	slab_free(c, pc, s, obj);
+}
+
+size_t desc_cache_nr_live(const struct desc_cache *c)
+{
+	long n = 0;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < c->cpus_used; cpu++)
+		n += desc_cache_cpu(c, cpu)->nr_live;
+	assert(n >= 0);
+	return (size_t)n;
 }
 
 void desc_cache_destroy(struct desc_cache *c)
@@ -528,20 +642,19 @@ void desc_cache_destroy(struct desc_cache *c)
 	for (e = 0; e < c->nr_ext; e++) {
 		desc_unpoison(c->ext[e].map.addr, c->ext[e].nr_slabs * c->slab_bytes);
 		vmemmap_unmap(&c->ext[e].map);
+		free(c->ext[e].slab);
 	}
-	free(c->ext);
-	free(c->slab);
 	cache_reset(c);
 }
 
 long desc_cache_index(const struct desc_cache *c, const void *obj)
 {
-	long id = virt_to_slab(c, obj);
+	const struct desc_slab *s = desc_cache_slab(c, obj);
 
-	if (id < 0)
+	if (!s)
 		return -1;
-	return id * (long)c->objs_per_slab +
-	       (long)(((const char *)obj - slab_address(c, (size_t)id)) / c->obj_size);
+	return (long)s->id * (long)c->objs_per_slab +
+	       (long)(((const char *)obj - s->base) / c->obj_size);
 }
 
 int desc_cache_usage(const struct desc_cache *c, struct vmemmap_usage *u, size_t *populated)

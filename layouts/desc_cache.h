@@ -17,34 +17,51 @@
  *    first reused (the page allocator's per-cpu lists are LIFO);
  *  - per-CPU state (struct kmem_cache_cpu): a CPU slab whose free objects
  *    form the lockless freelist, and a per-CPU partial list;
- *  - allocation: the freelist, else the slab's own freelist (get_freelist()),
+ *  - allocation: the freelist (the next object's free pointer prefetched for
+ *    writing, prefetch_freepointer()), else the slab's own freelist (get_freelist()),
  *    else the next per-CPU partial slab, else get_partial_node(): the first
  *    slab of the node's partial list becomes the CPU slab and up to
  *    cpu_partial_slabs / 2 more move to the per-CPU partial list, else a new
  *    slab;
  *  - free (do_slab_free(), __slab_free()): to the CPU freelist if the object
- *    is in the CPU slab, else onto its slab's freelist, LIFO; a full slab
- *    that gets a free object goes to the per-CPU partial list, which drains
- *    to the node's partial list (tail) once it holds cpu_partial_slabs; an
- *    empty slab on the node list is discarded when the node keeps
- *    min_partial others;
+ *    is in the freeing CPU's own CPU slab, else onto its slab's freelist,
+ *    LIFO, in one compare-and-exchange of the slab's freelist and counters
+ *    (slab_update_freelist(): cmpxchg_double on freelist + counters there,
+ *    one word packing both here); a full slab that gets a free object goes
+ *    to the freeing CPU's partial list, which drains to the node's partial
+ *    list (tail) once it holds cpu_partial_slabs; a slab on the node list
+ *    that becomes empty is discarded when the node keeps min_partial others
+ *    (the list_lock taken, as there, only for that case);
  *  - CONFIG_SLAB_FREELIST_RANDOM (on in Debian's, Fedora's and Ubuntu's
  *    kernels): with random_freelist, a new slab's freelist walks the cache's
  *    shuffled sequence from a random start (shuffle_freelist()); without,
  *    objects go out in address order, the best case.
  *
- * Left out: NUMA nodes (one node), remote frees from other CPUs (a single
- * CPU allocates and frees until threads come), sheaves (opt-in in 6.18),
- * SLAB_TYPESAFE_BY_RCU's grace period before a discarded slab's pages are
- * reused, the obfuscated free pointer of CONFIG_SLAB_FREELIST_HARDENED (the
- * free pointer here is the object's first word: 6.12's freeptr_offset lets
- * a TYPESAFE_BY_RCU cache keep it inside the object too), debugging and
- * accounting.
+ * Remote frees.  Each thread stands for one CPU (desc_set_this_cpu(); 0 for
+ * a thread that never says, so one thread alone is CPU 0 throughout) and
+ * drives that CPU's struct kmem_cache_cpu without a lock, as the kernel does
+ * with preemption off; an object allocated on one CPU and freed on another
+ * takes __slab_free()'s path above: the compare-and-exchange on the slab,
+ * the freeing CPU's partial list, the node's list_lock when the slab empties.
+ * The allocating CPU finds those objects when its CPU slab runs dry
+ * (get_freelist() takes the slab's freelist in one exchange, or unfreezes a
+ * slab with none left, so that the next remote free puts it on a partial
+ * list), or through the partial lists.  What is shared sits where the
+ * kernel's sits: each CPU's state on lines of its own (per-CPU memory), each
+ * slab's state on a line of its own (struct slab is a struct page), the
+ * node's list under its list_lock; slab pages come from one LIFO of given-
+ * back slabs under a lock (the page allocator's zone lock; its per-CPU lists
+ * are not modelled per CPU), then from the mapping.
  *
- * Per-CPU state is an array so that threads can each drive their own CPU
- * (desc_alloc_cpu()/desc_free_cpu()); what is per node (the partial list,
- * the slab pages) would then need the lock the kernel's list_lock is.
- * Layout independent: compiled once.
+ * Left out: NUMA nodes (one node), sheaves (opt-in in 6.18), the
+ * transaction id of the lockless fast path (nothing preempts a thread in the
+ * middle of its own CPU's operation here), deactivate_slab() of a CPU slab
+ * that still has objects (a CPU slab here is replaced only once it is
+ * empty), SLAB_TYPESAFE_BY_RCU's grace period before a discarded slab's
+ * pages are reused, the obfuscated free pointer of
+ * CONFIG_SLAB_FREELIST_HARDENED (the free pointer here is the object's first
+ * word: 6.12's freeptr_offset lets a TYPESAFE_BY_RCU cache keep it inside the
+ * object too), debugging and accounting.  Layout independent: compiled once.
  */
 #ifndef MDB_DESC_CACHE_H
 #define MDB_DESC_CACHE_H
@@ -53,13 +70,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spin.h"
 #include "vmemmap.h"
 
 #define DESC_ALIGN		16
-#define DESC_MAX_CPUS		64	/* per-CPU states a cache holds */
+#define DESC_MAX_CPUS		1024	/* per-CPU states a cache holds: threads it can serve */
 #define DESC_SLAB_CPUS		16	/* the CPU count calculate_order() sizes slabs for */
 #define DESC_MAX_OBJ		4096	/* largest object a cache takes */
 #define DESC_SLAB_MAX_OBJS	256	/* 16-byte objects in an order-0 slab: the most any slab holds */
+#define DESC_MAX_EXT		40	/* mappings: each as large as all before it */
+#define DESC_LINE		64	/* bytes of a cache line: what per-CPU and slab state fill */
 
 /* How a cache is built; copied into it. */
 struct desc_cache_opts {
@@ -73,26 +93,41 @@ struct desc_cache_opts {
 	void *bind_arg;
 };
 
-/* The kernel's struct slab, as far as SLUB reads it. */
+/*
+ * The kernel's struct slab, as far as SLUB reads it: one line each.  word
+ * packs what slab_update_freelist() changes in one go: the freelist (its
+ * first object's index + 1; 0 for none), inuse and frozen (a CPU slab).
+ * The list links are the node's (under list_lock) or a CPU's own.
+ */
 struct desc_slab {
-	void *freelist;			/* free objects not on a CPU freelist */
-	unsigned int inuse;		/* objects not on freelist (all, while a CPU slab) */
+	uint64_t word;			/* atomic: freelist | inuse | frozen */
+	char *base;			/* the slab's first object */
+	size_t id;			/* in the order slabs were carved */
+	struct desc_slab *next, *prev;	/* the list the slab is on */
 	unsigned int cpu_partials;	/* head of a per-CPU partial list: its length */
-	long next, prev;		/* list links (slab ids), -1 at the ends */
-	unsigned char state;		/* enum desc_slab_state */
+	bool node_partial;		/* on the node's partial list (slab_test_node_partial()) */
+	char pad[DESC_LINE - 45];
 };
 
-/* struct kmem_cache_cpu. */
+/* struct kmem_cache_cpu, one line each (per-CPU memory). */
 struct desc_cpu {
 	void *freelist;			/* lockless freelist of the CPU slab */
-	long slab;			/* the CPU slab, or -1 */
-	long partial;			/* head of the per-CPU partial list, or -1 */
+	struct desc_slab *slab;		/* the CPU slab, or NULL */
+	struct desc_slab *partial;	/* head of the per-CPU partial list, or NULL */
+	long nr_live;			/* objects this CPU allocated less those it freed */
+	char pad[DESC_LINE - 32];
 };
 
-/* One mapping of slab pages; ids first_slab .. first_slab + nr_slabs - 1. */
+_Static_assert(sizeof(struct desc_slab) == DESC_LINE, "one line of slab state");
+_Static_assert(sizeof(struct desc_cpu) == DESC_LINE, "one line of per-CPU state");
+
+/* One mapping of slab pages and the state of the slabs it can hold. */
 struct desc_extent {
 	struct vmemmap map;
-	size_t first_slab, nr_slabs;
+	size_t first_slab;		/* id of its first slab */
+	size_t cap;			/* slabs it holds */
+	size_t nr_slabs;		/* carved so far */
+	struct desc_slab *slab;		/* cap entries, line aligned */
 };
 
 struct desc_cache {
@@ -102,18 +137,22 @@ struct desc_cache {
 	size_t slab_bytes;
 	unsigned int cpu_partial_slabs;	/* s->cpu_partial_slabs */
 	unsigned int min_partial;	/* s->min_partial */
-	struct desc_cpu cpu[DESC_MAX_CPUS];
-	long partial_head, partial_tail;	/* the node's partial list */
-	unsigned long nr_partial;
-	long free_slabs;		/* discarded slabs' pages, LIFO */
-	struct desc_slab *slab;		/* by id, in the order slabs were carved */
-	size_t nr_slabs, cap_slabs, nr_slabs_held;
-	struct desc_extent *ext;
-	unsigned int nr_ext, cap_ext;
 	bool random;			/* random_seq is in use */
 	unsigned short random_seq[DESC_SLAB_MAX_OBJS];	/* s->random_seq: object indices, shuffled */
-	uint64_t rng;
-	size_t nr_live;
+	/* The node: its partial list under list_lock. */
+	struct mdb_spinlock list_lock;
+	struct desc_slab *partial_head, *partial_tail;
+	unsigned long nr_partial;
+	/* Slab pages, under page_lock: given back (LIFO), carved, held. */
+	struct mdb_spinlock page_lock;	/* the page allocator's zone lock */
+	struct desc_slab *free_slabs;
+	size_t nr_slabs, nr_slabs_held;
+	uint64_t rng;			/* the freelist shuffles' generator */
+	unsigned int cpus_used;		/* CPUs whose state is not as reset: 1 + the highest */
+	struct desc_extent ext[DESC_MAX_EXT];
+	unsigned int nr_ext;		/* published with a release store: readers need no lock */
+	/* DESC_MAX_CPUS struct desc_cpu on lines of their own: desc_cache_cpu(). */
+	char cpu_area[(DESC_MAX_CPUS + 1) * DESC_LINE];
 };
 
 /* Objects per slab and the slab's bytes for objects of obj_size, as calculate_order(). */
@@ -121,26 +160,49 @@ void desc_slab_geometry(size_t obj_size, unsigned int *objs_per_slab, size_t *sl
 
 /* obj_size 0 makes a cache that allocates nothing.  Maps nothing yet. */
 void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts);
-/* A zeroed object from CPU cpu's state, or NULL when memory runs out. */
+/*
+ * A zeroed object from CPU cpu's state, or NULL when memory runs out.  Only
+ * the thread standing for cpu may call these with it, any number of threads
+ * at once.
+ */
 void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu);
 void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj);
-/* Frees every object and mapping; the cache is then as desc_cache_init() left it. */
+/* Frees every object and mapping; the cache is then as desc_cache_init() left it.  No thread may be in it. */
 void desc_cache_destroy(struct desc_cache *c);
 
-/* The single CPU the suite runs on. */
+/* The CPU the calling thread stands for (smp_processor_id()): 0 until it says. */
+extern _Thread_local unsigned int desc_this_cpu;
+
+static inline void desc_set_this_cpu(unsigned int cpu)
+{
+	desc_this_cpu = cpu;
+}
+
+/* kmem_cache_alloc() and kmem_cache_free() on the calling thread's CPU. */
 static inline void *desc_alloc(struct desc_cache *c)
 {
-	return desc_alloc_cpu(c, 0);
+	return desc_alloc_cpu(c, desc_this_cpu);
 }
 
 static inline void desc_free(struct desc_cache *c, void *obj)
 {
-	desc_free_cpu(c, 0, obj);
+	desc_free_cpu(c, desc_this_cpu, obj);
 }
+
+/* CPU cpu's state: the line-aligned cpu-th of cpu_area. */
+static inline struct desc_cpu *desc_cache_cpu(const struct desc_cache *c, unsigned int cpu)
+{
+	uintptr_t base = ((uintptr_t)c->cpu_area + DESC_LINE - 1) & ~(uintptr_t)(DESC_LINE - 1);
+
+	return (struct desc_cpu *)base + cpu;
+}
+
+/* Objects allocated and not freed, over every CPU (while no thread is in the cache). */
+size_t desc_cache_nr_live(const struct desc_cache *c);
 
 static inline size_t desc_cache_live_bytes(const struct desc_cache *c)
 {
-	return c->nr_live * c->acct_size;
+	return desc_cache_nr_live(c) * c->acct_size;
 }
 
 /* Bytes of the slabs the cache holds (CPU, partial and full ones). */
@@ -151,6 +213,10 @@ static inline size_t desc_cache_reserved_bytes(const struct desc_cache *c)
 
 /* The object's place in the cache: slab id * objs_per_slab + index; -1 if not the cache's. */
 long desc_cache_index(const struct desc_cache *c, const void *obj);
+/* The slab an object of the cache lies in; NULL if none. */
+struct desc_slab *desc_cache_slab(const struct desc_cache *c, const void *obj);
+/* The first object of a slab's freelist (its word's), NULL if empty. */
+void *desc_slab_freelist(const struct desc_cache *c, const struct desc_slab *s);
 /* Adds what smaps says of the cache's mappings; populated bytes in *populated. */
 int desc_cache_usage(const struct desc_cache *c, struct vmemmap_usage *u, size_t *populated);
 /* vmemmap_settle() on every mapping, up to what is carved. */

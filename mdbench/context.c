@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "false_sharing.h"
 #include "git_commit.h"
 #include "jsonio.h"
 #include "mdbench.h"
@@ -86,10 +87,10 @@ json_t *mdb_kernel_json(const struct mdb_kernel *k)
 	const char *hvo = k->flags & MDB_K_HVO_ON ? "on" :
 			  k->flags & MDB_K_HVO || k->class == MDB_REPORT ? "off,on" : "off";
 
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:I, s:s}", "name", k->name,
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s}", "name", k->name,
 			 "class", mdb_kernel_class_name(k->class), "unit", k->unit,
-			 "mutates", !!(k->flags & MDB_K_MUTATES), "model", k->model != NULL,
-			 "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo);
+			 "mutates", !!(k->flags & MDB_K_MUTATES), "threaded", !!(k->flags & MDB_K_THREADED),
+			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo);
 }
 
 /* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */
@@ -346,6 +347,29 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 }
 
 /*
+ * Threads: the counts asked for, and where thread i of a threaded benchmark
+ * runs (the CPUs mdbench may use, one per core first).
+ */
+static json_t *threads_json(const struct mdb_run *run)
+{
+	json_t *counts = json_array(), *cpus = json_array();
+	char allowed[256] = "";
+	unsigned int i;
+
+	for (i = 0; i < run->nr_thread_counts; i++)
+		json_array_append_new(counts, json_integer(run->thread_counts[i]));
+	for (i = 0; i < run->nr_cpus; i++)
+		json_array_append_new(cpus, json_integer(run->cpus[i]));
+	if (run->topo_loaded)
+		mdb_topology_allowed_list(&run->topo, allowed, sizeof(allowed));
+	return json_pack("{s:o, s:b, s:s, s:o, s:s, s:b}", "counts", counts,
+			 "given", run->threads_given, "allowed_cpus", allowed, "cpus", cpus,
+			 "placement", "one thread per core, cores in topology order, then a second "
+			 "hardware thread per core, ...; each thread pinned to its CPU",
+			 "first_is_cpu", run->cpu >= 0);
+}
+
+/*
  * conditions.hvo: the modes the memmaps of mixes with hugetlb folios were
  * built in, what the distributions boot with, and how HVO is done here:
  * a memfd of 4 KiB pages (the kernel splits the vmemmap PMDs it remaps;
@@ -397,13 +421,13 @@ static json_t *conditions_json(const struct mdb_run *run)
 		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
 			 "slab_freelist_random", aged, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
-			 "memmaps", memmaps, "hvo", hvo_json(run));
+			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
 }
 
 json_t *mdb_context(const struct mdb_run *run, bool complete)
@@ -439,12 +463,54 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "node", int_or_null(run->node, run->node >= 0));
 	json_object_set_new(o, "seed", json_integer((json_int_t)run->opts.seed));
 	json_object_set_new(o, "conditions", conditions_json(run));
+	json_object_set_new(o, "false_sharing", mdb_false_sharing_json(run));
 	return o;
 }
 
 json_t *mdb_context_cb(bool complete, void *run)
 {
 	return mdb_context(run, complete);
+}
+
+static json_t *name_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* One layout's rows for one small folio size (0: its own). */
+static void false_sharing_layout(json_t *a, const struct layout_ops *ops, unsigned int folio_bytes)
+{
+	static struct fs_row rows[FS_MAX_ROWS];
+	int n = false_sharing_rows(ops, folio_bytes, rows, FS_MAX_ROWS), i;
+
+	for (i = 0; i < n; i++) {
+		const struct fs_row *r = &rows[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
+			"layout", r->layout, "object", r->object, "stride", (json_int_t)r->stride,
+			"line_offset", (json_int_t)r->line_offset, "pairs", r->pairs,
+			"hot_field", name_or_null(r->hot_field),
+			"neighbour_field", name_or_null(r->neighbour_field),
+			"hot_offset", r->hot_field ? json_integer(r->hot_offset) : json_null(),
+			"neighbour_offset", r->hot_field ? json_integer(r->neighbour_offset) : json_null(),
+			"line", r->hot_field ? json_integer(r->line) : json_null()));
+	}
+}
+
+json_t *mdb_false_sharing_json(const struct mdb_run *run)
+{
+	json_t *a = json_array();
+	unsigned int l, f;
+
+	for (l = 0; l < run->nr_layouts; l++) {
+		const struct layout_ops *ops = run->layouts[l];
+
+		false_sharing_layout(a, ops, 0);
+		for (f = 0; f < run->nr_folio_sizes && ops->desc_size[DESC_FOLIO]; f++)
+			if (run->folio_sizes[f] > ops->desc_size[DESC_FOLIO])
+				false_sharing_layout(a, ops, run->folio_sizes[f]);
+	}
+	return a;
 }
 
 /* Compact JSON text of value (stolen), for a Google Benchmark context string. */

@@ -34,8 +34,10 @@ static json_t *instance_json(const struct mdb_instance *in)
 		mdb_format_size(in->buf_bytes, size, sizeof(size));
 		json_object_set_new(params, "bytes", json_string(size));
 	}
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "name", in->name,
-			 "kernel", in->kernel->name,
+	if (in->threads)
+		json_object_set_new(params, "threads", json_integer(in->threads));
+	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "name", in->name,
+			 "kernel", in->kernel->name, "threads", (json_int_t)(in->threads ? in->threads : 1),
 			 "layout", layout ? json_string(layout) : json_null(),
 			 "mix", in->mix ? json_string(in->mix->name) : json_null(),
 			 "ram_bytes", layout ? json_integer((json_int_t)in->ram_bytes) : json_null(),
@@ -103,8 +105,9 @@ static int list_text(const struct mdb_run *run)
 	}
 	printf("kernels:\n");
 	for (i = 0; k && k[i]; i++)
-		printf("  %-22s %-10s one op: %s%s\n", k[i]->name, mdb_kernel_class_name(k[i]->class),
-		       k[i]->unit, k[i]->model ? " (analytic model)" : "");
+		printf("  %-22s %-10s one op: %s%s%s\n", k[i]->name, mdb_kernel_class_name(k[i]->class),
+		       k[i]->unit, k[i]->model ? " (analytic model)" : "",
+		       k[i]->flags & MDB_K_THREADED ? " (threaded)" : "");
 	free(k);
 	mdb_counters_print_list(stdout, &run->counters);
 	printf("mixes built in:");

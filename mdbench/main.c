@@ -30,7 +30,7 @@
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops;
-	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo;
+	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads;
 	bool simulate, force, min_time;
 };
 
@@ -69,7 +69,14 @@ static void usage(void)
 	       "  --profile=quick|full              quick: 256MiB..4GiB, short runs (default); full: 256MiB..64GiB\n"
 	       "  --counters=a,b,...|none           short, perf or libpfm event names (default: cycles,instructions,\n"
 	       "                                    L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)\n"
-	       "  --cpu=N                           pin the benchmark thread to CPU N\n"
+	       "  --cpu=N                           pin the benchmark thread to CPU N (and a threaded\n"
+	       "                                    benchmark's first thread)\n"
+	       "  --threads=1,2,4,max               thread counts of the threaded kernels (max: every CPU\n"
+	       "                                    mdbench may use, taskset included); one thread per\n"
+	       "                                    core, then per hardware thread, each pinned; more\n"
+	       "                                    threads than CPUs are refused: they would time the\n"
+	       "                                    scheduler (default: quick 1,2; full 1,2,4,...,max;\n"
+	       "                                    --simulate runs them on 1 thread only)\n"
 	       "  --node=N                          bind memmaps to NUMA node N\n"
 	       "  --memmap-pages=2m|4k              memmaps and descriptor caches on 2 MiB pages, as the\n"
 	       "                                    kernel maps vmemmap and slabs (default), or 4 KiB pages\n"
@@ -88,7 +95,8 @@ static void usage(void)
 	       "  --list[=json]                     list benchmarks, layouts, kernels and counters, run nothing\n"
 	       "  --simulate                        run each kernel under callgrind, write DIR/sim.json\n"
 	       "  --sim-cache=fixed|host            --simulate's cache geometry: fixed (default) or this host's\n"
-	       "  --fixed-ops=N                     no timing: run each benchmark for N ops, print the items\n"
+	       "  --fixed-ops=N                     no timing: run each benchmark for N ops (on each of a\n"
+	       "                                    threaded one's threads), print the items\n"
 	       "  --version                         the commit and Google Benchmark API this binary is built from\n"
 	       "Google Benchmark's flags are checked, then passed on: --benchmark_filter=REGEX,\n"
 	       "--benchmark_repetitions=N, --benchmark_min_time=SECONDS, --benchmark_format=json,\n"
@@ -135,6 +143,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
 		OPT("--hvo", hvo),
+		OPT("--threads", threads),
 #undef OPT
 	};
 	static const struct {
@@ -371,6 +380,78 @@ static void add_mix(struct mdb_run *run, const char *arg)
 	run->nr_mixes++;
 }
 
+static void add_thread_count(struct mdb_run *run, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < run->nr_thread_counts && run->thread_counts[i] < n; i++)
+		;
+	if (i < run->nr_thread_counts && run->thread_counts[i] == n)
+		return;
+	run->thread_counts = grow(run->thread_counts, run->nr_thread_counts,
+				  sizeof(*run->thread_counts));
+	for (j = run->nr_thread_counts++; j > i; j--)
+		run->thread_counts[j] = run->thread_counts[j - 1];
+	run->thread_counts[i] = n;
+}
+
+/* --threads: decimal counts from 1 to the CPUs mdbench may use, or max; kept in ascending order. */
+static void add_threads(struct mdb_run *run, const char *s)
+{
+	struct mdb_err err;
+	char allowed[128];
+	uint64_t n;
+
+	if (!strcmp(s, "max")) {
+		add_thread_count(run, run->nr_cpus);
+		return;
+	}
+	if (mdb_parse_u64(s, UINT32_MAX, &n, "--threads", &err) || !n)
+		mdb_dief("--threads=%s: a decimal count of threads from 1 to %u, or max", s,
+			 run->nr_cpus);
+	if (n > run->nr_cpus) {
+		mdb_topology_allowed_list(&run->topo, allowed, sizeof(allowed));
+		mdb_dief("--threads: %s threads, but mdbench may use %u CPUs (%s): each thread needs one "
+			 "of its own, or it times the scheduler (max takes them all)", s, run->nr_cpus,
+			 allowed);
+	}
+	add_thread_count(run, (unsigned int)n);
+}
+
+/* The profile's thread counts: quick 1 and 2; full 1, 2, 4, ... below every CPU, then all. */
+static void default_threads(struct mdb_run *run)
+{
+	unsigned int top = strcmp(run->profile, "full") ? 2 : run->nr_cpus, n;
+
+	if (top > run->nr_cpus)
+		top = run->nr_cpus;
+	add_thread_count(run, 1);
+	for (n = 2; n < top; n *= 2)
+		add_thread_count(run, n);
+	add_thread_count(run, top);
+}
+
+static void setup_threads(struct mdb_run *run, const struct options *o)
+{
+	struct mdb_err err;
+
+	if (mdb_topology_thread_cpus(&run->topo, run->cpu, &run->cpus, &run->nr_cpus, &err))
+		mdb_die(&err);
+	run->threads_given = o->threads != NULL;
+	if (o->threads)
+		for_each_item("--threads", o->threads, add_threads, run);
+	else
+		default_threads(run);
+	if (o->simulate && (run->nr_thread_counts > 1 || run->thread_counts[0] != 1)) {
+		if (o->threads)
+			fprintf(stderr, "mdbench: note: --simulate runs the threaded kernels on 1 thread: "
+				"callgrind runs threads one at a time through one simulated cache, so "
+				"more would count no contention\n");
+		run->nr_thread_counts = 1;
+		run->thread_counts[0] = 1;
+	}
+}
+
 /* Full profile: 256MiB x4 up to 64GiB, stopping where the largest layout would not fit. */
 static void full_profile_sizes(struct mdb_run *run)
 {
@@ -487,6 +568,14 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
 	if (run->real)
 		add_ram_bytes(run, mdb_real_ram_bytes(run->real));
+
+	/* The CPUs first: --threads is checked against them, the plan needs it. */
+	if (mdb_topology_load(&run->topo, &err))
+		mdb_die(&err);
+	run->topo_loaded = true;
+	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
+		mdb_die(&err);
+	setup_threads(run, o);
 	mdb_plan(run);
 
 	/* Under valgrind perf_event_open is no use; the parent measures nothing either. */
@@ -495,11 +584,6 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (o->simulate && o->counters)
 		mdb_dief("--counters: --simulate counts with callgrind, not perf");
 
-	if (mdb_topology_load(&run->topo, &err))
-		mdb_die(&err);
-	run->topo_loaded = true;
-	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
-		mdb_die(&err);
 	if (run->node >= 0) {
 		if (mdb_topology_set_node(&run->topo, run->node, &err))
 			mdb_die(&err);
@@ -520,6 +604,8 @@ static void release_run(struct mdb_run *run)
 	free(run->mixes);
 	free(run->baseline_sizes);
 	free(run->folio_sizes);
+	free(run->thread_counts);
+	free(run->cpus);
 }
 
 int main(int argc, char **argv)

@@ -34,10 +34,13 @@
  *	folio/tail-hugetlb-1g/page64/mix:vm-host-512g/ram:8GiB/hvo:on
  *		(a mix with hugetlb folios: HVO off and on, --hvo)
  *	lookup/random/kernel/mix:kpageflags:HOST/ram:1GiB
+ *	folio/getput-shared/page32/mix:desktop/ram:4GiB/threads:8	(MDB_K_THREADED)
  *	baseline/latency/bytes:64MiB
  * An instance of the live kernel (real) has no ops: the module runs the
  * kernel of that name (kernel points at the reference layout's registration,
- * for its name, class and unit only; its run is never called).
+ * for its name, class and unit only; its run is never called).  A threaded
+ * kernel has one instance per --threads count, named with Google
+ * Benchmark's own "/threads:N", which it appends to what is registered.
  */
 struct mdb_instance {
 	char name[MDB_NAME_LEN];
@@ -51,6 +54,7 @@ struct mdb_instance {
 	unsigned int folio_desc_bytes;	/* --folio-desc-bytes' size for this one; 0: the layout's */
 	enum hvo_mode hvo;		/* its memmap's HVO */
 	bool hvo_named;			/* the mix has hugetlb folios: the name says hvo:<mode> */
+	unsigned int threads;		/* a threaded kernel's thread count; 0: unthreaded */
 	bool selected;			/* passes --benchmark_filter */
 };
 
@@ -82,6 +86,11 @@ struct mdb_run {
 	struct memmap_opts opts;	/* pages, age and seed of every memmap (folio size: 0, HVO off) */
 	int cpu;			/* -1: not pinned */
 	int node;			/* -1: not bound */
+	unsigned int *thread_counts;	/* --threads, ascending, each <= nr_cpus */
+	unsigned int nr_thread_counts;
+	bool threads_given;		/* --threads was on the command line */
+	int *cpus;			/* where thread i of a threaded benchmark runs (topology order) */
+	unsigned int nr_cpus;		/* CPUs mdbench may use: --threads=max */
 	struct mdb_instance *inst;
 	size_t nr_inst, nr_selected;
 	char run_id[64];		/* UTC time and 32 random bits */
@@ -104,6 +113,8 @@ struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb
 /* Bytes of memmap and descriptors a layout needs for mix at ram, the largest folio size swept. */
 unsigned long long mdb_memory_need(const struct mdb_run *run, const struct layout_ops *ops,
 				   const struct mix *mix, uint64_t ram);
+/* What to register: the name without the "/threads:N" Google Benchmark appends. */
+void mdb_instance_gb_name(const struct mdb_instance *in, char *buf, size_t len);
 /* Benchmark name -> true if it passes filter (Google Benchmark's regex syntax). */
 bool mdb_filter_match(const char *filter, const char *name);
 /* The distinct kernels of the selected instances, in plan order; NULL-terminated, malloc'd. */
@@ -129,6 +140,8 @@ json_t *mdb_context(const struct mdb_run *run, bool complete);
 json_t *mdb_context_cb(bool complete, void *run);	/* as struct mdb_report.context */
 json_t *mdb_layout_json(const struct layout_ops *ops);
 json_t *mdb_kernel_json(const struct mdb_kernel *k);
+/* The false-sharing table of the run's layouts (bench/false_sharing.h), as JSON rows. */
+json_t *mdb_false_sharing_json(const struct mdb_run *run);
 /* The short form of the context in Google Benchmark's own context (AddCustomContext). */
 void mdb_add_gb_context(const struct mdb_run *run);
 /* DIR/mix.json and DIR/topology.xml. 0, or -1 with err. */

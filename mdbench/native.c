@@ -10,6 +10,10 @@
  * instances N times, round after round, so repetitions interleave across
  * layouts (drift hits them all alike) while each round keeps the groups
  * together.
+ *
+ * A threaded instance's memmap (and its kernel's shared state) is made by
+ * the shim's set-up on thread 0 while the other threads wait, never by
+ * them: one instance runs at a time, so its state is one static.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +83,7 @@ static void env_init(struct bench_env *env, const struct mdb_run *run, const str
 	env->opts = &run->opts;
 	env->seed = run->opts.seed;
 	env->buf_bytes = in->buf_bytes;
+	env->threads = 1;
 }
 
 static bool needs_memmap(const struct mdb_instance *in)
@@ -86,24 +91,38 @@ static bool needs_memmap(const struct mdb_instance *in)
 	return in->ops && !(in->kernel->flags & MDB_K_NO_MEMMAP);
 }
 
+/*
+ * The instance's memmap into env: the group's (cached) unless the kernel
+ * changes it or cached is false, then a fresh one in *fresh.  0, or -1 with
+ * err.
+ */
+static int instance_memmap(const struct mdb_instance *in, struct bench_env *env, bool cached,
+			   struct memmap **fresh, struct mdb_err *err)
+{
+	*fresh = NULL;
+	if (!needs_memmap(in)) {
+		cache_drop();
+		return 0;
+	}
+	if ((in->kernel->flags & MDB_K_MUTATES) || !cached) {
+		cache_drop();
+		env->mm = *fresh = build(the_run, in, err);
+	} else {
+		env->mm = cached_memmap(in, err);
+	}
+	return env->mm ? 0 : -1;
+}
+
 /* One Google Benchmark call of an instance; the memmap is built before the clock starts. */
 static void bench_instance(struct mdb_state *st, void *arg)
 {
 	const struct mdb_instance *in = arg;
-	struct memmap *fresh = NULL;
+	struct memmap *fresh;
 	struct bench_env env;
 	struct mdb_err err;
 
 	env_init(&env, the_run, in);
-	if (!needs_memmap(in)) {
-		cache_drop();
-	} else if (in->kernel->flags & MDB_K_MUTATES) {
-		cache_drop();
-		env.mm = fresh = build(the_run, in, &err);
-	} else {
-		env.mm = cached_memmap(in, &err);
-	}
-	if (needs_memmap(in) && !env.mm) {
+	if (instance_memmap(in, &env, true, &fresh, &err)) {
 		mdb_skip_with_error(st, err.msg);
 		return;
 	}
@@ -112,9 +131,63 @@ static void bench_instance(struct mdb_state *st, void *arg)
 		in->ops->memmap_destroy(fresh);
 }
 
+/* The threaded instance running now: its env (memmap, shared state), made by the set-up. */
+static struct {
+	const struct mdb_instance *in;
+	struct bench_env env;
+	struct memmap *fresh;
+	bool cached;			/* may share the group's memmap (not in a fixed run) */
+} threaded;
+
+static int threaded_setup(void *arg, struct mdb_err *err)
+{
+	const struct mdb_instance *in = arg;
+
+	threaded.in = in;
+	env_init(&threaded.env, the_run, in);
+	threaded.env.threads = in->threads;
+	if (instance_memmap(in, &threaded.env, threaded.cached, &threaded.fresh, err))
+		return -1;
+	if (in->kernel->setup && in->kernel->setup(&threaded.env, err)) {
+		if (threaded.fresh)
+			in->ops->memmap_destroy(threaded.fresh);
+		threaded.fresh = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void threaded_teardown(void *arg)
+{
+	const struct mdb_instance *in = arg;
+
+	if (in->kernel->teardown)
+		in->kernel->teardown(&threaded.env);
+	if (threaded.fresh)
+		in->ops->memmap_destroy(threaded.fresh);
+	threaded.fresh = NULL;
+	threaded.in = NULL;
+}
+
+static void bench_threaded(struct mdb_state *st, void *arg)
+{
+	const struct mdb_instance *in = arg;
+
+	in->kernel->run(st, &threaded.env);
+}
+
+/* How an instance's threads run: pinned as the topology orders the CPUs, if it was loaded. */
+static struct mdb_thread_run thread_run(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	return (struct mdb_thread_run){
+		.nr = in->threads, .cpus = run->topo_loaded ? run->cpus : NULL, .topo = &run->topo,
+		.setup = threaded_setup, .teardown = threaded_teardown,
+	};
+}
+
 int mdb_run_native(struct mdb_run *run)
 {
-	char path[4096], missing[MDB_COUNTERS_MISSING_LEN];
+	char path[4096], missing[MDB_COUNTERS_MISSING_LEN], name[MDB_NAME_LEN];
 	struct mdb_report rep = {
 		.context = mdb_context_cb,
 		.arg = run,
@@ -126,6 +199,7 @@ int mdb_run_native(struct mdb_run *run)
 	int ret;
 
 	the_run = run;
+	threaded.cached = true;
 	if (run->out_dir) {
 		snprintf(path, sizeof(path), "%s/mdbench.json", run->out_dir);
 		rep.path = path;
@@ -140,10 +214,18 @@ int mdb_run_native(struct mdb_run *run)
 		for (i = 0; i < run->nr_inst; i++) {
 			if (!run->inst[i].selected)	/* --benchmark_filter: the plan's */
 				continue;
-			if (run->inst[i].real)	/* timed by the module itself */
-				mdb_register_manual_time(run->inst[i].name, mdb_real_bench, &run->inst[i]);
-			else
-				mdb_register(run->inst[i].name, bench_instance, &run->inst[i]);
+			const struct mdb_instance *in = &run->inst[i];
+
+			if (in->real) {	/* timed by the module itself */
+				mdb_register_manual_time(in->name, mdb_real_bench, (void *)in);
+			} else if (in->threads) {
+				struct mdb_thread_run t = thread_run(run, in);
+
+				mdb_instance_gb_name(in, name, sizeof(name));
+				mdb_register_threads(name, bench_threaded, (void *)in, &t);
+			} else {
+				mdb_register(in->name, bench_instance, (void *)in);
+			}
 		}
 	mdb_use_counters(&run->counters);
 	ret = mdb_benchmark_run(&rep);
@@ -172,6 +254,14 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
 
 	if (in->real)
 		return mdb_fixed_run(mdb_real_bench, (void *)in, ops, on_start, on_stop, arg, items, err);
+	if (in->threads) {
+		struct mdb_thread_run t = thread_run(run, in);
+
+		the_run = run;
+		threaded.cached = false;	/* a fixed run builds its own memmap */
+		return mdb_fixed_run_threads(bench_threaded, (void *)in, ops, &t, on_start, on_stop,
+					     arg, items, err);
+	}
 	env_init(&f.env, run, in);
 	if (needs_memmap(in)) {
 		f.env.mm = build(run, in, err);

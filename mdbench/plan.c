@@ -44,7 +44,7 @@ struct group {
 
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
-			 uint64_t buf, const struct group *g)
+			 uint64_t buf, const struct group *g, unsigned int threads)
 {
 	static const struct group none;
 	static size_t nr_alloc;
@@ -72,6 +72,7 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->hvo = g->hvo;
 	in->hvo_named = g->hvo_named;
 	in->real = g->real;
+	in->threads = threads;
 	if (ops || g->real) {
 		mdb_format_size(ram, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
@@ -81,6 +82,9 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 		if (g->hvo_named && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/hvo:%s",
 				      hvo_mode_name(g->hvo));
+		/* Google Benchmark's own suffix for Threads(n), last */
+		if (threads && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/threads:%u", threads);
 	} else {
 		mdb_format_size(buf, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/bytes:%s", k->name, size);
@@ -125,13 +129,20 @@ static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, un
 		      const struct group *g)
 {
 	const struct layout_ops *on = g->real ? layout_reference() : ops;
-	unsigned int pass, i;
+	unsigned int pass, i, t;
 
 	for (pass = 0; pass < 3; pass++)
-		for (i = 0; i < nr; i++)
-			if (kernel_pass(k[i]) == pass && in_group(k[i], on, ops, mix, g) &&
-			    (!g->real || mdb_real_has_kernel(k[i])))
-				add_instance(run, k[i], ops, mix, ram, 0, g);
+		for (i = 0; i < nr; i++) {
+			if (kernel_pass(k[i]) != pass || !in_group(k[i], on, ops, mix, g) ||
+			    (g->real && !mdb_real_has_kernel(k[i])))
+				continue;
+			if (!(k[i]->flags & MDB_K_THREADED)) {
+				add_instance(run, k[i], ops, mix, ram, 0, g, 0);
+				continue;
+			}
+			for (t = 0; t < run->nr_thread_counts; t++)
+				add_instance(run, k[i], ops, mix, ram, 0, g, run->thread_counts[t]);
+		}
 }
 
 /* The HVO groups of one folio size: one, or off and on where the mix has hugetlb folios. */
@@ -198,7 +209,7 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 	for (i = 0; i < nr; i++)
 		if (k[i]->class == MDB_BASELINE)
 			for (r = 0; r < run->nr_baseline_sizes; r++)
-				add_instance(run, k[i], NULL, NULL, 0, sizes[r], NULL);
+				add_instance(run, k[i], NULL, NULL, 0, sizes[r], NULL, 0);
 }
 
 struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in)
@@ -319,6 +330,13 @@ const struct mdb_kernel **mdb_run_kernels(const struct mdb_run *run)
 			out[n++] = run->inst[i].kernel;
 	}
 	return out;
+}
+
+void mdb_instance_gb_name(const struct mdb_instance *in, char *buf, size_t len)
+{
+	const char *cut = in->threads ? strrchr(in->name, '/') : NULL;
+
+	snprintf(buf, len, "%.*s", cut ? (int)(cut - in->name) : (int)strlen(in->name), in->name);
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,7 +4,8 @@
  *
  * The parent describes the instance explicitly in a JSON file (kernel,
  * layout, the mix itself, sizes, seed, memmap options: pages, descriptor
- * age, folio descriptor size, HVO; ops, where to put the result), so the child repeats none of the parent's option handling and
+ * age, folio descriptor size, HVO; threads, 1 for a threaded kernel; ops, where
+ * to put the result), so the child repeats none of the parent's option handling and
  * sees exactly the mix the parent resolved (a kpageflags snapshot taken
  * again would be another mix under the same name).  It brackets exactly
  * the kernel's timed loop with callgrind's client requests
@@ -23,7 +24,7 @@
 
 json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:s}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:s, s:I}",
 			 "name", in->name, "kernel", in->kernel->name,
 			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
 			 "mix", in->mix ? mix_to_json(in->mix) : json_null(),
@@ -32,7 +33,7 @@ json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
 			 "folio_desc_bytes", (json_int_t)in->folio_desc_bytes,
-			 "hvo", hvo_mode_name(in->hvo));
+			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads);
 }
 
 static void sim_start(void *arg)
@@ -55,18 +56,19 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 {
 	const char *name, *kernel, *layout = NULL, *pages, *age, *hvo;
 	json_t *jmix, *jlayout;
-	json_int_t ram, buf, seed, n, folio;
+	json_int_t ram, buf, seed, n, folio, threads;
 
 	*doc = mdb_json_load_file(path, 1 << 20, err);
 	if (!*doc)
 		return -1;
-	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:s, s:s}",
+	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:s, s:I, s:s}",
 			"name", &name, "kernel", &kernel, "layout", &jlayout, "mix", &jmix,
 			"ram_bytes", &ram, "buf_bytes", &buf, "seed", &seed, "ops", &n,
 			"memmap_pages", &pages, "desc_age", &age, "folio_desc_bytes", &folio,
-			"hvo", &hvo, "result", result) ||
+			"hvo", &hvo, "threads", &threads, "result", result) ||
 	    memmap_pages_from_name(pages) < 0 || desc_age_from_name(age) < 0 || folio < 0 ||
-	    folio > FOLIO_DESC_BYTES_MAX || hvo_mode_from_name(hvo) < 0)
+	    folio > FOLIO_DESC_BYTES_MAX || hvo_mode_from_name(hvo) < 0 || threads < 0 ||
+	    threads > 1)
 		return mdb_errf(err, "%s: not an instance description", path);
 	if (json_is_string(jlayout))
 		layout = json_string_value(jlayout);
@@ -89,6 +91,7 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	in->buf_bytes = (uint64_t)buf;
 	in->folio_desc_bytes = (unsigned int)folio;
 	in->hvo = hvo_mode_from_name(hvo);
+	in->threads = (unsigned int)threads;	/* a threaded kernel simulates on one thread */
 	run->opts.seed = (uint64_t)seed;
 	run->opts.pages = memmap_pages_from_name(pages);
 	run->opts.age = desc_age_from_name(age);

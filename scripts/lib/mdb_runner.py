@@ -63,8 +63,8 @@ def check_rounds_options(prog, a):
 
 class Listing:
 	"""mdbench --list=json, checked: reference_layout, layouts, kernels,
-	benchmarks ({name, kernel, layout, mix, ram_bytes, params}), counters,
-	mixes_builtin."""
+	benchmarks ({name, kernel, threads, layout, mix, ram_bytes, params}),
+	counters, mixes_builtin."""
 
 	def __init__(self, text, where="mdbench --list=json"):
 		try:
@@ -80,15 +80,22 @@ class Listing:
 		self.layouts = [c.str(c.obj(l, f"layouts[{i}]").get("name"), f"layouts[{i}].name")
 				for i, l in enumerate(c.list(doc.get("layouts"), "layouts"))]
 		self.kclass = {}
+		self.threaded = set()
 		for i, k in enumerate(c.list(doc.get("kernels"), "kernels")):
 			c.obj(k, f"kernels[{i}]")
-			self.kclass[c.str(k.get("name"), f"kernels[{i}].name")] = c.one_of(
-				k.get("class"), f"kernels[{i}].class", md.KERNEL_CLASSES)
+			name = c.str(k.get("name"), f"kernels[{i}].name")
+			self.kclass[name] = c.one_of(k.get("class"), f"kernels[{i}].class",
+						     md.KERNEL_CLASSES)
+			if c.opt(k, "threaded", c.bool, where=f"kernels[{i}]"):
+				self.threaded.add(name)
 		self.benchmarks = []
+		self.threads = {}
 		for i, b in enumerate(c.list(doc.get("benchmarks"), "benchmarks")):
 			c.obj(b, f"benchmarks[{i}]")
-			self.benchmarks.append((c.str(b.get("name"), f"benchmarks[{i}].name"),
-						c.str(b.get("kernel"), f"benchmarks[{i}].kernel")))
+			name = c.str(b.get("name"), f"benchmarks[{i}].name")
+			self.benchmarks.append((name, c.str(b.get("kernel"), f"benchmarks[{i}].kernel")))
+			self.threads[name] = c.opt(b, "threads", c.int, 1, 1 << 24,
+						   where=f"benchmarks[{i}]") or 1
 		self.mixes = [c.str(m, f"mixes_builtin[{i}]")
 			      for i, m in enumerate(c.list(doc.get("mixes_builtin", []), "mixes_builtin"))]
 		self.reference = doc.get("reference_layout") or (self.layouts or [None])[0]
@@ -99,10 +106,14 @@ class Listing:
 		return [n for n, _ in self.benchmarks]
 
 	def by_kernel(self):
-		"""[(kernel, [names])] in listing order."""
+		"""collect's groups, [(title, [names])] in listing order: a kernel's
+		benchmarks, a threaded kernel's by thread count ("<kernel>
+		threads:N"), so that each group's rounds interleave the layouts at
+		one thread count and a machine's width is swept group by group."""
 		out = {}
 		for n, k in self.benchmarks:
-			out.setdefault(k, []).append(n)
+			title = f"{k} threads:{self.threads[n]}" if k in self.threaded else k
+			out.setdefault(title, []).append(n)
 		return list(out.items())
 
 	def report_kernels(self):

@@ -18,6 +18,8 @@ fail=0
 # The items a kernel must report for $ops ops; "min" when only a floor is known.
 expected_items() {
 	case $1 in
+	init/memmap-deferred/*)	echo $nr_pfns ;;		# one boot, shared by its threads
+	*/threads:*)		echo $((${1##*/threads:} * ops)) ;;	# every thread its ops
 	init/memmap/*)		echo $nr_pfns ;;		# one boot: a batch of nr_pfns ops
 	convert/*)		echo 4096 ;;		# one batch of CONVERT_BATCH
 	baseline/latency/*)	echo 256 ;;		# one batch of CHASE_BATCH
@@ -53,12 +55,13 @@ done <"$tmp/desktop"
 layouts=$("$mdbench" --list=json --counters=none | /usr/bin/python3 -c \
 	'import json, sys; print(" ".join(l["name"] for l in json.load(sys.stdin)["layouts"]))')
 # Every layout runs every kernel that applies to the mix (the hugetlb ones do
-# not to desktop: test_bench_hugetlb.sh runs them): the same count for each.
+# not to desktop: test_bench_hugetlb.sh runs them): the same count for each
+# (a threaded kernel once per thread count).
 kernels=$("$mdbench" --list=json --counters=none | /usr/bin/python3 -c \
 	'import json, sys; print(sum(k["class"] != "baseline" and "hugetlb" not in k["name"]
 				     for k in json.load(sys.stdin)["kernels"]))')
 for layout in $layouts; do
-	got=$(grep -c "^[^ ]*/$layout/mix:desktop/" "$tmp/desktop")
+	got=$(grep "^[^ ]*/$layout/mix:desktop/" "$tmp/desktop" | sed "s|/$layout/.*||" | sort -u | wc -l)
 	[ "$got" -eq "$kernels" ] || { echo "FAIL: $layout ran $got kernels of $kernels"; fail=1; }
 done
 

@@ -5,8 +5,14 @@
  * And manual time (mdb_register_manual_time, mdb_set_iteration_time) through
  * Google Benchmark into the dump: the time per op is exactly the one the
  * benchmark reported, whatever the clock said, and no hardware counter is
- * read around it.
+ * read around it.  And threads, both backends: set-up and teardown once a
+ * call, every thread index once, the loops started and ended together, each
+ * thread's exact op count; through Google Benchmark, the time per op one
+ * thread's (exactly the manual time each thread reported, whichever Google
+ * Benchmark this is built against), rates over all threads, a per-item
+ * counter over every thread's items.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +103,119 @@ static void clock_kernel(struct mdb_state *st, void *arg)
 	mdb_set_items_processed(st, mdb_iterations(st));
 }
 
+/* ------------------------------------------------------------------ */
+/* Threads.                                                            */
+
+#define TH_MAX		4
+
+struct threads_trace {
+	uint64_t batch;
+	int setups, teardowns, calls;	/* calls: of the kernel, by every thread */
+	int arrived;			/* threads that reached their loop */
+	uint64_t ops[TH_MAX];		/* done by each thread */
+	int seen[TH_MAX];		/* thread indices, per call */
+	int bad_index, bad_threads;
+	int starts, stops;
+	int arrived_at_start;		/* what on_start saw */
+	uint64_t ops_at_stop;		/* what on_stop saw */
+	unsigned int nr;
+};
+
+static int th_setup(void *arg, struct mdb_err *err)
+{
+	struct threads_trace *t = arg;
+
+	(void)err;
+	t->setups++;
+	t->arrived = 0;
+	memset(t->seen, 0, sizeof(t->seen));
+	return 0;
+}
+
+static void th_teardown(void *arg)
+{
+	struct threads_trace *t = arg;
+	unsigned int i;
+
+	t->teardowns++;
+	for (i = 0; i < t->nr; i++)
+		t->bad_index += t->seen[i] != 1;
+}
+
+static void th_kernel(struct mdb_state *st, void *arg)
+{
+	struct threads_trace *t = arg;
+	unsigned int me = mdb_thread_index(st);
+
+	__atomic_fetch_add(&t->calls, 1, __ATOMIC_RELAXED);
+	if (mdb_threads(st) != t->nr || me >= t->nr) {
+		__atomic_fetch_add(&t->bad_threads, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_fetch_add(&t->seen[me], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->arrived, 1, __ATOMIC_RELEASE);
+	t->ops[me] = 0;
+	while (mdb_keep_running_batch(st, t->batch))
+		__atomic_fetch_add(&t->ops[me], t->batch, __ATOMIC_RELAXED);
+	mdb_set_items_processed(st, mdb_iterations(st));
+	/* Each thread: its own op count; per item, the counter is 1 over all threads. */
+	mdb_counter(st, "per_item", (double)mdb_iterations(st), MDB_COUNTER_PER_ITEM);
+}
+
+static void th_on_start(void *arg)
+{
+	struct threads_trace *t = arg;
+
+	t->starts++;
+	t->arrived_at_start = __atomic_load_n(&t->arrived, __ATOMIC_ACQUIRE);
+}
+
+static void th_on_stop(void *arg)
+{
+	struct threads_trace *t = arg;
+	unsigned int i;
+
+	t->stops++;
+	for (i = 0; i < t->nr; i++)
+		t->ops_at_stop += __atomic_load_n(&t->ops[i], __ATOMIC_RELAXED);
+}
+
+static void fixed_threads(unsigned int nr, uint64_t batch, uint64_t ops)
+{
+	struct threads_trace t = { .batch = batch, .nr = nr };
+	struct mdb_thread_run run = { .nr = nr, .setup = th_setup, .teardown = th_teardown };
+	uint64_t items = 0, each = (ops + batch - 1) / batch * batch;
+	struct mdb_err err = { "" };
+	unsigned int i;
+
+	CHECK(mdb_fixed_run_threads(th_kernel, &t, ops, &run, th_on_start, th_on_stop, &t, &items,
+				    &err) == 0, "%u threads: %s", nr, err.msg);
+	CHECK(t.setups == 1 && t.teardowns == 1 && t.calls == (int)nr && !t.bad_index &&
+	      !t.bad_threads, "%u threads: set-up %d, teardown %d, %d calls, %d bad indices, %d bad counts",
+	      nr, t.setups, t.teardowns, t.calls, t.bad_index, t.bad_threads);
+	for (i = 0; i < nr; i++)
+		CHECK(t.ops[i] == each, "%u threads: thread %u ran %lu ops, want %lu", nr, i, t.ops[i], each);
+	CHECK(items == nr * each, "%u threads: %lu items, want %lu", nr, items, nr * each);
+	CHECK(t.starts == 1 && t.stops == 1 && t.arrived_at_start == (int)nr &&
+	      t.ops_at_stop == nr * each, "%u threads: on_start %d (after %d arrived), on_stop %d "
+	      "(after %lu ops)", nr, t.starts, t.arrived_at_start, t.stops, t.ops_at_stop);
+}
+
+/* The manual-time kernel on threads: each reports MANUAL_NS an op. */
+static void th_manual_kernel(struct mdb_state *st, void *arg)
+{
+	struct threads_trace *t = arg;
+
+	__atomic_fetch_add(&t->seen[mdb_thread_index(st) % TH_MAX], 1, __ATOMIC_RELAXED);
+	manual_kernel(st, NULL);
+}
+
+static int failing_setup(void *arg, struct mdb_err *err)
+{
+	(void)arg;
+	return mdb_errf(err, "no memmap on purpose");
+}
+
 static json_t *no_context(bool complete, void *arg)
 {
 	(void)arg;
@@ -116,6 +235,8 @@ static const json_t *entry_named(const json_t *doc, const char *name)
 
 static void manual_time(void)
 {
+	struct threads_trace th_manual = { .nr = 2 }, th_clock = { .nr = 2, .batch = 16 };
+	const json_t *tm, *tc, *tf;
 	char dir[] = "/tmp/test_harness_shim.XXXXXX", path[64];
 	char *argv[] = { (char *)"test_harness_shim", mdb_gb_min_time("0.01"), NULL };
 	struct mdb_report rep = { .path = path, .context = no_context, .nr_expected = 2 };
@@ -134,8 +255,16 @@ static void manual_time(void)
 	mdb_use_counters(&set);
 	mdb_register_manual_time("test/manual", manual_kernel, NULL);
 	mdb_register("test/clock", clock_kernel, NULL);
+	mdb_register_threads("test/threads-manual", th_manual_kernel, &th_manual, &(struct mdb_thread_run){
+		.nr = 2, .setup = th_setup, .teardown = th_teardown, .manual_time = true });
+	mdb_register_threads("test/threads", th_kernel, &th_clock, &(struct mdb_thread_run){
+		.nr = 2, .setup = th_setup, .teardown = th_teardown });
+	mdb_register_threads("test/threads-failing", th_kernel, &th_clock, &(struct mdb_thread_run){
+		.nr = 2, .setup = failing_setup });
+	rep.nr_expected = 5;
 	CHECK(mdb_report_start(&rep, &err) == 0, "report start: %s", err.msg);
-	CHECK(mdb_benchmark_run(&rep) == 0, "benchmark run failed");
+	/* 1: test/threads-failing failed, as it must. */
+	CHECK(mdb_benchmark_run(&rep) == 1, "benchmark run: not exactly the failing set-up failed");
 	doc = mdb_json_load_file(path, 1 << 20, &err);
 	CHECK(doc != NULL, "dump: %s", err.msg);
 	m = doc ? entry_named(doc, "test/manual/manual_time") : NULL;
@@ -151,6 +280,35 @@ static void manual_time(void)
 	}
 	if (c && mdb_counters_nr_available(&set))
 		CHECK(json_object_get(c, "task_clock"), "clock time: task_clock not read around it");
+
+	tm = doc ? entry_named(doc, "test/threads-manual/manual_time/threads:2") : NULL;
+	tc = doc ? entry_named(doc, "test/threads/threads:2") : NULL;
+	tf = doc ? entry_named(doc, "test/threads-failing/threads:2") : NULL;
+	CHECK(tm && tc && tf, "no entry for the threaded benchmarks");
+	if (tm) {
+		t = json_number_value(json_object_get(tm, "real_time"));
+		CHECK(t > MANUAL_NS * (1 - 1e-9) && t < MANUAL_NS * (1 + 1e-9),
+		      "threads: real_time %.6f ns an op, each thread said %.1f (Google Benchmark %s)", t,
+		      MANUAL_NS, mdb_gb_api);
+		t = json_number_value(json_object_get(tm, "items_per_second"));
+		CHECK(t > 2e9 / MANUAL_NS * (1 - 1e-9) && t < 2e9 / MANUAL_NS * (1 + 1e-9),
+		      "threads: %.1f items per second, want both threads' %.1f", t, 2e9 / MANUAL_NS);
+		CHECK(json_integer_value(json_object_get(tm, "threads")) == 2, "threads: not 2 threads");
+	}
+	if (tc) {
+		t = json_number_value(json_object_get(tc, "per_item"));
+		CHECK(t > 1 - 1e-9 && t < 1 + 1e-9, "threads: per-item counter %.6f, want 1", t);
+	}
+	CHECK(th_clock.setups >= 1 && th_clock.setups == th_clock.teardowns &&
+	      th_clock.calls == 2 * th_clock.teardowns && !th_clock.bad_index && !th_clock.bad_threads,
+	      "threads: set-up %d, teardown %d, %d calls, %d bad indices",
+	      th_clock.setups, th_clock.teardowns, th_clock.calls, th_clock.bad_index);
+	CHECK(th_manual.setups >= 1 && th_manual.setups == th_manual.teardowns,
+	      "threads: manual set-up %d, teardown %d", th_manual.setups, th_manual.teardowns);
+	if (tf)
+		CHECK(json_is_true(json_object_get(tf, "error_occurred")) &&
+		      !strcmp(json_string_value(json_object_get(tf, "error_message")) ?: "",
+			      "no memmap on purpose"), "threads: a failed set-up is not the run's error");
 	json_decref(doc);
 	mdb_counters_close(&set);
 	unlink(path);
@@ -179,6 +337,11 @@ int main(void)
 	items = 0;
 	CHECK(mdb_fixed_run(manual_kernel, NULL, 1000, NULL, NULL, NULL, &items, &err) == 0 &&
 	      items == 1000, "manual-time kernel in a fixed run: %lu items (%s)", items, err.msg);
+
+	fixed_threads(1, 7, 1000);
+	fixed_threads(3, 7, 1000);
+	fixed_threads(4, 64, 64);
+	fixed_threads(2, 5, 0);
 
 	manual_time();
 

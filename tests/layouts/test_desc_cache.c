@@ -5,8 +5,13 @@
  * address order from a fresh slab, LIFO reuse through the CPU freelist, a
  * full slab that gets a free object on the CPU's partial list, empty slabs
  * beyond min_partial given back, shuffled freelists that are a permutation
- * and follow the seed, accounting in bytes and slabs.
+ * and follow the seed, accounting in bytes and slabs.  And remote frees:
+ * threads that each stand for a CPU allocate on theirs and free what the
+ * other allocated, at once; afterwards every object is free exactly once
+ * (on a freelist of its slab or of a CPU, or in a slab given back) and the
+ * cache holds no more slabs than its lists may keep.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +19,10 @@
 
 #include "desc_cache.h"
 #include "test_common.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #define SEED	0x5eed
 
@@ -57,7 +66,8 @@ static void test_fresh_order_and_lifo(void)
 	for (i = 1; i < 200; i++)
 		if (i % c.objs_per_slab)
 			CHECK(o[i] == o[i - 1] + 80, "object %u is not after object %u", i, i - 1);
-	CHECK(c.nr_live == 200 && desc_cache_live_bytes(&c) == 200 * 80, "live %zu", c.nr_live);
+	CHECK(desc_cache_nr_live(&c) == 200 && desc_cache_live_bytes(&c) == 200 * 80, "live %zu",
+	      desc_cache_nr_live(&c));
 	CHECK(desc_cache_reserved_bytes(&c) == ((200 + 50) / 51) * 4096UL, "reserved %zu",
 	      desc_cache_reserved_bytes(&c));
 	/* The CPU slab holds the last ones: frees there come back last in, first out. */
@@ -66,11 +76,12 @@ static void test_fresh_order_and_lifo(void)
 	CHECK(desc_alloc(&c) == o[198] && desc_alloc(&c) == o[199], "CPU freelist LIFO");
 	/* A full slab that gets one free object goes to the CPU's partial list. */
 	desc_free(&c, o[10]);
-	CHECK(c.cpu[0].partial >= 0 && c.slab[c.cpu[0].partial].freelist == o[10], "CPU partial");
+	CHECK(desc_cache_cpu(&c, 0)->partial &&
+	      desc_slab_freelist(&c, desc_cache_cpu(&c, 0)->partial) == o[10], "CPU partial");
 	CHECK(desc_cache_index(&c, o[10]) == 10 && desc_cache_index(&c, o[60]) == 60,
 	      "index %ld %ld", desc_cache_index(&c, o[10]), desc_cache_index(&c, o[60]));
 	desc_cache_destroy(&c);
-	CHECK(!c.nr_live && !desc_cache_reserved_bytes(&c) && !c.nr_ext, "destroyed");
+	CHECK(!desc_cache_nr_live(&c) && !desc_cache_reserved_bytes(&c) && !c.nr_ext, "destroyed");
 }
 
 /* Freeing all of many slabs keeps at most the CPU slab, a CPU list and min_partial empty ones. */
@@ -89,7 +100,7 @@ static void test_discard(void)
 	for (i = 0; i < N; i++)
 		desc_free(&c, o[(i * 7919) % N]);	/* 7919 is prime to N: each once */
 	held = c.nr_slabs_held;
-	CHECK(!c.nr_live && held <= 1 + c.cpu_partial_slabs + c.min_partial,
+	CHECK(!desc_cache_nr_live(&c) && held <= 1 + c.cpu_partial_slabs + c.min_partial,
 	      "%zu slabs held when empty (CPU partial %u, min_partial %u)", held,
 	      c.cpu_partial_slabs, c.min_partial);
 	/* Allocating again takes partial slabs before any new one. */
@@ -135,12 +146,155 @@ static void test_random(void)
 	desc_cache_destroy(&x);
 }
 
+/* ------------------------------------------------------------------ */
+/* Remote frees.                                                      */
+
+#define RF_THREADS	2
+#define RF_ROUNDS	4000
+#define RF_BATCH	37		/* not a divisor of a slab's 51 objects */
+#define RF_RING		(4 * RF_BATCH)
+
+/* One direction: the allocating thread puts objects in, the next one frees them. */
+struct rf_ring {
+	void *obj[RF_RING];
+	unsigned long head, tail;	/* head: written by the producer, tail: by the consumer */
+};
+
+struct rf {
+	struct desc_cache c;
+	struct rf_ring ring[RF_THREADS];	/* ring[i]: from thread i to thread i + 1 */
+	unsigned char *live;			/* by desc_cache_index(): 1 while allocated */
+	size_t nr_index;
+	int twice;				/* an object handed out while live */
+};
+
+struct rf_thread {
+	struct rf *rf;
+	unsigned int cpu;
+};
+
+static void rf_mark(struct rf *rf, void *obj, unsigned char want, unsigned char set)
+{
+	long idx = desc_cache_index(&rf->c, obj);
+
+	if (idx < 0 || (size_t)idx >= rf->nr_index ||
+	    __atomic_exchange_n(&rf->live[idx], set, __ATOMIC_RELAXED) != want)
+		__atomic_fetch_add(&rf->twice, 1, __ATOMIC_RELAXED);
+}
+
+static void *rf_run(void *arg)
+{
+	struct rf_thread *t = arg;
+	struct rf *rf = t->rf;
+	struct rf_ring *out = &rf->ring[t->cpu], *in = &rf->ring[(t->cpu + RF_THREADS - 1) % RF_THREADS];
+	unsigned int r, i;
+
+	desc_set_this_cpu(t->cpu);
+	for (r = 0; r < RF_ROUNDS; r++) {
+		for (i = 0; i < RF_BATCH; i++) {
+			unsigned long head = out->head;
+			void *obj = desc_alloc(&rf->c);
+
+			rf_mark(rf, obj, 0, 1);
+			*(unsigned long *)obj = head;	/* the object is ours to write */
+			while (head - __atomic_load_n(&out->tail, __ATOMIC_ACQUIRE) == RF_RING)
+				mdb_cpu_relax();
+			out->obj[head % RF_RING] = obj;
+			__atomic_store_n(&out->head, head + 1, __ATOMIC_RELEASE);
+		}
+		for (i = 0; i < RF_BATCH; i++) {
+			unsigned long tail = in->tail;
+			void *obj;
+
+			while (__atomic_load_n(&in->head, __ATOMIC_ACQUIRE) == tail)
+				mdb_cpu_relax();
+			obj = in->obj[tail % RF_RING];
+			__atomic_store_n(&in->tail, tail + 1, __ATOMIC_RELEASE);
+			CHECK(*(unsigned long *)obj == tail, "object %lu came through as %lu", tail,
+			      *(unsigned long *)obj);
+			rf_mark(rf, obj, 1, 0);
+			desc_free(&rf->c, obj);
+		}
+	}
+	return NULL;
+}
+
+/* A free object's free pointer (the cache keeps free objects poisoned under ASan). */
+static void *next_free(void *obj)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	ASAN_UNPOISON_MEMORY_REGION(obj, sizeof(void *));
+#endif
+	return *(void **)obj;
+}
+
+/* Every object of every slab held is free exactly once: on its slab's freelist or a CPU's. */
+static void rf_check_free(struct desc_cache *c)
+{
+	unsigned int e, cpu;
+	size_t i, given_back = 0, held = 0;
+	struct desc_slab *s;
+
+	for (s = c->free_slabs; s; s = s->next)
+		given_back++;
+	for (e = 0; e < c->nr_ext; e++) {
+		for (i = 0; i < c->ext[e].nr_slabs; i++) {
+			unsigned int n = 0;
+			void *obj;
+
+			s = &c->ext[e].slab[i];
+			for (obj = desc_slab_freelist(c, s); obj && n <= c->objs_per_slab;
+			     obj = next_free(obj))
+				n++;
+			for (cpu = 0; cpu < RF_THREADS; cpu++)
+				if (desc_cache_cpu(c, cpu)->slab == s)
+					for (obj = desc_cache_cpu(c, cpu)->freelist; obj && n <= c->objs_per_slab;
+					     obj = next_free(obj))
+						n++;
+			held += n != 0;
+			CHECK(n == 0 || n == c->objs_per_slab, "slab %zu: %u of %u objects free", s->id, n,
+			      c->objs_per_slab);
+		}
+	}
+	CHECK(held + given_back == c->nr_slabs && held == c->nr_slabs_held,
+	      "%zu slabs held, %zu given back, %zu carved, %zu counted held", held, given_back,
+	      c->nr_slabs, c->nr_slabs_held);
+	CHECK(held <= RF_THREADS * (1 + c->cpu_partial_slabs) + c->min_partial,
+	      "%zu slabs held when empty (CPU partial %u, min_partial %u)", held, c->cpu_partial_slabs,
+	      c->min_partial);
+}
+
+static void test_remote_free(void)
+{
+	static struct rf rf;
+	struct rf_thread t[RF_THREADS];
+	pthread_t tid[RF_THREADS];
+	unsigned int i;
+
+	make(&rf.c, 80, true, SEED);
+	rf.nr_index = 1 << 20;
+	rf.live = calloc(rf.nr_index, 1);
+	for (i = 0; i < RF_THREADS; i++) {
+		t[i] = (struct rf_thread){ .rf = &rf, .cpu = i };
+		CHECK(!pthread_create(&tid[i], NULL, rf_run, &t[i]), "pthread_create");
+	}
+	for (i = 0; i < RF_THREADS; i++)
+		pthread_join(tid[i], NULL);
+	CHECK(!rf.twice, "%d objects handed out twice or freed while free", rf.twice);
+	CHECK(!desc_cache_nr_live(&rf.c), "%zu objects live after every free",
+	      desc_cache_nr_live(&rf.c));
+	rf_check_free(&rf.c);
+	desc_cache_destroy(&rf.c);
+	free(rf.live);
+}
+
 int main(void)
 {
 	test_geometry();
 	test_fresh_order_and_lifo();
 	test_discard();
 	test_random();
+	test_remote_free();
 	if (failures) {
 		fprintf(stderr, "test_desc_cache: %d failures\n", failures);
 		return 1;

@@ -137,8 +137,10 @@ check(classes.get("test/mark") == "dependent" and classes.get("test/faults") == 
 for b in d["benchmarks"]:
 	check(b["kernel"] in classes, f"{b['name']}: kernel listed")
 	if b["layout"]:
-		check(b["name"] == f"{b['kernel']}/{b['layout']}/mix:{b['mix']}/ram:{b['params']['ram']}",
-		      f"{b['name']}: parts")
+		threads = f"/threads:{b['params']['threads']}" if "threads" in b["params"] else ""
+		check(b["name"] == f"{b['kernel']}/{b['layout']}/mix:{b['mix']}/ram:{b['params']['ram']}"
+		      f"{threads}", f"{b['name']}: parts")
+		check(b["threads"] == b["params"].get("threads", 1), f"{b['name']}: threads")
 	else:
 		check(b["name"] == f"{b['kernel']}/bytes:{b['params']['bytes']}", f"{b['name']}: parts")
 check(d["counters"] == {"available": [], "unavailable": []}, "--counters=none: no counters")

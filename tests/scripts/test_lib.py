@@ -55,6 +55,28 @@ class Names(Scratch):
 		self.assertEqual(md.printable("ok\r"), "ok\\r")
 
 
+class CollectGroups(Scratch):
+	def test_threaded_kernels_grouped_by_thread_count(self):
+		import json
+		import mdb_runner as rn
+		listing = rn.Listing(json.dumps({
+			"schema_version": 2, "reference_layout": "page64",
+			"layouts": [{"name": "page64"}, {"name": "page32"}],
+			"kernels": [{"name": "lookup/random", "class": "dependent"},
+				    {"name": "folio/getput-shared", "class": "dependent", "threaded": True}],
+			"benchmarks": [
+				{"name": f"{k}/{l}/mix:desktop/ram:1GiB{t}", "kernel": k,
+				 "threads": int(t.split(":")[1]) if t else 1}
+				for k, ts in (("lookup/random", [""]),
+					      ("folio/getput-shared", ["/threads:1", "/threads:8"]))
+				for t in ts for l in ("page64", "page32")],
+		}))
+		self.assertEqual([(t, len(n)) for t, n in listing.by_kernel()],
+				 [("lookup/random", 2), ("folio/getput-shared threads:1", 2),
+				  ("folio/getput-shared threads:8", 2)])
+		self.assertTrue(all(n.endswith("/threads:8") for n in listing.by_kernel()[2][1]))
+
+
 class GoogleBenchmarkFiles(Scratch):
 	def test_custom_context_rebuilds_memdesc_bench(self):
 		import mdb_dump as md
