@@ -287,9 +287,13 @@ class BreakEven:
 
 def breakeven(dump):
 	"""[BreakEven] of every layout with a folio-descriptor sweep."""
-	groups = {}
+	groups, plain = {}, {}
 	for b in report_benches(dump):
 		if md.FOLIO_PARAM not in b.params:
+			# the reference without descriptors has no sweep: its one footprint
+			total = value(b, "total_bytes")
+			if b.layout == dump.reference and total is not None:
+				plain.setdefault((b.mix or "", b.ram or 0, tuple(b.variant)), []).append(total)
 			continue
 		d, total = value(b, md.FOLIO_FIELD), value(b, "total_bytes")
 		if d is None or total is None:
@@ -299,8 +303,8 @@ def breakeven(dump):
 			b.layout, []).append((d, total))
 	out, ref = [], dump.reference
 	for (mix, ram, rest), per_layout in groups.items():
-		refp = per_layout.get(ref)
-		ref_bytes = median([y for _, y in refp]) if refp else None
+		refp = [y for _, y in per_layout.get(ref, [])] or plain.get((mix, ram, rest))
+		ref_bytes = median(refp) if refp else None
 		for layout, pts in per_layout.items():
 			if layout != ref:
 				out.append(BreakEven(mix, ram, rest, layout, pts, ref_bytes))
