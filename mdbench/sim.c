@@ -283,6 +283,12 @@ static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
 	/* Die with the parent, and be killed as a group (valgrind and its tool). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setpgid(0, 0);
+	/*
+	 * valgrind keeps files of its own in TMPDIR (valgrind_proc_PID_cmdline,
+	 * _auxv) and removes them only if it exits: a child killed on an
+	 * interrupt would leave them in the user's /tmp.  In TMP they go with it.
+	 */
+	setenv("TMPDIR", s->tmp, 1);
 	snprintf(out, sizeof(out), "--callgrind-out-file=%s/cg.%zu", s->tmp, n);
 	snprintf(d1, sizeof(d1), "--D1=%s", s->d1);
 	snprintf(i1, sizeof(i1), "--I1=%s", s->i1);
@@ -290,6 +296,7 @@ static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
 	snprintf(inst, sizeof(inst), "--sim-instance=%s/inst.%zu.json", s->tmp, n);
 	argv[a++] = s->valgrind;
 	argv[a++] = "-q";
+	argv[a++] = "--vgdb=no";	/* no gdbserver, no pipes of its own in TMPDIR */
 	argv[a++] = "--tool=callgrind";
 	argv[a++] = "--cache-sim=yes";
 	argv[a++] = d1;
