@@ -89,3 +89,8 @@ int mdb_parse_name(const char *s, const char *const *names, int nr)
 			return i;
 	return -1;
 }
+
+const char *mdb_name_of(const char *const *names, int nr, int v)
+{
+	return v >= 0 && v < nr && names[v] ? names[v] : "?";
+}

@@ -29,6 +29,8 @@ int mdb_parse_size(const char *s, uint64_t max, uint64_t *out, const char *what,
 		   struct mdb_err *err);
 /* The index of s, the whole string, in names[0..nr); -1 if none: an enumerated value. */
 int mdb_parse_name(const char *s, const char *const *names, int nr);
+/* names[v], or "?" for a value outside names[0..nr) or without a name: its inverse. */
+const char *mdb_name_of(const char *const *names, int nr, int v);
 /* Largest binary unit that divides bytes exactly: "64MiB", "4GiB", "1536B". */
 void mdb_format_size(uint64_t bytes, char *buf, size_t len);
 

@@ -20,7 +20,7 @@ static const char *const age_name[DESC_AGE_NR] = {
 
 const char *desc_age_name(enum desc_age age)
 {
-	return (unsigned int)age < DESC_AGE_NR ? age_name[age] : "?";
+	return mdb_name_of(age_name, DESC_AGE_NR, age);
 }
 
 int desc_age_from_name(const char *name)

@@ -38,7 +38,7 @@ static const char *const mode_name[HVO_MODE_NR] = {
 
 const char *hvo_mode_name(enum hvo_mode mode)
 {
-	return (unsigned int)mode < HVO_MODE_NR ? mode_name[mode] : "?";
+	return mdb_name_of(mode_name, HVO_MODE_NR, mode);
 }
 
 int hvo_mode_from_name(const char *name)

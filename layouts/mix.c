@@ -63,7 +63,7 @@ static const char *const kind_name[PK_NR] = {
 
 const char *page_kind_name(enum page_kind kind)
 {
-	return (unsigned int)kind < PK_NR ? kind_name[kind] : "?";
+	return mdb_name_of(kind_name, PK_NR, kind);
 }
 
 int page_kind_from_name(const char *name)

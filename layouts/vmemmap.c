@@ -27,7 +27,7 @@ static const char *const pages_name[MEMMAP_PAGES_NR] = {
 
 const char *memmap_pages_name(enum memmap_pages pages)
 {
-	return (unsigned int)pages < MEMMAP_PAGES_NR ? pages_name[pages] : "?";
+	return mdb_name_of(pages_name, MEMMAP_PAGES_NR, pages);
 }
 
 int memmap_pages_from_name(const char *name)

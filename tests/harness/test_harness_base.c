@@ -26,6 +26,18 @@ static void test_err(void)
 	CHECK(strlen(err.msg) == MDB_ERR_LEN - 1, "cut to fit: %zu", strlen(err.msg));
 }
 
+/* Enumerated names both ways: a gap in the table and a value out of range are "?". */
+static void test_names(void)
+{
+	static const char *const names[3] = { [0] = "off", [2] = "on" };
+
+	CHECK(mdb_parse_name("on", names, 3) == 2 && mdb_parse_name("of", names, 3) == -1, "parse");
+	CHECK(!strcmp(mdb_name_of(names, 3, 0), "off") && !strcmp(mdb_name_of(names, 3, 2), "on"),
+	      "names");
+	CHECK(!strcmp(mdb_name_of(names, 3, 1), "?") && !strcmp(mdb_name_of(names, 3, 3), "?") &&
+	      !strcmp(mdb_name_of(names, 3, -1), "?"), "gaps and outside are ?");
+}
+
 static void test_numbers(void)
 {
 	static const char *const bad[] = { "", "0x1", " 1", "1 ", "-1", "+1", "1e3", "1.0",
@@ -134,6 +146,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_err();
+	test_names();
 	test_numbers();
 	test_sizes();
 	test_rng();
