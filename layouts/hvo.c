@@ -140,12 +140,15 @@ unsigned long hvo_map_count(void)
 int hvo_map_init(struct hvo_map *h, struct vmemmap *v, unsigned long nr_pfns, bool on,
 		 vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err)
 {
-	unsigned long max = hvo_max_map_count(), now = hvo_map_count();
+	unsigned long max, now;
 
 	memset(h, 0, sizeof(*h));
 	h->fd = -1;
 	if (!on)
 		return 0;
+	/* Only an HVO memmap maps page by page: the budget is read for it alone. */
+	max = hvo_max_map_count();
+	now = hvo_map_count();
 	h->fd = memfd_create("mdb-memmap", MFD_CLOEXEC);
 	if (h->fd < 0)
 		return mdb_errf(err, "memfd_create: %s", strerror(errno));
