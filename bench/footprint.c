@@ -11,7 +11,7 @@
  * Computed: the memmap's entries and every live descriptor at the bytes it
  * counts for (ops->footprint()); with HVO on (hvo:on), the pages HVO gives
  * back subtracted, the shared tail pages and the PTE pages the kernel
- * splits its vmemmap PMDs into added (layouts/hvo.h, counted from the
+ * splits its vmemmap PMDs into added (machine/hvo.h, counted from the
  * hugetlb folios).  Measured: what the process holds (memmap_measure()):
  * the memmap's mapping (HVO off: its Rss; on: the pages of its memfd, each
  * shared page once) and the descriptor caches' slabs, partial ones and all.

@@ -15,7 +15,7 @@
  * follow the memdesc to the folio.  The tails of a 1 GiB folio span 16 MiB
  * of page64's memmap and 2 MiB of memdesc8's, so with HVO off (hvo:off)
  * random tails miss in cache where memdesc8's may fit.  With HVO on
- * (hvo:on, layouts/hvo.h) the tails beyond a folio's first vmemmap page map
+ * (hvo:on, machine/hvo.h) the tails beyond a folio's first vmemmap page map
  * one shared page (page64: the folio's head page; page64ci: its order's
  * tail page, shared by every folio; page32, memdesc8: the folio's first
  * page), so they hit in cache, behind a TLB miss on the memmap's 4 KiB

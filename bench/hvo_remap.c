@@ -9,7 +9,7 @@
  * __update_and_free_hugetlb_folio() calls before a surplus or dissolved
  * folio goes back to the buddy, then hugetlb_vmemmap_optimize_folio(),
  * which alloc_fresh_hugetlb_folio() calls before a new one enters the pool
- * (ops->hvo_restore(), ops->hvo_optimise(); layouts/hvo.h).  Restoring maps
+ * (ops->hvo_restore(), ops->hvo_optimise(); machine/hvo.h).  Restoring maps
  * the folio's vmemmap beyond its first page read-write onto pages of its
  * own and copies into each what it read through the shared page;
  * optimising maps each of those pages read-only onto the shared page again

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_hvo.c - HVO (layouts/hvo.h): the arithmetic against hand counts, and
+ * test_hvo.c - HVO (machine/hvo.h): the arithmetic against hand counts, and
  * the remapping against the arithmetic and against the layout API.
  *
  * First the pages one folio fills and gives back, per entry size and scheme,

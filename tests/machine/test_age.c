@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_age.c - aged descriptor caches (layouts/age.c) on every layout,
+ * test_age.c - aged descriptor caches (machine/age.c) on every layout,
  * through the ops tables only.
  *
  *  - the churn itself: for a list and a seed, the same events every time;

@@ -3,7 +3,7 @@
  * test_mix.c - the mix module: built-ins, JSON files, kpageflags snapshots,
  * placement.  One binary, one CTest test per subcommand:
  *
- *	test_mix <test> <tests/layouts/fixtures> <results/mixes>
+ *	test_mix <test> <tests/machine/fixtures> <results/mixes>
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -1221,7 +1221,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: test_mix <test> <tests/layouts/fixtures> <results/mixes>\n");
+		fprintf(stderr, "usage: test_mix <test> <tests/machine/fixtures> <results/mixes>\n");
 		return 2;
 	}
 	fixtures = argv[2];

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_desc_cache.c - the descriptor caches place objects as SLUB does
- * (layouts/desc_cache.c): slab geometry as calculate_order() gives it,
+ * (machine/desc_cache.c): slab geometry as calculate_order() gives it,
  * address order from a fresh slab, LIFO reuse through the CPU freelist, a
  * full slab that gets a free object on the CPU's partial list, empty slabs
  * beyond min_partial given back, shuffled freelists that are a permutation
