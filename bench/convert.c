@@ -97,9 +97,9 @@ static void convert_page_to_pfn(struct mdb_state *st, const struct bench_env *en
 MDB_KERNEL(pfn_to_page,
 	   .name = "convert/pfn_to_page", .class = MDB_SEQUENTIAL, .unit = "conversion",
 	   .run = convert_pfn_to_page,
-	   .sim_ops = 1 << 16, .model = model_none);
+	   .ws = MDB_WS_NONE, .sim_ops = 1 << 16, .model = model_none);
 
 MDB_KERNEL(page_to_pfn,
 	   .name = "convert/page_to_pfn", .class = MDB_SEQUENTIAL, .unit = "conversion",
 	   .run = convert_page_to_pfn,
-	   .sim_ops = 1 << 16, .model = model_none);
+	   .ws = MDB_WS_NONE, .sim_ops = 1 << 16, .model = model_none);

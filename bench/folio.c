@@ -62,29 +62,29 @@ static void folio_getput_cold(struct mdb_state *st, const struct bench_env *env)
 MDB_KERNEL(folio_tail,
 	   .name = "folio/tail", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_FOLIO_TAILS, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_dep,
 	   .name = "folio/tail-dep", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_dep,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_FOLIO_TAILS, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_cold,
 	   .name = "folio/tail-cold", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_cold,
-	   .sim_ops = 1 << 10);
+	   .ws = MDB_WS_FOLIO_TAILS, .ws_sampled = true, .sim_ops = 1 << 10);
 
 MDB_KERNEL(folio_getput,
 	   .name = "folio/getput", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_getput_dep,
 	   .name = "folio/getput-dep", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput_dep,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_getput_cold,
 	   .name = "folio/getput-cold", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput_cold,
-	   .sim_ops = 1 << 10);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 10);

@@ -89,24 +89,24 @@ static void lookup_random_hugetlb(struct mdb_state *st, const struct bench_env *
 MDB_KERNEL(folio_tail_hugetlb_2m,
 	   .name = "folio/tail-hugetlb-2m", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_hugetlb_2m, .applies = has_hugetlb_2m, .flags = MDB_K_HVO,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_HUGETLB_TAILS_2M, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_2m_dep,
 	   .name = "folio/tail-hugetlb-2m-dep", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_hugetlb_2m_dep, .applies = has_hugetlb_2m, .flags = MDB_K_HVO,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_HUGETLB_TAILS_2M, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_1g,
 	   .name = "folio/tail-hugetlb-1g", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_hugetlb_1g, .applies = has_hugetlb_1g, .flags = MDB_K_HVO,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_HUGETLB_TAILS_1G, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_tail_hugetlb_1g_dep,
 	   .name = "folio/tail-hugetlb-1g-dep", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_hugetlb_1g_dep, .applies = has_hugetlb_1g, .flags = MDB_K_HVO,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_HUGETLB_TAILS_1G, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(lookup_random_hugetlb,
 	   .name = "lookup/random-hugetlb", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_random_hugetlb, .applies = has_hugetlb, .flags = MDB_K_HVO,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_HUGETLB, .ws_sampled = true, .sim_ops = 1 << 16);

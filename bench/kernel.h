@@ -68,6 +68,20 @@ enum mdb_kernel_flags {
 	MDB_K_THREADED = 1 << 4,	/* runs on several threads at once: name ends /threads:N */
 };
 
+/*
+ * Which pfns a kernel's walk reaches, for its working set (bench/ws.c):
+ * their memmap entries and the descriptors they lead to.
+ */
+enum mdb_ws_reach {
+	MDB_WS_ALL,		/* every pfn (the default) */
+	MDB_WS_NONE,		/* address arithmetic only: no metadata read (convert/) */
+	MDB_WS_FOLIOS,		/* the pages of folios (anon, file, hugetlb) */
+	MDB_WS_FOLIO_TAILS,	/* the tail pages of large folios */
+	MDB_WS_HUGETLB,		/* the pages of hugetlb folios */
+	MDB_WS_HUGETLB_TAILS_2M,	/* the tails of 2 MiB hugetlb folios */
+	MDB_WS_HUGETLB_TAILS_1G,	/* the tails of 1 GiB hugetlb folios */
+};
+
 struct mdb_kernel {
 	const char *name;		/* "lookup/random": the benchmark name's first part */
 	enum mdb_kernel_class class;
@@ -93,6 +107,9 @@ struct mdb_kernel {
 	 * kernel); the plan leaves it out of the others.  NULL: every mix.
 	 */
 	bool (*applies)(const struct mix *mix, const struct layout_ops *ops);
+	/* What its walk reaches (working set); sampled: a random list of at most BENCH_LIST_MAX. */
+	enum mdb_ws_reach ws;
+	bool ws_sampled;
 };
 
 #ifdef MDB_LAYOUT

@@ -60,14 +60,14 @@ MDB_KERNEL(lookup_seq,
 MDB_KERNEL(lookup_random,
 	   .name = "lookup/random", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_random,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_ALL, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(lookup_random_dep,
 	   .name = "lookup/random-dep", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_random_dep,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_ALL, .ws_sampled = true, .sim_ops = 1 << 16);
 
 MDB_KERNEL(lookup_random_cold,
 	   .name = "lookup/random-cold", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_random_cold,
-	   .sim_ops = 1 << 10);
+	   .ws = MDB_WS_ALL, .ws_sampled = true, .sim_ops = 1 << 10);

@@ -273,17 +273,17 @@ MDB_KERNEL(getput_shared,
 	   .name = "folio/getput-shared", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = getput_shared, .flags = MDB_K_THREADED,
 	   .setup = getput_shared_setup, .teardown = parallel_teardown,
-	   .sim_ops = 1 << 14);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 14);
 
 MDB_KERNEL(getput_neighbours,
 	   .name = "folio/getput-neighbours", .class = MDB_DEPENDENT,
 	   .unit = "get+lock+unlock+put",
 	   .run = getput_neighbours, .flags = MDB_K_THREADED,
 	   .setup = getput_neighbours_setup, .teardown = parallel_teardown,
-	   .sim_ops = 1 << 14);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 14);
 
 MDB_KERNEL(lookup_parallel,
 	   .name = "lookup/random-parallel", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_parallel, .flags = MDB_K_THREADED,
 	   .setup = lookup_parallel_setup, .teardown = parallel_teardown,
-	   .sim_ops = 1 << 16);
+	   .ws = MDB_WS_ALL, .ws_sampled = true, .sim_ops = 1 << 16);

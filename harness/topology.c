@@ -282,6 +282,23 @@ int mdb_topology_bind(void *addr, size_t len, void *arg)
 				      HWLOC_MEMBIND_BYNODESET) ? -1 : 0;
 }
 
+unsigned long long mdb_topology_llc_bytes(const struct mdb_topology *t, unsigned int *level)
+{
+	int cpu = t->cpu >= 0 ? t->cpu : hwloc_bitmap_first(t->allowed);
+	hwloc_obj_t obj = cpu >= 0 ? hwloc_get_pu_obj_by_os_index(t->topo, (unsigned int)cpu) : NULL;
+	unsigned long long size = 0;
+
+	*level = 0;
+	for (; obj; obj = obj->parent)
+		if (hwloc_obj_type_is_cache(obj->type) &&
+		    obj->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION &&
+		    obj->attr->cache.depth > *level) {
+			*level = obj->attr->cache.depth;
+			size = (unsigned long long)obj->attr->cache.size;
+		}
+	return size;
+}
+
 /* Through a buffer, so the file is written as every other: atomically. */
 int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, struct mdb_err *err)
 {

@@ -68,6 +68,14 @@ void mdb_topology_unbind_thread(const struct mdb_topology *t);
 int mdb_topology_set_node(struct mdb_topology *t, int node, struct mdb_err *err);
 /* As memmap_opts.bind, with arg the struct mdb_topology: binds [addr, addr+len) to the node. */
 int mdb_topology_bind(void *addr, size_t len, void *arg);
+/*
+ * The last-level cache the benchmark thread can reach: of the data or
+ * unified caches above the PU it runs on (--cpu's, else the first CPU the
+ * process may use), the one farthest from it, one instance's size (a
+ * thread cannot use another core's or package's instance).  0 when hwloc
+ * knows no cache above that PU; *level is its level (3 for an L3).
+ */
+unsigned long long mdb_topology_llc_bytes(const struct mdb_topology *t, unsigned int *level);
 int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, struct mdb_err *err);
 
 #ifdef __cplusplus

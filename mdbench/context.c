@@ -17,6 +17,7 @@
 #include "mdbench.h"
 #include "shim.h"
 #include "units.h"
+#include "units.h"
 
 /* First line of a small file, without its newline; NULL if unreadable. */
 static char *read_line(const char *path, char *buf, size_t len)
@@ -404,6 +405,31 @@ static json_t *hvo_json(const struct mdb_run *run)
 			 "max_map_count", (json_int_t)hvo_max_map_count());
 }
 
+/* The last-level cache and the headline size chosen from it (mdb_headline()). */
+static json_t *machine_json(const struct mdb_run *run)
+{
+	const struct mdb_machine *mc = &run->machine;
+	char size[32] = "";
+
+	if (mc->headline_ram)
+		mdb_format_size(mc->headline_ram, size, sizeof(size));
+	return json_pack("{s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:o, s:i, s:i}",
+			 "llc_bytes", mc->llc_bytes ? json_integer((json_int_t)mc->llc_bytes) :
+						      json_null(),
+			 "llc_level", mc->llc_level ? json_integer(mc->llc_level) : json_null(),
+			 "llc_counted", "one instance of the farthest data or unified cache above the "
+					"CPU the benchmark thread runs on, as hwloc reports it",
+			 "headline_ram_bytes", mc->headline_ram ?
+				json_integer((json_int_t)mc->headline_ram) : json_null(),
+			 "headline_ram", mc->headline_ram ? json_string(size) : json_null(),
+			 "headline_reason", mc->headline_reason ? mc->headline_reason : "",
+			 "headline_capped", mc->headline_capped,
+			 "memory_limit_bytes", mc->memory_limit ?
+				json_integer((json_int_t)mc->memory_limit) : json_null(),
+			 "headline_llc_times", MDB_HEADLINE_LLC_TIMES,
+			 "headline_ws_times", MDB_HEADLINE_WS_TIMES);
+}
+
 /* The conditions the run asked for and obtained (issues add to this). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
@@ -459,6 +485,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "perf_event_paranoid", paranoid());
 	json_object_set_new(o, "thp", thp_mode());
 	json_object_set_new(o, "hwloc", hwloc_json(run));
+	json_object_set_new(o, "machine", machine_json(run));
 	json_object_set_new(o, "cpu", int_or_null(run->cpu, run->cpu >= 0));
 	json_object_set_new(o, "node", int_or_null(run->node, run->node >= 0));
 	json_object_set_new(o, "seed", json_integer((json_int_t)run->opts.seed));

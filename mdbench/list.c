@@ -16,8 +16,21 @@ static const char *layout_name(const struct mdb_instance *in)
 	return in->real ? MDB_REAL_LAYOUT : in->ops ? in->ops->name : NULL;
 }
 
-static json_t *instance_json(const struct mdb_instance *in)
+/* What an instance's entries carry beyond Google Benchmark's (dump and --list=json). */
+void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o)
 {
+	bool llc = run->machine.llc_bytes && in->ram_bytes;
+
+	json_object_set_new(o, "working_set_bytes", in->ws_known ?
+			    json_integer((json_int_t)in->ws_bytes) : json_null());
+	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->ram_bytes /
+							       (double)run->machine.llc_bytes) :
+			    json_null());
+}
+
+static json_t *instance_json(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	json_t *o;
 	json_t *params = json_object();
 	const char *layout = layout_name(in);
 	char size[32];
@@ -36,13 +49,15 @@ static json_t *instance_json(const struct mdb_instance *in)
 	}
 	if (in->threads)
 		json_object_set_new(params, "threads", json_integer(in->threads));
-	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "name", in->name,
+	o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:f}", "name", in->name,
 			 "kernel", in->kernel->name, "threads", (json_int_t)(in->threads ? in->threads : 1),
 			 "layout", layout ? json_string(layout) : json_null(),
 			 "mix", in->mix ? json_string(in->mix->name) : json_null(),
 			 "ram_bytes", layout ? json_integer((json_int_t)in->ram_bytes) : json_null(),
 			 "buf_bytes", layout ? json_null() : json_integer((json_int_t)in->buf_bytes),
-			 "params", params);
+			 "params", params, "est_seconds", in->est_seconds);
+	mdb_instance_ws_json(run, in, o);
+	return o;
 }
 
 static int list_json(const struct mdb_run *run)
@@ -53,7 +68,7 @@ static int list_json(const struct mdb_run *run)
 
 	for (i = 0; i < run->nr_inst; i++)
 		if (run->inst[i].selected)
-			json_array_append_new(benches, instance_json(&run->inst[i]));
+			json_array_append_new(benches, instance_json(run, &run->inst[i]));
 	for (i = 0; mix_builtin_names[i]; i++)
 		json_array_append_new(builtin, json_string(mix_builtin_names[i]));
 	out = json_pack("{s:O, s:O, s:O, s:O, s:o, s:O, s:o}",

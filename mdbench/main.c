@@ -24,14 +24,18 @@
 #include "units.h"
 
 #define QUICK_MIN_TIME	"0.05"
-#define MAX_RAM		(1024 * MDB_TiB)	/* keeps every byte count below 2^64 */
+#define SMOKE_MIN_TIME	"0.005"
+#define GB_MIN_TIME	0.5		/* Google Benchmark's own default */
+#define QUICK_SMALL_RAM	"256MiB"	/* the quick profile's cache-fit size, for contrast */
+#define MAX_RAM		MDB_HEADLINE_MAX_RAM	/* keeps every byte count below 2^64 */
 #define MIN_RAM		MDB_RAM_STEP	/* one pageblock */
 
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads;
-	bool simulate, force, min_time;
+	const char *min_time;		/* --benchmark_min_time's value */
+	bool simulate, force;
 };
 
 void mdb_die(const struct mdb_err *err)
@@ -211,7 +215,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 			}
 			gb_argv[(*gb_argc)++] = fixed ? fixed : argv[a];
 			if (!strncmp(arg, "--benchmark_min_time=", 21))
-				o->min_time = true;
+				o->min_time = arg + 21;
 		} else {
 			mdb_dief("unknown option '%s' (mdbench --help lists them)", arg);
 		}
@@ -322,6 +326,12 @@ static void add_ram(struct mdb_run *run, const char *s)
 	uint64_t bytes;
 	char min[32];
 
+	if (!strcmp(s, "headline")) {
+		if (!run->machine.headline_ram)
+			mdb_dief("--ram=headline: %s", run->machine.headline_reason);
+		add_ram_bytes(run, run->machine.headline_ram);
+		return;
+	}
 	if (mdb_parse_size(s, MAX_RAM, &bytes, "--ram", &err))
 		mdb_die(&err);
 	if (bytes < MIN_RAM || bytes % MIN_RAM) {
@@ -483,6 +493,39 @@ static void full_profile_sizes(struct mdb_run *run)
 		mdb_dief("--profile=full: not even 256MiB of modelled RAM fits in MemAvailable");
 }
 
+/*
+ * Quick profile: one size whose memmaps fit the last-level cache, for
+ * contrast, and the headline size; 256MiB, 1GiB and 4GiB where no cache is
+ * known to size the headline from.  Under --simulate only the headline
+ * size: callgrind's cache is a fixed model, and what the headline needs is
+ * its misses per op.
+ */
+static void quick_profile_sizes(struct mdb_run *run, bool simulate)
+{
+	if (!run->machine.headline_ram) {
+		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
+		return;
+	}
+	if (!simulate)
+		for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
+	add_ram_bytes(run, run->machine.headline_ram);
+}
+
+/*
+ * Smoke profile (scripts/test): every kernel of every layout once, as small
+ * as each runs: 256MiB, and 2GiB as well where a mix has 1 GiB hugetlb
+ * folios (the smallest size that holds one of a mix mostly made of them).
+ */
+static void smoke_profile_sizes(struct mdb_run *run)
+{
+	unsigned int m;
+
+	for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
+	for (m = 0; m < run->nr_mixes; m++)
+		if (mix_has_hugetlb(&run->mixes[m], HUGETLB_ORDER_PUD))
+			add_ram_bytes(run, 2 * MDB_GiB);
+}
+
 /* "20261203T101500Z-3f9a2c1b": when, and 32 random bits to tell two runs of one second apart. */
 static void make_run_id(struct mdb_run *run)
 {
@@ -501,14 +544,30 @@ static void make_run_id(struct mdb_run *run)
 	snprintf(run->run_id, sizeof(run->run_id), "%s-%08x", when, r);
 }
 
+static const char *profile_min_time(const char *profile)
+{
+	return !strcmp(profile, "smoke") ? SMOKE_MIN_TIME : QUICK_MIN_TIME;
+}
+
+/* Seconds of --benchmark_min_time (checked already), or the profile's; iterations ("100x"): 0. */
+static double min_time_seconds(const struct mdb_run *run, const char *given)
+{
+	if (!given)
+		return strcmp(run->profile, "full") ? strtod(profile_min_time(run->profile), NULL) :
+		       GB_MIN_TIME;
+	return given[strlen(given) - 1] == 'x' ? 0 : strtod(given, NULL);
+}
+
 static void setup_run(struct mdb_run *run, const struct options *o)
 {
 	const struct layout_ops *const *l;
 	struct mdb_err err;
 
 	run->profile = o->profile ? o->profile : "quick";
-	if (strcmp(run->profile, "quick") && strcmp(run->profile, "full"))
-		mdb_dief("unknown --profile=%s (quick or full)", run->profile);
+	if (strcmp(run->profile, "quick") && strcmp(run->profile, "full") &&
+	    strcmp(run->profile, "smoke"))
+		mdb_dief("unknown --profile=%s (quick, full or smoke)", run->profile);
+	run->min_time = min_time_seconds(run, o->min_time);
 	if (o->sim_cache && strcmp(o->sim_cache, "fixed") && strcmp(o->sim_cache, "host"))
 		mdb_dief("--sim-cache=%s: fixed or host", o->sim_cache);
 	if (o->sim_cache && !o->simulate)
@@ -557,6 +616,13 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (run->real && run->kpageflags_mix < 0)
 		mdb_dief("--layout=" MDB_REAL_LAYOUT " runs on this machine's own memmap: --mix must "
 			 "include kpageflags, its snapshot, for the other layouts to run beside it");
+	/* The CPUs first: --threads is checked against them, the plan and the headline need them. */
+	if (mdb_topology_load(&run->topo, &err))
+		mdb_die(&err);
+	run->topo_loaded = true;
+	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
+		mdb_die(&err);
+	mdb_headline(run);
 	if (o->ram && !run->nr_layouts)
 		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "
 			 "--ram sizes the modelled layouts");
@@ -564,17 +630,12 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		for_each_item("--ram", o->ram, add_ram, run);
 	else if (!strcmp(run->profile, "full") && run->nr_layouts)
 		full_profile_sizes(run);
+	else if (!strcmp(run->profile, "smoke") && run->nr_layouts)
+		smoke_profile_sizes(run);
 	else if (!run->real)
-		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
+		quick_profile_sizes(run, o->simulate);
 	if (run->real)
 		add_ram_bytes(run, mdb_real_ram_bytes(run->real));
-
-	/* The CPUs first: --threads is checked against them, the plan needs it. */
-	if (mdb_topology_load(&run->topo, &err))
-		mdb_die(&err);
-	run->topo_loaded = true;
-	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
-		mdb_die(&err);
 	setup_threads(run, o);
 	mdb_plan(run);
 
@@ -631,8 +692,8 @@ int main(int argc, char **argv)
 	run.argv = argv;
 	setup_run(&run, &o);
 
-	if (!strcmp(run.profile, "quick") && !o.min_time)
-		gb_argv[gb_argc++] = mdb_gb_min_time(QUICK_MIN_TIME);
+	if (strcmp(run.profile, "full") && !o.min_time)
+		gb_argv[gb_argc++] = mdb_gb_min_time(profile_min_time(run.profile));
 	if (mdb_benchmark_init(&gb_argc, gb_argv, &err))
 		mdb_die(&err);
 

@@ -56,10 +56,24 @@ struct mdb_instance {
 	bool hvo_named;			/* the mix has hugetlb folios: the name says hvo:<mode> */
 	unsigned int threads;		/* a threaded kernel's thread count; 0: unthreaded */
 	bool selected;			/* passes --benchmark_filter */
+	/* The metadata its walk touches (bench/ws.h), or a baseline's buffer. */
+	uint64_t ws_bytes;
+	bool ws_known;			/* false: the live kernel's, which the module walks */
+	double est_seconds;		/* estimated cost of one round of it, for ETAs */
+};
+
+/* The last-level cache and the headline RAM size chosen from it (mdb_headline()). */
+struct mdb_machine {
+	unsigned long long llc_bytes;	/* 0: hwloc knows no cache above the benchmark's CPU */
+	unsigned int llc_level;
+	uint64_t headline_ram;		/* 0: no LLC to size it from */
+	const char *headline_reason;	/* why it stopped there */
+	bool headline_capped;		/* by memory: the working-set rule wanted more */
+	unsigned long long memory_limit;	/* bytes a headline memmap may take */
 };
 
 struct mdb_run {
-	const char *profile;		/* "quick" or "full" */
+	const char *profile;		/* "quick", "full" or "smoke" */
 	const char *out_dir;		/* NULL: no dump directory */
 	const char *filter;		/* --benchmark_filter, "" for all */
 	bool force;			/* --force: replace an earlier run's files in out_dir */
@@ -100,6 +114,8 @@ struct mdb_run {
 	struct mdb_counters counters;
 	struct mdb_topology topo;
 	bool topo_loaded;
+	struct mdb_machine machine;
+	double min_time;		/* seconds Google Benchmark runs each benchmark at least */
 };
 
 /* Prints "mdbench: <reason>" and exits 2: bad input, before anything ran. */
@@ -108,6 +124,21 @@ void __attribute__((noreturn, format(printf, 1, 2))) mdb_dief(const char *fmt, .
 
 /* plan.c: the instances of a run, and whether they fit. */
 void mdb_plan(struct mdb_run *run);
+/*
+ * The headline RAM size (into run->machine): the smallest power of two of at
+ * least MDB_HEADLINE_LLC_TIMES the last-level cache at which every layout's
+ * working set of every headline kernel (mdb_headline_kernel()) is at least
+ * MDB_HEADLINE_WS_TIMES the cache, on the run's first mix; or where that
+ * working set stops growing (sampled walks); capped where a layout's memmap
+ * and descriptors would pass half of MemAvailable.  Needs the layouts,
+ * mixes and topology.
+ */
+#define MDB_HEADLINE_LLC_TIMES	16
+#define MDB_HEADLINE_WS_TIMES	2
+#define MDB_HEADLINE_MAX_RAM	(1ULL << 40)	/* --ram's own limit */
+void mdb_headline(struct mdb_run *run);
+/* The kernels the headline is measured with: the dependent ones that read the memmap of any mix. */
+bool mdb_headline_kernel(const struct mdb_kernel *k);
 /* The memmap options an instance is built with: the run's, its folio size. */
 struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in);
 /* Bytes of memmap and descriptors a layout needs for mix at ram, the largest folio size swept. */
@@ -149,6 +180,8 @@ int mdb_write_side_files(const struct mdb_run *run, struct mdb_err *err);
 
 /* list.c: --list and --list=json. */
 int mdb_list(const struct mdb_run *run, bool json);
+/* Into o: working_set_bytes and ram_over_llc (null where unknown). */
+void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o);
 
 /* outdir.c: --out: the directory, its lock, and no earlier run's files left looking current. */
 int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err);

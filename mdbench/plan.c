@@ -32,6 +32,18 @@
 #include "mdbench.h"
 #include "meminfo.h"
 #include "units.h"
+#include "ws.h"
+
+/*
+ * The estimate of an instance's cost (est_seconds, for ETAs): a timed one
+ * runs about EST_RUNS_OF_MIN_TIME times its min time (Google Benchmark
+ * grows its iterations until one run passes it), plus, where it builds a
+ * memmap (the first of its group, or each time for a kernel that changes
+ * it), EST_BUILD_NS_PER_BYTE per byte of memmap and descriptors.  Both were
+ * fitted to a quick run's progress lines on the 2-CPU VM (results/SCHEMA.md).
+ */
+#define EST_RUNS_OF_MIN_TIME	3.0
+#define EST_BUILD_NS_PER_BYTE	2.5
 
 /* What a group is built with beyond (layout, mix, RAM). */
 struct group {
@@ -41,6 +53,46 @@ struct group {
 	bool hvo_kernels_only;		/* HVO on by default: the MDB_K_HVO kernels and reports */
 	bool real;			/* the live kernel's */
 };
+
+/* The mix's blocks over nr_pfns, counted once for the run's last (mix, size). */
+static const struct model_blocks *blocks_of(const struct mdb_run *run, const struct mix *mix,
+					    unsigned long nr_pfns)
+{
+	static struct model_blocks b;
+	static const struct mix *mix_of;
+	static unsigned long pfns_of;
+	struct mdb_err err;
+
+	if (mix_of != mix || pfns_of != nr_pfns) {
+		if (model_count_blocks(&b, mix, nr_pfns, run->opts.seed, &err))
+			mdb_die(&err);
+		mix_of = mix;
+		pfns_of = nr_pfns;
+	}
+	return &b;
+}
+
+static void set_working_set(const struct mdb_run *run, struct mdb_instance *in)
+{
+	const struct mdb_instance *prev = in > run->inst ? in - 1 : NULL;
+	bool builds;
+
+	in->ws_known = !in->real;
+	if (!in->ops)
+		in->ws_bytes = in->buf_bytes;
+	else if (!in->real)
+		in->ws_bytes = mdb_working_set(in->kernel, in->ops,
+					       blocks_of(run, in->mix, in->nr_pfns), in->folio_desc_bytes);
+	in->est_seconds = EST_RUNS_OF_MIN_TIME * run->min_time;
+	if (!in->ops || in->real)
+		return;
+	builds = (in->kernel->flags & (MDB_K_MUTATES | MDB_K_NO_MEMMAP)) || !prev ||
+		 prev->ops != in->ops || prev->mix != in->mix || prev->nr_pfns != in->nr_pfns ||
+		 prev->folio_desc_bytes != in->folio_desc_bytes || prev->hvo != in->hvo;
+	if (builds)
+		in->est_seconds += EST_BUILD_NS_PER_BYTE * 1e-9 *
+				   (double)in->ops->memory_need(in->nr_pfns, in->mix, &run->opts);
+}
 
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
@@ -93,6 +145,7 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 		mdb_dief("benchmark name too long: %s...", in->name);
 	in->selected = mdb_filter_match(run->filter, in->name);
 	run->nr_selected += in->selected;
+	set_working_set(run, in);
 }
 
 /* Shared-memmap kernels first, then those that change it, then those that build their own. */
@@ -312,6 +365,87 @@ void mdb_plan(struct mdb_run *run)
 	if (!run->nr_selected)
 		mdb_dief("no benchmark matches --benchmark_filter=%s", run->filter);
 	check_memory(run);
+}
+
+bool mdb_headline_kernel(const struct mdb_kernel *k)
+{
+	return k->class == MDB_DEPENDENT && (k->ws == MDB_WS_ALL || k->ws == MDB_WS_FOLIOS ||
+					     k->ws == MDB_WS_FOLIO_TAILS);
+}
+
+/* The smallest working set of a headline kernel over the layouts at ram, on the first mix. */
+static uint64_t headline_ws(const struct mdb_run *run, const struct mdb_kernel *const *k,
+			    unsigned int nr, uint64_t ram)
+{
+	const struct model_blocks *b = blocks_of(run, &run->mixes[0], (unsigned long)(ram >> MDB_PAGE_SHIFT));
+	uint64_t least = UINT64_MAX, ws;
+	unsigned int i, l;
+
+	for (i = 0; i < nr; i++)
+		for (l = 0; l < run->nr_layouts; l++)
+			if (mdb_headline_kernel(k[i]) && mdb_kernel_runs_on(k[i], run->layouts[l])) {
+				ws = mdb_working_set(k[i], run->layouts[l], b, 0);
+				least = ws < least ? ws : least;
+			}
+	return least;
+}
+
+/* Whether every layout's memmap and descriptors at ram fit in the memory limit. */
+static bool headline_fits(const struct mdb_run *run, uint64_t ram)
+{
+	unsigned int l, m;
+
+	for (l = 0; l < run->nr_layouts; l++)
+		for (m = 0; m < run->nr_mixes; m++)
+			if (mdb_memory_need(run, run->layouts[l], &run->mixes[m], ram) >
+			    run->machine.memory_limit)
+				return false;
+	return true;
+}
+
+void mdb_headline(struct mdb_run *run)
+{
+	struct mdb_machine *mc = &run->machine;
+	const struct mdb_kernel *const *k;
+	uint64_t ram = MDB_RAM_STEP, ws, next;
+	struct mdb_err err;
+	unsigned int nr;
+
+	mc->llc_bytes = mdb_topology_llc_bytes(&run->topo, &mc->llc_level);
+	mc->memory_limit = mdb_mem_available() / 2;
+	if (!mc->llc_bytes || !run->nr_layouts || !run->nr_mixes) {
+		mc->headline_reason = "unavailable: hwloc knows no cache above the benchmark's CPU";
+		return;
+	}
+	if (mdb_kernels(&k, &nr, &err))
+		mdb_die(&err);
+	while (ram < MDB_HEADLINE_LLC_TIMES * mc->llc_bytes)
+		ram *= 2;
+	for (;; ram = next) {
+		next = ram * 2;
+		if (mc->memory_limit && !headline_fits(run, ram)) {
+			mc->headline_capped = true;
+			mc->headline_reason = "capped: a layout's memmap and descriptors at the size the "
+					      "working-set rule wants would pass half of MemAvailable";
+			ram /= 2;
+			break;
+		}
+		ws = headline_ws(run, k, nr, ram);
+		if (ws >= MDB_HEADLINE_WS_TIMES * mc->llc_bytes) {
+			mc->headline_reason = "every layout's headline working set is at least twice "
+					      "the last-level cache";
+			break;
+		}
+		if (next > MDB_HEADLINE_MAX_RAM || headline_ws(run, k, nr, next) < ws + ws / 100) {
+			mc->headline_reason = "the smallest headline working set stops growing here "
+					      "(random walks sample at most BENCH_LIST_MAX pfns), below "
+					      "twice the last-level cache";
+			break;
+		}
+	}
+	if (ram < MDB_RAM_STEP)
+		ram = MDB_RAM_STEP;
+	mc->headline_ram = ram;
 }
 
 const struct mdb_kernel **mdb_run_kernels(const struct mdb_run *run)
