@@ -29,6 +29,7 @@
  */
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +37,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -735,6 +737,85 @@ const std::vector<benchmark::BenchmarkReporter::Run> &as_gb19(
 }
 #endif
 
+/* Fields of an entry that say which it is, not what it measured: no median of them. */
+bool identity_field(const char *key)
+{
+	static const char *const keys[] = { "family_index", "per_family_instance_index",
+		"repetitions", "repetition_index", "threads", "iterations", nullptr };
+
+	return one_of(key, keys);
+}
+
+double median_of(std::vector<double> v)
+{
+	size_t n = v.size();
+
+	std::sort(v.begin(), v.end());
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * One median aggregate per benchmark of several repetitions (mdbench's
+ * rounds) that Google Benchmark gave no aggregate of its own, appended.
+ */
+void add_medians(json_t *benchmarks)
+{
+	std::vector<std::string> order;
+	std::map<std::string, std::vector<json_t *>> reps;
+	std::map<std::string, bool> has_agg;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(benchmarks, i, e) {
+		const char *rn = json_string_value(json_object_get(e, "run_name"));
+		const char *rt = json_string_value(json_object_get(e, "run_type"));
+
+		if (!rn)
+			continue;
+		if (rt && !strcmp(rt, "aggregate")) {
+			has_agg[rn] = true;
+			continue;
+		}
+		if (json_is_true(json_object_get(e, "error_occurred")) ||
+		    (json_is_string(json_object_get(e, "skipped")) &&
+		     strcmp(json_string_value(json_object_get(e, "skipped")), "false")))
+			continue;
+		if (!reps.count(rn))
+			order.push_back(rn);
+		reps[rn].push_back(e);
+	}
+	for (const std::string &rn : order) {
+		const std::vector<json_t *> &r = reps[rn];
+		json_t *agg, *v;
+		const char *key;
+
+		if (r.size() < 2 || has_agg[rn])
+			continue;
+		agg = json_deep_copy(r[0]);
+		json_object_set_new(agg, "name", json_string((rn + "_median").c_str()));
+		json_object_set_new(agg, "run_type", json_string("aggregate"));
+		json_object_set_new(agg, "aggregate_name", json_string("median"));
+		json_object_set_new(agg, "aggregate_unit", json_string("time"));
+		json_object_set_new(agg, "repetitions", json_integer((json_int_t)r.size()));
+		json_object_set_new(agg, "iterations", json_integer((json_int_t)r.size()));
+		json_object_del(agg, "repetition_index");
+		json_object_foreach(agg, key, v) {
+			std::vector<double> vals;
+
+			if (!json_is_number(v) || identity_field(key))
+				continue;
+			for (json_t *x : r)
+				if (json_is_number(json_object_get(x, key)))
+					vals.push_back(json_number_value(json_object_get(x, key)));
+			double m = median_of(vals);
+
+			json_object_set_new(agg, key, json_is_integer(v) && m == std::floor(m) ?
+					    json_integer((json_int_t)m) : json_real(m));
+		}
+		json_array_append_new(benchmarks, agg);
+	}
+}
+
 class DumpReporter : public benchmark::BenchmarkReporter {
 public:
 	explicit DumpReporter(const struct mdb_report *rep)
@@ -764,7 +845,7 @@ public:
 		}
 		json_decref(ctx);
 		write(false);
-		return display_->ReportContext(context);
+		return display_context(context);
 	}
 
 	void ReportRuns(const std::vector<Run> &gb_runs) override
@@ -774,6 +855,14 @@ public:
 		json_t *entries = gb_runs_json(runs, &err);
 
 		display_->ReportRuns(runs);
+		if (entries && rep_->annotate) {
+			size_t i;
+			json_t *e;
+
+			json_array_foreach(entries, i, e)
+				rep_->annotate(json_string_value(json_object_get(e, "run_name")), e,
+					       rep_->arg);
+		}
 		if (entries)
 			json_array_extend(benchmarks_, entries);
 		else
@@ -789,6 +878,7 @@ public:
 	void Finalize() override
 	{
 		display_->Finalize();
+		add_medians(benchmarks_);
 		finalized_ = true;
 		write(true);
 	}
@@ -841,22 +931,67 @@ private:
 		snprintf(broken_msg_, sizeof(broken_msg_), "%s", msg);
 	}
 
+	/*
+	 * The estimates left, scaled by what the finished ones took over what
+	 * they were estimated at; by count where there are no estimates.
+	 */
 	void progress(const std::string &name)
 	{
-		double elapsed = now_seconds() - start_;
+		double elapsed = now_seconds() - start_, left;
 		unsigned long n = rep_->nr_expected;
-		char eta[48] = "";
 
-		if (n > done_ && done_)
-			snprintf(eta, sizeof(eta), ", ETA %.0f s", elapsed / done_ * (n - done_));
-		fprintf(stderr, "[%lu/%lu] %s: elapsed %.1f s%s\n", done_, n > done_ ? n : done_,
-			name.c_str(), elapsed, eta);
+		if (rep_->est_seconds)
+			est_done_ += rep_->est_seconds(name.c_str(), rep_->arg);
+		if (rep_->est_seconds && est_done_ > 0 && rep_->est_total > est_done_)
+			left = (rep_->est_total - est_done_) * elapsed / est_done_;
+		else
+			left = n > done_ ? elapsed / (double)done_ * (double)(n - done_) : 0;
+		fprintf(stderr, "mdbench: progress %lu/%lu elapsed=%.1f est_left=%.1f %s\n", done_,
+			n > done_ ? n : done_, elapsed, left, name.c_str());
+	}
+
+	/*
+	 * Google Benchmark's console prints the context's custom strings: ours
+	 * that hold JSON (layouts, kernels) are for files, not the terminal, so
+	 * they are cut to their length; its warning that the library was built
+	 * as DEBUG gets a note of whose build that is, once.
+	 */
+	bool display_context(const Context &context)
+	{
+		std::ostringstream err;
+		std::istringstream lines;
+		std::string line;
+		bool ret;
+
+		if (context_shown_)
+			return true;
+		context_shown_ = true;
+		display_->SetErrorStream(&err);
+		ret = display_->ReportContext(context);
+		display_->SetErrorStream(&std::cerr);
+		lines.str(err.str());
+		while (std::getline(lines, line)) {
+			size_t colon = line.find(": ");
+			bool json = colon != std::string::npos && colon + 2 < line.size() &&
+				    (line[colon + 2] == '[' || line[colon + 2] == '{');
+
+			if (!line.compare(0, 14, "memdesc_bench.") && json)
+				line = line.substr(0, colon) + ": (" + std::to_string(line.size() - colon - 2) +
+				       " bytes of JSON: context.memdesc_bench of the dump)";
+			std::cerr << line << "\n";
+			if (line.find("Library was built as DEBUG") != std::string::npos)
+				std::cerr << "mdbench: note: the warning above is about Debian's libbenchmark "
+					     "(built without NDEBUG: its own asserts stay in), not mdbench, "
+					     "which is built " MDB_BUILD_TYPE "; the timed loops are ours\n";
+		}
+		return ret;
 	}
 
 	const struct mdb_report *rep_;
 	std::unique_ptr<benchmark::BenchmarkReporter> display_;
 	json_t *doc_, *benchmarks_;
-	double start_;
+	double start_, est_done_ = 0;
+	bool context_shown_ = false;
 	unsigned long done_ = 0, failed_ = 0;
 	size_t on_disk_ = 0;
 	bool finalized_ = false, write_failed_ = false, broken_ = false;

@@ -90,6 +90,15 @@ struct mdb_report {
 	json_t *(*context)(bool complete, void *arg);
 	void *arg;
 	unsigned long nr_expected;	/* benchmark runs to come, for the progress lines */
+	/*
+	 * Per benchmark (Google Benchmark's run_name): fields to add to each
+	 * of its entries (may be NULL), and its estimated seconds, whose sum
+	 * over what is left, scaled by how long the estimates have taken so
+	 * far, is the progress line's est_left (may be NULL: by count).
+	 */
+	void (*annotate)(const char *run_name, json_t *entry, void *arg);
+	double (*est_seconds)(const char *run_name, void *arg);
+	double est_total;		/* the estimates of all nr_expected runs */
 };
 
 /*
@@ -100,8 +109,14 @@ int mdb_report_start(const struct mdb_report *rep, struct mdb_err *err);
 /*
  * Runs every registered benchmark that passes --benchmark_filter, reporting
  * to the terminal as Google Benchmark would, a progress line per benchmark
- * on stderr, and rewriting rep->path (atomically) after every benchmark; a
- * failed write is retried at the next.  SIGINT and SIGTERM end the run
+ * on stderr,
+ *	mdbench: progress <done>/<total> elapsed=<s> est_left=<s> <name>
+ * and rewriting rep->path (atomically) after every benchmark; a failed
+ * write is retried at the next.  Once all have run, every benchmark with
+ * more than one repetition (rounds) and no aggregate of Google Benchmark's
+ * own gets a median aggregate row, as --benchmark_repetitions gives
+ * (name <run_name>_median, run_type aggregate, aggregate_name median):
+ * the median of each of its numeric fields over its repetitions.  SIGINT and SIGTERM end the run
  * keeping what is on disk.  Returns main()'s exit status: 0, or 1 if a
  * benchmark failed or results could not be written (said in one line).
  */

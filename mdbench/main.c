@@ -496,34 +496,38 @@ static void full_profile_sizes(struct mdb_run *run)
 /*
  * Quick profile: one size whose memmaps fit the last-level cache, for
  * contrast, and the headline size; 256MiB, 1GiB and 4GiB where no cache is
- * known to size the headline from.  Under --simulate only the headline
- * size: callgrind's cache is a fixed model, and what the headline needs is
- * its misses per op.
+ * known to size the headline from.  Under --simulate only what the
+ * headline needs (mdb_plan(): its kernels' misses per op), at the small
+ * size: callgrind's cache is a fixed model whose misses per op do not hang
+ * on the RAM once the memmap passes it, and it builds a headline-sized
+ * memmap at valgrind's pace, minutes each.
  */
 static void quick_profile_sizes(struct mdb_run *run, bool simulate)
 {
-	if (!run->machine.headline_ram) {
+	if (!run->machine.headline_ram && !simulate) {
 		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
 		return;
 	}
+	for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
 	if (!simulate)
-		for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
-	add_ram_bytes(run, run->machine.headline_ram);
+		add_ram_bytes(run, run->machine.headline_ram);
 }
 
 /*
  * Smoke profile (scripts/test): every kernel of every layout once, as small
- * as each runs: 256MiB, and 2GiB as well where a mix has 1 GiB hugetlb
- * folios (the smallest size that holds one of a mix mostly made of them).
+ * as each runs: 256MiB, or 2GiB where a mix has 1 GiB hugetlb folios (the
+ * smallest size that holds one of a mix mostly made of them).
  */
 static void smoke_profile_sizes(struct mdb_run *run)
 {
 	unsigned int m;
 
-	for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
 	for (m = 0; m < run->nr_mixes; m++)
-		if (mix_has_hugetlb(&run->mixes[m], HUGETLB_ORDER_PUD))
+		if (mix_has_hugetlb(&run->mixes[m], HUGETLB_ORDER_PUD)) {
 			add_ram_bytes(run, 2 * MDB_GiB);
+			return;
+		}
+	for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
 }
 
 /* "20261203T101500Z-3f9a2c1b": when, and 32 random bits to tell two runs of one second apart. */
@@ -637,6 +641,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (run->real)
 		add_ram_bytes(run, mdb_real_ram_bytes(run->real));
 	setup_threads(run, o);
+	run->sim_headline_only = o->simulate && !strcmp(run->profile, "quick") && !o->filter;
 	mdb_plan(run);
 
 	/* Under valgrind perf_event_open is no use; the parent measures nothing either. */

@@ -116,6 +116,7 @@ struct mdb_run {
 	bool topo_loaded;
 	struct mdb_machine machine;
 	double min_time;		/* seconds Google Benchmark runs each benchmark at least */
+	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
 };
 
 /* Prints "mdbench: <reason>" and exits 2: bad input, before anything ran. */

@@ -185,6 +185,44 @@ static struct mdb_thread_run thread_run(const struct mdb_run *run, const struct 
 	};
 }
 
+/* The instance Google Benchmark's run_name names ("/manual_time" appended for the live kernel). */
+static const struct mdb_instance *instance_of(const char *run_name)
+{
+	static size_t last;
+	size_t i, n = the_run->nr_inst, len;
+
+	if (!run_name)
+		return NULL;
+	len = strlen(run_name);
+	if (len > 12 && !strcmp(run_name + len - 12, "/manual_time"))
+		len -= 12;
+	for (i = 0; i < n; i++) {	/* from the last one found: they come in order */
+		const struct mdb_instance *in = &the_run->inst[(last + i) % n];
+
+		if (!strncmp(in->name, run_name, len) && !in->name[len]) {
+			last = (last + i) % n;
+			return in;
+		}
+	}
+	return NULL;
+}
+
+static void annotate(const char *run_name, json_t *entry, void *arg)
+{
+	const struct mdb_instance *in = instance_of(run_name);
+
+	if (in)
+		mdb_instance_ws_json(arg, in, entry);
+}
+
+static double est_seconds(const char *run_name, void *arg)
+{
+	const struct mdb_instance *in = instance_of(run_name);
+
+	(void)arg;
+	return in ? in->est_seconds : 0;
+}
+
 int mdb_run_native(struct mdb_run *run)
 {
 	char path[4096], missing[MDB_COUNTERS_MISSING_LEN], name[MDB_NAME_LEN];
@@ -192,6 +230,8 @@ int mdb_run_native(struct mdb_run *run)
 		.context = mdb_context_cb,
 		.arg = run,
 		.nr_expected = run->nr_selected * run->rounds,
+		.annotate = annotate,
+		.est_seconds = est_seconds,
 	};
 	struct mdb_err err;
 	unsigned int r;
@@ -200,6 +240,9 @@ int mdb_run_native(struct mdb_run *run)
 
 	the_run = run;
 	threaded.cached = true;
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].selected)
+			rep.est_total += run->inst[i].est_seconds * run->rounds;
 	if (run->out_dir) {
 		snprintf(path, sizeof(path), "%s/mdbench.json", run->out_dir);
 		rep.path = path;

@@ -143,7 +143,8 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	}
 	if (n < 0 || (size_t)n >= sizeof(in->name))
 		mdb_dief("benchmark name too long: %s...", in->name);
-	in->selected = mdb_filter_match(run->filter, in->name);
+	in->selected = mdb_filter_match(run->filter, in->name) &&
+		       (!run->sim_headline_only || mdb_headline_kernel(k) || k->class == MDB_REPORT);
 	run->nr_selected += in->selected;
 	set_working_set(run, in);
 }
