@@ -875,13 +875,27 @@ public:
 		write(false);
 	}
 
+	/* The end of one pass; the run's end is finish(). */
 	void Finalize() override
+	{
+	}
+
+	void finish()
 	{
 		display_->Finalize();
 		add_medians(benchmarks_);
 		finalized_ = true;
 		write(true);
 	}
+
+	/* A pass of n more runs, estimated at est seconds, is registered. */
+	void expect_more(unsigned long n, double est)
+	{
+		expected_ += n;
+		est_total_ += est;
+	}
+
+	double elapsed() const { return now_seconds() - start_; }
 
 	/* Writes the document as it stands; a failure is kept for the next try. */
 	void write(bool complete)
@@ -938,12 +952,12 @@ private:
 	void progress(const std::string &name)
 	{
 		double elapsed = now_seconds() - start_, left;
-		unsigned long n = rep_->nr_expected;
+		unsigned long n = expected_;
 
 		if (rep_->est_seconds)
 			est_done_ += rep_->est_seconds(name.c_str(), rep_->arg);
-		if (rep_->est_seconds && est_done_ > 0 && rep_->est_total > est_done_)
-			left = (rep_->est_total - est_done_) * elapsed / est_done_;
+		if (rep_->est_seconds && est_done_ > 0 && est_total_ > est_done_)
+			left = (est_total_ - est_done_) * elapsed / est_done_;
 		else
 			left = n > done_ ? elapsed / (double)done_ * (double)(n - done_) : 0;
 		fprintf(stderr, "mdbench: progress %lu/%lu elapsed=%.1f est_left=%.1f %s\n", done_,
@@ -990,7 +1004,8 @@ private:
 	const struct mdb_report *rep_;
 	std::unique_ptr<benchmark::BenchmarkReporter> display_;
 	json_t *doc_, *benchmarks_;
-	double start_, est_done_ = 0;
+	double start_, est_done_ = 0, est_total_ = rep_->est_total;
+	unsigned long expected_ = rep_->nr_expected;
 	bool context_shown_ = false;
 	unsigned long done_ = 0, failed_ = 0;
 	size_t on_disk_ = 0;
@@ -1024,8 +1039,22 @@ extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 {
 	DumpReporter dump(rep);
 
+	unsigned long more;
+	double est;
+
 	mdb_interrupt_catch(true);
-	benchmark::RunSpecifiedBenchmarks(&dump);
+	for (;;) {
+		benchmark::RunSpecifiedBenchmarks(&dump);
+		if (!rep->next_pass)
+			break;
+		benchmark::ClearRegisteredBenchmarks();
+		est = 0;
+		more = rep->next_pass(rep->arg, dump.elapsed(), &est);
+		if (!more)
+			break;
+		dump.expect_more(more, est);
+	}
+	dump.finish();
 	/* The handler stays: a signal from here to exit still says what is on disk. */
 	if (rep->path && dump.write_failed()) {
 		fprintf(stderr, "mdbench: %zu of %zu benchmark results could not be written to %s (%s); "

@@ -99,6 +99,13 @@ struct mdb_report {
 	void (*annotate)(const char *run_name, json_t *entry, void *arg);
 	double (*est_seconds)(const char *run_name, void *arg);
 	double est_total;		/* the estimates of all nr_expected runs */
+	/*
+	 * After each pass over the registered benchmarks (NULL: one pass):
+	 * the registry is cleared, and this registers the next pass and
+	 * returns how many runs it adds (their estimates into *est), or 0:
+	 * the run ends.  elapsed: seconds since the first pass began.
+	 */
+	unsigned long (*next_pass)(void *arg, double elapsed, double *est);
 };
 
 /*

@@ -6,6 +6,7 @@
  * results/SCHEMA.md; change both together.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,6 +406,32 @@ static json_t *hvo_json(const struct mdb_run *run)
 			 "max_map_count", (json_int_t)hvo_max_map_count());
 }
 
+/* --rounds=auto: the rule, and per group the rounds it took and why it stopped. */
+static json_t *rounds_auto_json(const struct mdb_run *run)
+{
+	json_t *groups = json_array();
+	size_t g;
+
+	if (!run->rounds_auto)
+		return json_null();
+	for (g = 0; g < run->nr_groups; g++) {
+		const struct mdb_group *grp = &run->groups[g];
+
+		json_array_append_new(groups, json_pack("{s:s, s:i, s:o, s:o}", "group", grp->key,
+			"rounds", (int)grp->rounds,
+			"width", isfinite(grp->width) ? json_real(grp->width) : json_null(),
+			"stopped", grp->stopped ? json_string(grp->stopped) : json_null()));
+	}
+	return json_pack("{s:i, s:i, s:f, s:f, s:s, s:s, s:o, s:o}",
+			 "min_rounds", MDB_AUTO_MIN_ROUNDS, "max_rounds", MDB_AUTO_MAX_ROUNDS,
+			 "confidence", MDB_AUTO_CONFIDENCE, "target_width", MDB_AUTO_TARGET,
+			 "interval", "sign test: order statistics of the per-round ratios to the "
+				     "reference layout (a group of one: its times), binomial(n, 1/2)",
+			 "width_of", "(upper - lower) / median of the ratio; the widest layout's",
+			 "time_budget", run->time_budget > 0 ? json_real(run->time_budget) : json_null(),
+			 "groups", groups);
+}
+
 /* The last-level cache and the headline size chosen from it (mdb_headline()). */
 static json_t *machine_json(const struct mdb_run *run)
 {
@@ -470,6 +497,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "filter", json_string(run->filter));
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
+	json_object_set_new(o, "rounds_auto", rounds_auto_json(run));
 	json_object_set_new(o, "reference_layout", json_string(layout_reference()->name));
 	json_object_set_new(o, "layouts", layouts_json(run, false));
 	json_object_set_new(o, "kernels", kernels_json(run));

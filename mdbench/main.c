@@ -32,7 +32,7 @@
 
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
-	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops;
+	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
@@ -147,7 +147,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
 		OPT("--hvo", hvo),
-		OPT("--threads", threads),
+		OPT("--threads", threads), OPT("--time-budget", time_budget),
 #undef OPT
 	};
 	static const struct {
@@ -514,20 +514,17 @@ static void quick_profile_sizes(struct mdb_run *run, bool simulate)
 }
 
 /*
- * Smoke profile (scripts/test): every kernel of every layout once, as small
- * as each runs: 256MiB, or 2GiB where a mix has 1 GiB hugetlb folios (the
- * smallest size that holds one of a mix mostly made of them).
+ * Smoke profile (scripts/test): every kernel of every layout once, each mix
+ * as small as it runs: 32MiB, or 2GiB for a mix with 1 GiB hugetlb
+ * folios (the smallest size that holds one of a mix mostly made of them);
+ * the plan pairs each mix with its own size only (mdb_smoke_ram()).
  */
 static void smoke_profile_sizes(struct mdb_run *run)
 {
 	unsigned int m;
 
 	for (m = 0; m < run->nr_mixes; m++)
-		if (mix_has_hugetlb(&run->mixes[m], HUGETLB_ORDER_PUD)) {
-			add_ram_bytes(run, 2 * MDB_GiB);
-			return;
-		}
-	for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
+		add_ram_bytes(run, mdb_smoke_ram(&run->mixes[m]));
 }
 
 /* "20261203T101500Z-3f9a2c1b": when, and 32 random bits to tell two runs of one second apart. */
@@ -587,9 +584,20 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->filter = o->filter ? o->filter : "";
 	run->cpu = o->cpu ? (int)parse_number("--cpu", o->cpu, INT_MAX) : -1;
 	run->node = o->node ? (int)parse_number("--node", o->node, INT_MAX) : -1;
-	run->rounds = o->rounds ? (unsigned int)parse_number("--rounds", o->rounds, 1000) : 1;
+	run->rounds_auto = o->rounds && !strcmp(o->rounds, "auto");
+	run->rounds = run->rounds_auto ? MDB_AUTO_MIN_ROUNDS :
+		      o->rounds ? (unsigned int)parse_number("--rounds", o->rounds, 1000) : 1;
 	if (!run->rounds)
 		mdb_dief("--rounds=0: at least 1");
+	if (o->time_budget && !run->rounds_auto)
+		mdb_dief("--time-budget needs --rounds=auto");
+	if (o->time_budget) {
+		run->time_budget = (double)parse_number("--time-budget", o->time_budget, 7 * 24 * 3600);
+		if (!run->time_budget)
+			mdb_dief("--time-budget=0: at least 1 second");
+	}
+	if (run->rounds_auto && (o->simulate || o->fixed_ops))
+		mdb_dief("--rounds=auto: only for a timed run (not --simulate or --fixed-ops)");
 	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
 		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
 	if (o->desc_age && desc_age_from_name(o->desc_age) < 0)
@@ -630,6 +638,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (o->ram && !run->nr_layouts)
 		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "
 			 "--ram sizes the modelled layouts");
+	run->smoke_pairs = !o->ram && !strcmp(run->profile, "smoke");
 	if (o->ram)
 		for_each_item("--ram", o->ram, add_ram, run);
 	else if (!strcmp(run->profile, "full") && run->nr_layouts)

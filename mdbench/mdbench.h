@@ -60,6 +60,8 @@ struct mdb_instance {
 	uint64_t ws_bytes;
 	bool ws_known;			/* false: the live kernel's, which the module walks */
 	double est_seconds;		/* estimated cost of one round of it, for ETAs */
+	size_t group;			/* --rounds=auto: index in run->groups */
+	size_t group_next;		/* the group's next instance; 0: none */
 };
 
 /* The last-level cache and the headline RAM size chosen from it (mdb_headline()). */
@@ -72,12 +74,39 @@ struct mdb_machine {
 	unsigned long long memory_limit;	/* bytes a headline memmap may take */
 };
 
+/*
+ * --rounds=auto: MDB_AUTO_MIN_ROUNDS rounds of everything, then one more
+ * round at a time of each group (every layout of one kernel, mix, RAM,
+ * threads and conditions) whose MDB_AUTO_CONFIDENCE interval of some
+ * layout's time over the reference layout's (round by round; a group of one
+ * benchmark: its time) is wider than MDB_AUTO_TARGET of the median, until
+ * none is, the group has MDB_AUTO_MAX_ROUNDS, or --time-budget would be
+ * passed by the next round.
+ */
+#define MDB_AUTO_MIN_ROUNDS	3
+#define MDB_AUTO_MAX_ROUNDS	30
+#define MDB_AUTO_CONFIDENCE	0.99
+#define MDB_AUTO_TARGET		0.10
+
+/* One group of --rounds=auto, for the dump. */
+struct mdb_group {
+	char key[MDB_NAME_LEN];		/* the name with the layout taken out */
+	size_t first;			/* its first instance; the others follow in group_next */
+	unsigned int rounds;
+	double width;			/* the widest interval over the median; INFINITY: none yet */
+	const char *stopped;		/* NULL: still open */
+};
+
 struct mdb_run {
 	const char *profile;		/* "quick", "full" or "smoke" */
 	const char *out_dir;		/* NULL: no dump directory */
 	const char *filter;		/* --benchmark_filter, "" for all */
 	bool force;			/* --force: replace an earlier run's files in out_dir */
 	unsigned int rounds;		/* --rounds: each instance this many times, round-major */
+	bool rounds_auto;		/* --rounds=auto: rounds is the minimum */
+	double time_budget;		/* --time-budget in seconds; 0: none */
+	struct mdb_group *groups;	/* --rounds=auto's, once it ran */
+	size_t nr_groups;
 	const struct layout_ops **layouts;	/* NULL-terminated, layouts.list order */
 	unsigned int nr_layouts;
 	uint64_t *ram_sizes;
@@ -116,6 +145,7 @@ struct mdb_run {
 	bool topo_loaded;
 	struct mdb_machine machine;
 	double min_time;		/* seconds Google Benchmark runs each benchmark at least */
+	bool smoke_pairs;		/* the smoke profile: each mix at its own size only */
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
 };
 
@@ -138,6 +168,8 @@ void mdb_plan(struct mdb_run *run);
 #define MDB_HEADLINE_WS_TIMES	2
 #define MDB_HEADLINE_MAX_RAM	(1ULL << 40)	/* --ram's own limit */
 void mdb_headline(struct mdb_run *run);
+/* The smoke profile's one RAM size for a mix: 32MiB, or 2GiB for one with 1 GiB hugetlb folios. */
+uint64_t mdb_smoke_ram(const struct mix *mix);
 /* The kernels the headline is measured with: the dependent ones that read the memmap of any mix. */
 bool mdb_headline_kernel(const struct mdb_kernel *k);
 /* The memmap options an instance is built with: the run's, its folio size. */

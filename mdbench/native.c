@@ -15,11 +15,13 @@
  * the shim's set-up on thread 0 while the other threads wait, never by
  * them: one instance runs at a time, so its state is one static.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mdbench.h"
+#include "rounds.h"
 #include "shim.h"
 
 static struct {
@@ -207,12 +209,205 @@ static const struct mdb_instance *instance_of(const char *run_name)
 	return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* --rounds=auto                                                       */
+
+/* Each selected instance's times (ns per op) round by round, and whether one failed. */
+static struct samples {
+	double *t;
+	unsigned int n;
+	bool failed;
+} *samples;
+
+static double auto_est;			/* estimates of everything registered so far */
+
+static void register_instance(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	char name[MDB_NAME_LEN];
+
+	if (in->real) {	/* timed by the module itself */
+		mdb_register_manual_time(in->name, mdb_real_bench, (void *)in);
+	} else if (in->threads) {
+		struct mdb_thread_run t = thread_run(run, in);
+
+		mdb_instance_gb_name(in, name, sizeof(name));
+		mdb_register_threads(name, bench_threaded, (void *)in, &t);
+	} else {
+		mdb_register(in->name, bench_instance, (void *)in);
+	}
+}
+
+/* The name without its layout: the key of its group. */
+static void group_key(const struct mdb_instance *in, char *key, size_t len)
+{
+	const char *layout = in->real ? MDB_REAL_LAYOUT : in->ops ? in->ops->name : NULL;
+	size_t k = strlen(in->kernel->name);
+
+	if (!layout) {
+		snprintf(key, len, "%s", in->name);
+		return;
+	}
+	snprintf(key, len, "%s%s", in->kernel->name, in->name + k + 1 + strlen(layout));
+}
+
+/* The groups of the selected instances, in plan order of their first. */
+static void auto_start(struct mdb_run *run)
+{
+	size_t i, g, *last;
+	char key[MDB_NAME_LEN];
+
+	run->groups = calloc(run->nr_inst, sizeof(*run->groups));
+	samples = calloc(run->nr_inst, sizeof(*samples));
+	last = calloc(run->nr_inst, sizeof(*last));
+	if (!run->groups || !samples || !last)
+		mdb_dief("out of memory");
+	for (i = 0; i < run->nr_inst; i++) {
+		struct mdb_instance *in = &run->inst[i];
+
+		if (!in->selected)
+			continue;
+		group_key(in, key, sizeof(key));
+		for (g = 0; g < run->nr_groups && strcmp(run->groups[g].key, key); g++)
+			;
+		if (g == run->nr_groups) {
+			snprintf(run->groups[g].key, sizeof(run->groups[g].key), "%s", key);
+			run->groups[g].first = i;
+			run->groups[g].width = INFINITY;
+			run->nr_groups++;
+		} else {
+			run->inst[last[g]].group_next = i;
+		}
+		in->group = g;
+		last[g] = i;
+	}
+	free(last);
+}
+
+static void add_sample(const struct mdb_run *run, const struct mdb_instance *in, json_t *entry)
+{
+	struct samples *s = &samples[in - run->inst];
+	json_t *t = json_object_get(entry, "real_time");
+	double *grown;
+
+	if (json_is_true(json_object_get(entry, "error_occurred")) ||
+	    (json_is_string(json_object_get(entry, "skipped")) &&
+	     strcmp(json_string_value(json_object_get(entry, "skipped")), "false")) ||
+	    !json_is_number(t)) {
+		s->failed = true;
+		return;
+	}
+	grown = realloc(s->t, (s->n + 1) * sizeof(*s->t));
+	if (!grown)
+		mdb_dief("out of memory");
+	s->t = grown;
+	s->t[s->n++] = json_number_value(t);
+}
+
+/* The group's reference: the reference layout's instance, or its first. */
+static size_t group_ref(const struct mdb_run *run, const struct mdb_group *g)
+{
+	size_t i;
+
+	for (i = g->first; ; i = run->inst[i].group_next) {
+		if (run->inst[i].ops == layout_reference() && !run->inst[i].real)
+			return i;
+		if (!run->inst[i].group_next)
+			return g->first;
+	}
+}
+
+/* The widest interval over the median of a member's time over the reference's; why it stops, or NULL. */
+static const char *group_verdict(const struct mdb_run *run, struct mdb_group *g)
+{
+	size_t ref = group_ref(run, g), i;
+	unsigned int n = UINT32_MAX, r;
+	double lo, hi, w, worst = 0, *v;
+	bool alone = !run->inst[g->first].group_next;
+
+	for (i = g->first; ; i = run->inst[i].group_next) {
+		if (samples[i].failed)
+			return "a benchmark of the group failed";
+		n = samples[i].n < n ? samples[i].n : n;
+		if (!run->inst[i].group_next)
+			break;
+	}
+	g->rounds = n;
+	if (run->inst[g->first].kernel->class == MDB_REPORT)
+		return "not timed (a report)";
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		mdb_dief("out of memory");
+	for (i = g->first; ; i = run->inst[i].group_next) {
+		if (i != ref || alone) {
+			for (r = 0; r < n; r++)
+				v[r] = alone ? samples[i].t[r] : samples[i].t[r] / samples[ref].t[r];
+			mdb_median_ci(v, n, MDB_AUTO_CONFIDENCE, &lo, &hi, &w);
+			worst = w > worst ? w : worst;
+		}
+		if (!run->inst[i].group_next)
+			break;
+	}
+	free(v);
+	g->width = worst;
+	if (worst <= MDB_AUTO_TARGET)
+		return "narrow";
+	return n >= MDB_AUTO_MAX_ROUNDS ? "at the most rounds" : NULL;
+}
+
+static double group_est(const struct mdb_run *run, const struct mdb_group *g)
+{
+	double est = 0;
+	size_t i;
+
+	for (i = g->first; ; i = run->inst[i].group_next) {
+		est += run->inst[i].est_seconds;
+		if (!run->inst[i].group_next)
+			return est;
+	}
+}
+
+/*
+ * After a pass: which groups stay open, and one more round of theirs, as
+ * many as the time budget allows at the pace the estimates have run at.
+ */
+static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
+{
+	struct mdb_run *run = arg;
+	double pace = auto_est > 0 ? elapsed / auto_est : 1, planned = 0;
+	unsigned long n = 0;
+	size_t g, i;
+
+	for (g = 0; g < run->nr_groups; g++) {
+		struct mdb_group *grp = &run->groups[g];
+
+		if (grp->stopped)
+			continue;
+		grp->stopped = group_verdict(run, grp);
+		if (!grp->stopped && run->time_budget > 0 &&
+		    elapsed + (planned + group_est(run, grp)) * pace > run->time_budget)
+			grp->stopped = "time budget";
+		if (!grp->stopped)
+			planned += group_est(run, grp);
+	}
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].selected && !run->groups[run->inst[i].group].stopped) {
+			register_instance(run, &run->inst[i]);
+			n++;
+		}
+	*est = planned;
+	auto_est += planned;
+	return n;
+}
+
 static void annotate(const char *run_name, json_t *entry, void *arg)
 {
 	const struct mdb_instance *in = instance_of(run_name);
 
-	if (in)
-		mdb_instance_ws_json(arg, in, entry);
+	if (!in)
+		return;
+	mdb_instance_ws_json(arg, in, entry);
+	if (samples)
+		add_sample(arg, in, entry);
 }
 
 static double est_seconds(const char *run_name, void *arg)
@@ -225,13 +420,14 @@ static double est_seconds(const char *run_name, void *arg)
 
 int mdb_run_native(struct mdb_run *run)
 {
-	char path[4096], missing[MDB_COUNTERS_MISSING_LEN], name[MDB_NAME_LEN];
+	char path[4096], missing[MDB_COUNTERS_MISSING_LEN];
 	struct mdb_report rep = {
 		.context = mdb_context_cb,
 		.arg = run,
 		.nr_expected = run->nr_selected * run->rounds,
 		.annotate = annotate,
 		.est_seconds = est_seconds,
+		.next_pass = run->rounds_auto ? auto_next_pass : NULL,
 	};
 	struct mdb_err err;
 	unsigned int r;
@@ -253,23 +449,13 @@ int mdb_run_native(struct mdb_run *run)
 	if (mdb_counters_missing(&run->counters, missing, sizeof(missing)))
 		fprintf(stderr, "mdbench: %s\n", missing);
 	mdb_add_gb_context(run);
+	if (run->rounds_auto)
+		auto_start(run);
 	for (r = 0; r < run->rounds; r++)
-		for (i = 0; i < run->nr_inst; i++) {
-			if (!run->inst[i].selected)	/* --benchmark_filter: the plan's */
-				continue;
-			const struct mdb_instance *in = &run->inst[i];
-
-			if (in->real) {	/* timed by the module itself */
-				mdb_register_manual_time(in->name, mdb_real_bench, (void *)in);
-			} else if (in->threads) {
-				struct mdb_thread_run t = thread_run(run, in);
-
-				mdb_instance_gb_name(in, name, sizeof(name));
-				mdb_register_threads(name, bench_threaded, (void *)in, &t);
-			} else {
-				mdb_register(in->name, bench_instance, (void *)in);
-			}
-		}
+		for (i = 0; i < run->nr_inst; i++)
+			if (run->inst[i].selected)	/* --benchmark_filter: the plan's */
+				register_instance(run, &run->inst[i]);
+	auto_est = rep.est_total;
 	mdb_use_counters(&run->counters);
 	ret = mdb_benchmark_run(&rep);
 	cache_drop();

@@ -353,6 +353,8 @@ void mdb_plan(struct mdb_run *run)
 		mdb_die(&err);
 	for (r = 0; r < run->nr_ram_sizes; r++)
 		for (m = 0; m < run->nr_mixes; m++) {
+			if (run->smoke_pairs && mdb_smoke_ram(&run->mixes[m]) != run->ram_sizes[r])
+				continue;
 			for (l = 0; l < run->nr_layouts; l++)
 				add_layout_groups(run, k, nr, run->layouts[l], &run->mixes[m],
 						  run->ram_sizes[r]);
@@ -366,6 +368,11 @@ void mdb_plan(struct mdb_run *run)
 	if (!run->nr_selected)
 		mdb_dief("no benchmark matches --benchmark_filter=%s", run->filter);
 	check_memory(run);
+}
+
+uint64_t mdb_smoke_ram(const struct mix *mix)
+{
+	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD) ? 2 * MDB_GiB : 32 * MDB_MiB;
 }
 
 bool mdb_headline_kernel(const struct mdb_kernel *k)
