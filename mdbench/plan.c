@@ -94,6 +94,22 @@ static void set_working_set(const struct mdb_run *run, struct mdb_instance *in)
 				   (double)in->ops->memory_need(in->nr_pfns, in->mix, &run->opts);
 }
 
+/*
+ * The smoke profile runs a kernel once per layout, HVO mode and thread
+ * count: on the first mix it applies to.
+ */
+static bool smoked_already(const struct mdb_run *run, const struct mdb_kernel *k,
+			   const struct layout_ops *ops, enum hvo_mode hvo, unsigned int threads)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].kernel == k && run->inst[i].ops == ops && run->inst[i].hvo == hvo &&
+		    run->inst[i].threads == threads)
+			return true;
+	return false;
+}
+
 static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 const struct layout_ops *ops, const struct mix *mix, uint64_t ram,
 			 uint64_t buf, const struct group *g, unsigned int threads)
@@ -104,6 +120,8 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	char size[32];
 	int n;
 
+	if (run->smoke_pairs && smoked_already(run, k, ops, g ? g->hvo : HVO_OFF, threads))
+		return;
 	if (run->nr_inst == nr_alloc) {
 		nr_alloc = nr_alloc ? 2 * nr_alloc : 256;
 		run->inst = realloc(run->inst, nr_alloc * sizeof(*run->inst));
