@@ -71,14 +71,16 @@ static int list_json(const struct mdb_run *run)
 			json_array_append_new(benches, instance_json(run, &run->inst[i]));
 	for (i = 0; mix_builtin_names[i]; i++)
 		json_array_append_new(builtin, json_string(mix_builtin_names[i]));
-	out = json_pack("{s:O, s:O, s:O, s:O, s:o, s:O, s:o}",
+	out = json_pack("{s:O, s:O, s:O, s:O, s:o, s:O, s:o, s:O, s:O}",
 			"schema_version", json_object_get(ctx, "schema_version"),
 			"reference_layout", json_object_get(ctx, "reference_layout"),
 			"layouts", json_object_get(ctx, "layouts"),
 			"kernels", json_object_get(ctx, "kernels"),
 			"benchmarks", benches,
 			"counters", json_object_get(ctx, "counters"),
-			"mixes_builtin", builtin);
+			"mixes_builtin", builtin,
+			"machine", json_object_get(ctx, "machine"),
+			"ram_sizes", json_object_get(ctx, "ram_sizes"));
 	json_decref(ctx);
 	ret = out ? json_dumpf(out, stdout, MDB_JSON_DUMP_FLAGS) : -1;
 	json_decref(out);
