@@ -166,7 +166,7 @@ void mdb_plan(struct mdb_run *run);
  */
 #define MDB_HEADLINE_LLC_TIMES	16
 #define MDB_HEADLINE_WS_TIMES	2
-#define MDB_HEADLINE_MAX_RAM	(1ULL << 40)	/* --ram's own limit */
+#define MDB_HEADLINE_MAX_RAM	(1ULL << 50)	/* 1 PiB, --ram's own limit */
 void mdb_headline(struct mdb_run *run);
 /* The smoke profile's one RAM size for a mix: 32MiB, or 2GiB for one with 1 GiB hugetlb folios. */
 uint64_t mdb_smoke_ram(const struct mix *mix);
