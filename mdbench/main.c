@@ -9,7 +9,6 @@
  * the whole string, nothing else.
  */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,25 +36,6 @@ struct options {
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 };
-
-void mdb_die(const struct mdb_err *err)
-{
-	fprintf(stderr, "mdbench: %s\n", err->msg);
-	exit(2);
-}
-
-void mdb_dief(const char *fmt, ...)
-{
-	struct mdb_err err;
-	char msg[MDB_ERR_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	mdb_errf(&err, "%s", msg);
-	mdb_die(&err);
-}
 
 static void usage(void)
 {
@@ -696,6 +676,7 @@ static void release_run(struct mdb_run *run)
 	free(run->baseline_sizes);
 	free(run->folio_sizes);
 	free(run->thread_counts);
+	free(run->groups);
 	free(run->cpus);
 }
 

@@ -149,10 +149,6 @@ struct mdb_run {
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
 };
 
-/* Prints "mdbench: <reason>" and exits 2: bad input, before anything ran. */
-void __attribute__((noreturn)) mdb_die(const struct mdb_err *err);
-void __attribute__((noreturn, format(printf, 1, 2))) mdb_dief(const char *fmt, ...);
-
 /* plan.c: the instances of a run, and whether they fit. */
 void mdb_plan(struct mdb_run *run);
 /*

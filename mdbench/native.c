@@ -459,6 +459,10 @@ int mdb_run_native(struct mdb_run *run)
 	mdb_use_counters(&run->counters);
 	ret = mdb_benchmark_run(&rep);
 	cache_drop();
+	for (i = 0; samples && i < run->nr_inst; i++)
+		free(samples[i].t);
+	free(samples);
+	samples = NULL;
 	return ret;
 }
 

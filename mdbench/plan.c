@@ -59,15 +59,15 @@ static const struct model_blocks *blocks_of(const struct mdb_run *run, const str
 					    unsigned long nr_pfns)
 {
 	static struct model_blocks b;
-	static const struct mix *mix_of;
-	static unsigned long pfns_of;
+	static struct mix mix_of;
+	static uint64_t seed_of;
 	struct mdb_err err;
 
-	if (mix_of != mix || pfns_of != nr_pfns) {
+	if (memcmp(&mix_of, mix, sizeof(*mix)) || b.nr_pfns != nr_pfns || seed_of != run->opts.seed) {
 		if (model_count_blocks(&b, mix, nr_pfns, run->opts.seed, &err))
 			mdb_die(&err);
-		mix_of = mix;
-		pfns_of = nr_pfns;
+		mix_of = *mix;
+		seed_of = run->opts.seed;
 	}
 	return &b;
 }
@@ -115,16 +115,17 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 uint64_t buf, const struct group *g, unsigned int threads)
 {
 	static const struct group none;
-	static size_t nr_alloc;
 	struct mdb_instance *in;
 	char size[32];
 	int n;
 
 	if (run->smoke_pairs && smoked_already(run, k, ops, g ? g->hvo : HVO_OFF, threads))
 		return;
-	if (run->nr_inst == nr_alloc) {
-		nr_alloc = nr_alloc ? 2 * nr_alloc : 256;
-		run->inst = realloc(run->inst, nr_alloc * sizeof(*run->inst));
+	/* run->inst holds 256 instances, then twice as many each time it is full. */
+	if (!run->nr_inst || (run->nr_inst >= 256 && !(run->nr_inst & (run->nr_inst - 1)))) {
+		size_t nr = run->nr_inst ? 2 * run->nr_inst : 256;
+
+		run->inst = realloc(run->inst, nr * sizeof(*run->inst));
 		if (!run->inst)
 			mdb_dief("out of memory");
 	}
