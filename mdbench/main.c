@@ -54,7 +54,8 @@ static void usage(void)
 	       "                                    is >= 2x it, or stops growing; capped at half of\n"
 	       "                                    MemAvailable (dump: context.memdesc_bench.machine)\n"
 	       "  --mix=desktop,...                 built-in mix, JSON file, or kpageflags (default: desktop)\n"
-	       "  --profile=quick|full|smoke        quick (default): 256MiB and the headline size, short runs;\n"
+	       "  --profile=quick|full|smoke        quick (default): 256MiB and the headline size (there only\n"
+	       "                                    the kernels that keep their memmap), short runs;\n"
 	       "                                    full: 256MiB..64GiB; smoke: every kernel of every layout\n"
 	       "                                    once, 32MiB (2GiB for 1 GiB hugetlb mixes), shortest\n"
 	       "  --counters=a,b,...|none           short, perf or libpfm event names (default: cycles,instructions,\n"
@@ -635,6 +636,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "
 			 "--ram sizes the modelled layouts");
 	run->smoke_pairs = !o->ram && !strcmp(run->profile, "smoke");
+	run->lean_headline = !o->ram && !strcmp(run->profile, "quick");
 	if (o->ram)
 		for_each_item("--ram", o->ram, add_ram, run);
 	else if (!strcmp(run->profile, "full") && run->nr_layouts)

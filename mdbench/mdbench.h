@@ -145,6 +145,13 @@ struct mdb_run {
 	bool topo_loaded;
 	struct mdb_machine machine;
 	double min_time;		/* seconds Google Benchmark runs each benchmark at least */
+	/*
+	 * The quick profile at its headline size runs the kernels that share
+	 * their group's memmap and the reports, not those that change it (a
+	 * fresh headline-sized memmap for every call: alloc/, migrate/,
+	 * init/), which run at its small size; the full profile runs them all.
+	 */
+	bool lean_headline;
 	bool smoke_pairs;		/* the smoke profile: each mix at its own size only */
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
 };

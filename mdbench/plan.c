@@ -52,6 +52,7 @@ struct group {
 	bool hvo_named;			/* the names say hvo:<mode> */
 	bool hvo_kernels_only;		/* HVO on by default: the MDB_K_HVO kernels and reports */
 	bool real;			/* the live kernel's */
+	bool lean;			/* the quick profile's headline size: no kernel that changes its memmap */
 };
 
 /* The mix's blocks over nr_pfns, counted once for the run's last (mix, size). */
@@ -188,6 +189,8 @@ static bool in_group(const struct mdb_kernel *k, const struct layout_ops *on,
 		return false;
 	if ((k->flags & MDB_K_HVO_ON) && g->hvo != HVO_ON)
 		return false;
+	if (g->lean && (k->flags & MDB_K_MUTATES))
+		return false;
 	return !g->hvo_kernels_only || report || (k->flags & MDB_K_HVO);
 }
 
@@ -223,7 +226,8 @@ static void add_hvo_groups(struct mdb_run *run, const struct mdb_kernel *const *
 			   unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
 			   uint64_t ram, unsigned int folio_bytes)
 {
-	struct group g = { .folio_bytes = folio_bytes };
+	struct group g = { .folio_bytes = folio_bytes,
+			   .lean = run->lean_headline && ram == run->machine.headline_ram };
 	enum hvo_mode m;
 
 	if (!mix_has_hugetlb(mix, 0)) {

@@ -67,6 +67,13 @@ else:
 	check(head // 2 < 16 * llc or m["headline_reason"], "a reason for going past 16 x LLC")
 	check(quick["ram_sizes"] == [256 << 20, head], f"quick sizes {quick['ram_sizes']}: 256MiB and the headline")
 	check(headline["ram_sizes"] == [head], "--ram=headline is the headline size")
+	qcls = {k["name"]: k["class"] for k in quick["kernels"]}
+	mut = {b["ram_bytes"] for b in quick["benchmarks"] if qcls[b["kernel"]] == "mutating"}
+	check(mut == {256 << 20}, f"quick: the mutating kernels at 256MiB only, not the headline ({mut})")
+	check(any(b["ram_bytes"] == head and b["kernel"] == "lookup/random" for b in quick["benchmarks"]),
+	      "quick: lookup/random at the headline size")
+	hl = {(b["kernel"], b["ram_bytes"]) for b in headline["benchmarks"]}
+	check(("alloc/order0", head) in hl, "--ram=headline runs every kernel there")
 	for b in quick["benchmarks"]:
 		if b["ram_bytes"]:
 			check(b["ram_over_llc"] == b["ram_bytes"] / llc, f"{b['name']}: ram_over_llc")
