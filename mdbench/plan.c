@@ -39,11 +39,14 @@
  * runs about EST_RUNS_OF_MIN_TIME times its min time (Google Benchmark
  * grows its iterations until one run passes it), plus, where it builds a
  * memmap (the first of its group, or each time for a kernel that changes
- * it), EST_BUILD_NS_PER_BYTE per byte of memmap and descriptors.  Both were
- * fitted to a quick run's progress lines on the 2-CPU VM (results/SCHEMA.md).
+ * it), EST_BUILD_NS_PER_BYTE per byte of memmap and descriptors.  Only their
+ * ratio matters (the progress line scales the estimates by the pace so
+ * far): a least-squares fit of seconds = a + b * bytes built over the
+ * progress lines of one quick round on the 2-CPU VM (190 benchmarks at
+ * 256MiB and 16GiB) gave b / a = 8.2e-8 per byte, times 0.15 s.
  */
 #define EST_RUNS_OF_MIN_TIME	3.0
-#define EST_BUILD_NS_PER_BYTE	2.5
+#define EST_BUILD_NS_PER_BYTE	12.4
 
 /* What a group is built with beyond (layout, mix, RAM). */
 struct group {
