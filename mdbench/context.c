@@ -409,11 +409,12 @@ static json_t *hvo_json(const struct mdb_run *run)
 /* --rounds=auto: the rule, and per group the rounds it took and why it stopped. */
 static json_t *rounds_auto_json(const struct mdb_run *run)
 {
-	json_t *groups = json_array();
+	json_t *groups;
 	size_t g;
 
 	if (!run->rounds_auto)
 		return json_null();
+	groups = json_array();
 	for (g = 0; g < run->nr_groups; g++) {
 		const struct mdb_group *grp = &run->groups[g];
 
