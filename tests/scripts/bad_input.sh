@@ -56,8 +56,10 @@ compare)
 	refused compare "unknown layout 'PAGE64'" "$fix/one" --layouts PAGE64 memdesc8
 	refused compare "--layouts needs two different layouts" "$fix/one" --layouts page64 page64
 	refused compare "--layouts compares within one dump" "$fix/one" "$fix/two" --layouts page64 page32
-	refused compare "give two dumps A B" "$fix/one"
-	refused compare "give two dumps A B" "$fix/one" "$fix/two" "$fix/reps"
+	refused compare "give two runs A B" "$fix/one"
+	refused compare "give two runs A B" "$fix/one" "$fix/two" "$fix/reps"
+	refused compare "no run of side B after --" "$fix/one" --
+	refused compare "argument --format: invalid choice" "$fix/one" "$fix/two" --format=xml
 	refused compare "expected 2 arguments" "$fix/one" --layouts page64
 	refused compare "no benchmark has metric 'nosuch'; these have: real_time, cpu_time" \
 		"$fix/one" "$fix/two" --metric nosuch
