@@ -496,15 +496,15 @@ def iso_utc(t):
 
 
 def eta_errors(record, at=(0.1, 0.5, 0.9)):
-	"""{fraction: (ETA given then, relative error against the job's real
-	time)} of a timing.json record: the first ETA given at or after each
-	fraction of the elapsed time."""
+	"""{fraction: (ETA in force, relative error against the job's real
+	time)} of a timing.json record: the last ETA given by each fraction of
+	the time the job took."""
 	total = record["total_seconds"]
 	out = {}
 	for f in at:
-		h = next((x for x in record["eta_history"] if x[0] >= f * total), None)
+		h = [x for x in record["eta_history"] if x[0] <= f * total]
 		if h:
-			out[f] = (h[2], (total - h[2]) / h[2] if h[2] else None)
+			out[f] = (h[-1][2], (total - h[-1][2]) / h[-1][2] if h[-1][2] else None)
 	return out
 
 

@@ -93,9 +93,12 @@ run)
 	refused run "--out=x: run writes to results/<UTC stamp>" --out=x
 	refused run "--simulate: run does this itself" --simulate
 	refused run "--list=json: run does this itself" --list=json
-	refused run "--rounds=3: give run's own --rounds=N" -- --rounds=3
+	refused run "--rounds=3: give run's own --rounds" -- --rounds=3
+	refused run "--time-budget=9: give run's own --time-budget" -- --time-budget=9
 	refused run "unexpected argument 'stray'" stray
-	refused run "--rounds and --rerun-rounds want 1 or more" --rerun-rounds=0
+	refused run "--rounds '0': want auto or a whole number of 1 or more" --rounds=0
+	refused run "--time-budget '0': want seconds above 0" --time-budget=0
+	refused run "--time-budget goes with --rounds=auto" --rounds=3 --time-budget=60
 	refused run "no mdbench there" --mdbench "$tmp/no-mdbench"
 	refused run "mdbench --list=json failed: mdbench: unknown option '--bogus'" \
 		--mdbench "$fake" --bogus
