@@ -785,7 +785,8 @@ def merge_docs(docs, rounds=()):
 	footprint pass and re-runs): the first part's context, every benchmark
 	of the other parts once (a run_name already present is not added
 	again), except that the parts whose index is in rounds are extra rounds
-	of benchmarks already there, whose entries are all added; complete only
+	of benchmarks already there, whose entries are all added (and their
+	aggregate rows, which no longer hold, dropped); complete only
 	if every part is; context.memdesc_bench.parts saying what each part was."""
 	out = copy.deepcopy(docs[0])
 	mb = out["context"]["memdesc_bench"]
@@ -806,7 +807,12 @@ def merge_docs(docs, rounds=()):
 		parts.append({"argv": m.get("argv"), "run_id": m.get("run_id"),
 			      "complete": bool(m.get("complete")), "nr_selected": m.get("nr_selected"),
 			      "nr_benchmarks": len(mine), "rounds": i in rounds})
-	out["benchmarks"] = benches
+	# a benchmark with extra rounds: its aggregates (Google Benchmark's
+	# _median of the first rounds, or of the extra ones) no longer hold
+	more = {e.get("run_name", e["name"]) for i, d in enumerate(docs) if i in rounds
+		for e in d["benchmarks"]}
+	out["benchmarks"] = [e for e in benches if e.get("run_type") != "aggregate" or
+			     e.get("run_name", e["name"]) not in more]
 	mbs = [d["context"]["memdesc_bench"] for d in docs]
 	mb["complete"] = all(p["complete"] for p in parts)
 	for key, field in (("layouts", "name"), ("kernels", "name"), ("mixes", "name")):

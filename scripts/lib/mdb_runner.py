@@ -24,6 +24,10 @@ DEFAULT_ROUNDS = 5
 RERUN_SPREAD = 0.05
 RERUN_ROUNDS = 10
 MAX_MIXES = 8		# mixes one mdbench run takes
+# What a stage mdbench gives no estimate of takes, in seconds, until this
+# machine's last run says: the plots, and the simulation under callgrind.
+PLOT_SECONDS = 15
+SIM_SECONDS = 120
 
 
 def mdbench_path(build_dir):

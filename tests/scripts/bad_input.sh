@@ -81,9 +81,11 @@ collect)
 	refused collect "unexpected argument 'stray'" --mdbench "$fake" stray
 	refused collect "mdbench --list=json failed: mdbench: unknown option '--bogus'" \
 		--mdbench "$fake" --results "$tmp" --bogus
-	refused collect "--rounds and --rerun-rounds want 1 or more" --rounds 0
+	refused collect "--rounds '0': want auto or a whole number of 1 or more" --rounds 0
+	refused collect "--rerun-rounds wants 1 or more" --rerun-rounds 0
+	refused collect "not a collect's directory" --resume "$tmp"
 	refused collect "--rerun-spread -1.0: want a fraction" --rerun-spread -1
-	refused collect "argument --rounds: invalid int value: 'many'" --rounds many
+	refused collect "--rounds 'many': want auto or a whole number" --rounds many
 	printf '#!/bin/sh\necho "benchmarks (1):"\n' >"$tmp/old-mdbench"
 	chmod +x "$tmp/old-mdbench"
 	refused collect "mdbench --list=json: not JSON (an mdbench before schema 2?)" \
