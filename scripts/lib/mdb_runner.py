@@ -365,7 +365,9 @@ class Child:
 				return
 
 
-PROGRESS = re.compile(r"^mdbench: progress (\d+)/(\d+) est_left=([0-9.]+)\s*$")
+# mdbench: progress <done>/<total> elapsed=<seconds> est_left=<seconds> <run name>
+PROGRESS = re.compile(r"^mdbench: progress (\d+)/(\d+)(?: elapsed=[0-9.]+)? "
+		      r"est_left=([0-9.]+)(?: .*)?$")
 
 
 def parse_progress(line):
@@ -398,8 +400,9 @@ class Stage:
 	"""One step of a job, with what it is estimated to take (seconds) and
 	where the estimate comes from."""
 
-	def __init__(self, key, title, est, source):
+	def __init__(self, key, title, est, source, budget=None):
 		self.key, self.title, self.est, self.source = key, title, est, source
+		self.budget = budget	# adaptive rounds go on until it is spent
 		self.began = self.ended = None
 
 
@@ -457,6 +460,10 @@ class Plan:
 		self.report()
 
 	def stage_left(self, t):
+		"""The running stage's time left: its estimate less its time so
+		far until mdbench's first progress line, then its est_left (of
+		the rounds planned so far) by the rate, and no less than what is
+		left of its time budget, which adaptive rounds fill."""
 		s = self.cur
 		if s is None:
 			return 0.0
@@ -466,7 +473,10 @@ class Plan:
 		rate = 1.0
 		if l0 - self.left > 0.05 * l0 and t - t0 > 0:
 			rate = min(max((t - t0) / (l0 - self.left), self.RATE_MIN), self.RATE_MAX)
-		return self.left * rate
+		left = self.left * rate
+		if s.budget is not None:
+			left = max(left, s.budget - (t - s.began))
+		return left
 
 	def eta(self):
 		"""(elapsed, seconds left, fraction done) now."""

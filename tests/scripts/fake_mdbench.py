@@ -24,7 +24,8 @@ working_set_bytes and ram_over_llc per entry, context.memdesc_bench.machine
 {llc_bytes, headline_ram_bytes} and one Google Benchmark `_median`
 aggregate row per benchmark; --rounds=auto with --time-budget=SECONDS runs
 AUTO_ROUNDS rounds (FAKE_MDBENCH_AUTO_ROUNDS=N: N); every finished benchmark
-prints "mdbench: progress <done>/<total> est_left=<seconds>" on stderr;
+prints "mdbench: progress <done>/<total> elapsed=<seconds> est_left=<seconds>
+<run name>" on stderr;
 --profile=smoke.
 FAKE_MDBENCH_SCALE=X: multiply every real_time and cpu_time by X (a slower
 machine, or drift that hits every layout alike).
@@ -184,15 +185,18 @@ def medians(entries):
 	return out
 
 
-def progress(entries, n):
+def progress(entries):
 	"""mdbench's line per finished benchmark; est_left from the listing's
-	estimates of what is left, round after round."""
+	estimates of what is left, round after round, elapsed as if each
+	took its estimate."""
 	names = [e["run_name"] for e in entries]
 	total = len(names)
 	left = sum(est_seconds(x) for x in names)
+	el = 0.0
 	for i, x in enumerate(names):
 		left -= est_seconds(x)
-		print(f"mdbench: progress {i + 1}/{total} est_left={max(left, 0):.3f}",
+		el += est_seconds(x)
+		print(f"mdbench: progress {i + 1}/{total} elapsed={el:.3f} est_left={max(left, 0):.3f} {x}",
 		      file=sys.stderr, flush=True)
 
 
@@ -270,7 +274,7 @@ def main(argv):
 	if hang_rx and any(re.search(hang_rx, e["name"]) for e in entries):
 		hang(o["out"], name, doc, entries, argv, o)
 	if not o["simulate"]:
-		progress(entries, int(o["rounds"]))
+		progress(entries)
 	write(o["out"], name, doc, entries, True, argv, o)
 	print(f"mdbench: {len(entries)} benchmarks written to {o['out']}/{name}", file=sys.stderr)
 	failed = any(e.get("error_occurred") for e in entries)

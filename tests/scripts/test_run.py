@@ -159,6 +159,23 @@ class RunPlan(unittest.TestCase):
 		self.assertEqual(err, {0.1: (110.0, (70 - 110) / 110), 0.5: (110.0, (70 - 110) / 110),
 				       0.9: (60.0, (70 - 60) / 60)})
 
+	def test_time_budget_is_filled(self):
+		"""Adaptive rounds: mdbench's est_left counts the rounds planned so
+		far; the stage lasts its budget unless that says more."""
+		now = [0.0]
+		p = rn.Plan([rn.Stage("measure", "m", 600, "x", budget=600)], 0.0, out=lambda t: None,
+			    now=lambda: now[0])
+		p.begin("measure")
+		now[0] = 10.0
+		p.progress(1, 100, 90.0)
+		self.assertEqual(p.eta()[1], 590.0)
+		now[0] = 590.0
+		p.progress(98, 100, 2.0)	# the budget's 10 s left
+		self.assertEqual(p.eta()[1], 10.0)
+		now[0] = 610.0			# past it: est_left by the rate (600/88, kept at 4)
+		p.progress(99, 100, 1.0)
+		self.assertEqual(p.eta()[1], 4.0)
+
 	def test_rate_is_clamped(self):
 		now = [0.0]
 		p = rn.Plan([rn.Stage("measure", "m", 100, "x")], 0.0, out=lambda t: None,
@@ -172,6 +189,8 @@ class RunPlan(unittest.TestCase):
 	def test_progress_lines(self):
 		self.assertEqual(rn.parse_progress("mdbench: progress 3/71 est_left=12.5\n"),
 				 (3, 71, 12.5))
+		self.assertEqual(rn.parse_progress("mdbench: progress 3/71 elapsed=4.25 est_left=12.5 "
+						   "lookup/seq/x/mix:desktop/ram:1GiB\n"), (3, 71, 12.5))
 		for line in ("mdbench: progress 3/71\n", "progress 3/71 est_left=1\n",
 			     "mdbench: progress a/71 est_left=1\n", "mdbench: 71 benchmarks written\n"):
 			self.assertIsNone(rn.parse_progress(line), line)
