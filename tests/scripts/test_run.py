@@ -44,20 +44,20 @@ class RunJob(Scratch):
 		self.assertEqual(est["footprint/1"], 5 * 3 * (0.125 + 0.5 + 2))
 		self.assertEqual(est["footprint/2"], 3 * (0.125 + 0.5 + 2))
 		self.assertEqual(est["plots"], 15)
-		budget = 840 - est["footprint/1"] - est["footprint/2"] - 15
+		budget = 870 - est["footprint/1"] - est["footprint/2"] - 15
 		self.assertEqual(est["measure"], budget)
 		self.assertEqual(list(est), ["measure", "footprint/1", "footprint/2", "plots"])
 		# the plan first, then the ETA, then the work
 		lines = out.splitlines()
 		self.assertEqual(lines[0], "stage plan (estimates weighted by RAM size):")
-		self.assertRegex(lines[1], r"^  1\. quick suite, adaptive rounds within 778 s "
-				 r"\(71 benchmarks\) +~12m58s  \(the time budget left by the other stages\)$")
+		self.assertRegex(lines[1], r"^  1\. quick suite, adaptive rounds within 808 s "
+				 r"\(71 benchmarks\) +~13m28s  \(the time budget left by the other stages\)$")
 		self.assertRegex(lines[2], r"^  2\. footprint pass 1 \(5 mixes\) +~39 s  "
 				 r"\(mdbench est_seconds\)$")
 		self.assertRegex(lines[4], r"^  4\. plots and report +~15 s  \(default, no run here yet\)$")
-		self.assertRegex(lines[5], r"^  total ~14m00s, ends ~\d\d:\d\d:\d\d UTC$")
-		self.assertRegex(lines[6], r"^ETA: +0% done, \d+ s so far, about 14m00s left")
-		self.assertIn(f"== quick suite, adaptive rounds within 778 s (71 benchmarks) -> {out_dir}\n",
+		self.assertRegex(lines[5], r"^  total ~14m30s, ends ~\d\d:\d\d:\d\d UTC$")
+		self.assertRegex(lines[6], r"^ETA: +0% done, \d+ s so far, about 14m30s left")
+		self.assertIn(f"== quick suite, adaptive rounds within 808 s (71 benchmarks) -> {out_dir}\n",
 			      out)
 		# every progress line of the three mdbench runs made an ETA
 		self.assertEqual(len(t["eta_history"]), 4 + 5 * 71 + 45 + 9)
@@ -85,7 +85,7 @@ class RunJob(Scratch):
 		self.assertEqual(argvs[0], "--list=json --profile=quick --cpu=1")
 		self.assertTrue(argvs[1].startswith("--list=json --profile=quick --cpu=1 --mix=desktop,"))
 		self.assertIn(" --ram=8GiB,16GiB --benchmark_filter=^(footprint)/", argvs[2])
-		self.assertEqual(argvs[3], f"--profile=quick --cpu=1 --rounds=auto --time-budget=778 "
+		self.assertEqual(argvs[3], f"--profile=quick --cpu=1 --rounds=auto --time-budget=808 "
 			f"--out={out_dir}")
 		self.assertIn("--rounds=1 --out=", argvs[4])
 		self.assertTrue(argvs[4].endswith("--benchmark_filter=^(footprint)/"))
