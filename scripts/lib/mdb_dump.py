@@ -946,6 +946,7 @@ class Side:
 		self.mb, self.context = dumps[0].mb, dumps[0].context
 		self.native = self._merge([d.native for d in dumps])
 		self.sim = self._merge([d.sim for d in dumps])
+		self._choices = {}
 
 	@staticmethod
 	def _merge(pools):
@@ -997,7 +998,10 @@ class Side:
 		definition, the RAM, the threads and the run's conditions.  What
 		the run does not record is left out (unknown, not different)."""
 		d = self.dumps[i]
-		out = {f"conditions.{k}": v for k, v in choices(d.mb.get("conditions")).items()}
+		if i not in self._choices:		# once per run
+			self._choices[i] = {f"conditions.{k}": v
+					    for k, v in choices(d.mb.get("conditions")).items()}
+		out = dict(self._choices[i])
 		if b.mix:
 			mix = mix_definition(d.mb, b.mix)
 			if mix is not None:
