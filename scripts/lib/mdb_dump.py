@@ -785,7 +785,8 @@ def merge_docs(docs, rounds=()):
 	footprint pass and re-runs): the first part's context, every benchmark
 	of the other parts once (a run_name already present is not added
 	again), except that the parts whose index is in rounds are extra rounds
-	of benchmarks already there, whose entries are all added; complete only
+	of benchmarks already there, whose entries are all added (and their
+	aggregate rows, which no longer hold, dropped); complete only
 	if every part is; context.memdesc_bench.parts saying what each part was."""
 	out = copy.deepcopy(docs[0])
 	mb = out["context"]["memdesc_bench"]
@@ -806,7 +807,12 @@ def merge_docs(docs, rounds=()):
 		parts.append({"argv": m.get("argv"), "run_id": m.get("run_id"),
 			      "complete": bool(m.get("complete")), "nr_selected": m.get("nr_selected"),
 			      "nr_benchmarks": len(mine), "rounds": i in rounds})
-	out["benchmarks"] = benches
+	# a benchmark with extra rounds: its aggregates (Google Benchmark's
+	# _median of the first rounds, or of the extra ones) no longer hold
+	more = {e.get("run_name", e["name"]) for i, d in enumerate(docs) if i in rounds
+		for e in d["benchmarks"]}
+	out["benchmarks"] = [e for e in benches if e.get("run_type") != "aggregate" or
+			     e.get("run_name", e["name"]) not in more]
 	mbs = [d["context"]["memdesc_bench"] for d in docs]
 	mb["complete"] = all(p["complete"] for p in parts)
 	for key, field in (("layouts", "name"), ("kernels", "name"), ("mixes", "name")):
@@ -899,3 +905,134 @@ def cli(prog, main, argv=None):
 		die(prog, f"{e} (scripts/setup installs python3-matplotlib and python3-scipy)")
 	except Exception as e:  # noqa: BLE001 - no tracebacks for users
 		die(prog, error_line(e))
+
+
+# -- several runs of one side (scripts/compare) -------------------------------
+
+def choices(conditions, prefix=""):
+	"""{path: value} of what a run's conditions chose: the string, bool
+	and null leaves of its objects (numbers are what it obtained, and lists
+	of objects are per-memmap rows, both left out), and no `given` flag
+	(how a value was chosen, not what it is).  Two runs whose choices
+	differ measured different things under the same names."""
+	out = {}
+	if not isinstance(conditions, dict):
+		return out
+	for k, v in conditions.items():
+		path = f"{prefix}{k}"
+		if isinstance(v, dict):
+			out.update(choices(v, path + "."))
+		elif (isinstance(v, (str, bool)) or v is None) and k != "given":
+			out[path] = v
+	return out
+
+
+def mix_definition(mb, name):
+	"""A mix's entries as the run recorded them (JSON text), or None when
+	the dump does not say (a file Google Benchmark wrote itself)."""
+	for m in mb.get("mixes") or []:
+		if m.get("name") == name and "entries" in m:
+			return json.dumps(m["entries"], sort_keys=True)
+	return None
+
+
+class Side:
+	"""Several runs of one side of a comparison, read as one: each
+	benchmark's repetitions are those of every run (Bench objects merged by
+	run_name), what a run lacks is said as the first run says it."""
+
+	def __init__(self, dumps, name):
+		self.dumps, self.name = dumps, name
+		self.mb, self.context = dumps[0].mb, dumps[0].context
+		self.native = self._merge([d.native for d in dumps])
+		self.sim = self._merge([d.sim for d in dumps])
+		self._choices = {}
+
+	@staticmethod
+	def _merge(pools):
+		if len(pools) == 1:
+			return pools[0]
+		out = {}
+		for pool in pools:
+			for k, b in pool.items():
+				m = out.get(k)
+				if m is None:
+					m = out[k] = Bench(b.name, b.kernel, b.layout, b.params, b.kclass)
+					m.threads = b.threads
+					m.aggs = b.aggs
+				m.reps = m.reps + b.reps
+				m.error = m.error or b.error
+				m.failed_reps += b.failed_reps
+		return out
+
+	@property
+	def label(self):
+		d = self.dumps[0]
+		return d.label + (f" ({len(self.dumps)} runs)" if len(self.dumps) > 1 else "")
+
+	@property
+	def complete(self):
+		return all(d.complete for d in self.dumps)
+
+	@property
+	def reference(self):
+		return self.dumps[0].reference
+
+	@property
+	def layout_names(self):
+		return self.dumps[0].layout_names
+
+	def counters_available(self):
+		sets = [d.counters_available() for d in self.dumps]
+		return {k: v for k, v in sets[0].items() if all(k in s for s in sets[1:])}
+
+	def why_missing(self, counter):
+		return self.dumps[0].why_missing(counter)
+
+	def missing_cell(self, bench, metric):
+		return failed_text(bench) if bench.error else self.why_missing(metric)
+
+	def signature(self, i, b):
+		"""{what: value} that must be the same for run i's benchmark b to
+		be compared with another run's of the same name: the mix's
+		definition, the RAM, the threads and the run's conditions.  What
+		the run does not record is left out (unknown, not different)."""
+		d = self.dumps[i]
+		if i not in self._choices:		# once per run
+			self._choices[i] = {f"conditions.{k}": v
+					    for k, v in choices(d.mb.get("conditions")).items()}
+		out = dict(self._choices[i])
+		if b.mix:
+			mix = mix_definition(d.mb, b.mix)
+			if mix is not None:
+				out[f"mix {b.mix}"] = mix
+		out["RAM"] = b.ram
+		out["threads"] = b.threads
+		return out
+
+
+def differences(sigs):
+	"""The first thing that differs among [(run label, signature)], as
+	'what: value (run) vs value (run)', or None when they all agree on
+	what each knows."""
+	keys = first_seen(k for _, s in sigs for k in s)
+	for k in keys:
+		seen = [(lab, s[k]) for lab, s in sigs if k in s]
+		vals = first_seen(json.dumps(v, sort_keys=True) for _, v in seen)
+		if len(vals) > 1:
+			a = seen[0]
+			b = next(x for x in seen if json.dumps(x[1], sort_keys=True) != vals[0])
+			if k.startswith("mix "):
+				return f"{k} has other entries in {b[0]} than in {a[0]}"
+			return f"{k}: {_short(a[1])} ({a[0]}) vs {_short(b[1])} ({b[0]})"
+	return None
+
+
+def _short(v):
+	if v is None:
+		return "null"
+	if isinstance(v, bool):
+		return "true" if v else "false"
+	if isinstance(v, int) and v >= 1 << 20:
+		return format_size(v)
+	return printable(str(v))

@@ -4,6 +4,7 @@ whose spread is wide, the footprint pass over every mix, merging the parts
 and the headline table at the end.  Nothing here names a layout, kernel or
 counter: they come from --list=json."""
 
+import datetime
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 import mdb_dump as md
 import mdb_stats as st
@@ -22,6 +24,10 @@ DEFAULT_ROUNDS = 5
 RERUN_SPREAD = 0.05
 RERUN_ROUNDS = 10
 MAX_MIXES = 8		# mixes one mdbench run takes
+# What a stage mdbench gives no estimate of takes, in seconds, until this
+# machine's last run says: the plots, and the simulation under callgrind.
+PLOT_SECONDS = 15
+SIM_SECONDS = 120
 
 
 def mdbench_path(build_dir):
@@ -42,23 +48,61 @@ def build(build_dir, setup=True):
 	return mdbench_path(build_dir)
 
 
-def add_rounds_options(p):
-	"""The options run and collect share for repetitions."""
-	p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="N",
+def rounds_arg(text):
+	"""--rounds: 'auto' (mdbench's adaptive rounds) or a whole number >= 1."""
+	if text == "auto":
+		return text
+	if not text.isdigit() or int(text) < 1:
+		raise md.DumpError(f"--rounds {text!r}: want auto or a whole number of 1 or more")
+	return int(text)
+
+
+def seconds_arg(text):
+	try:
+		v = float(text)
+	except ValueError:
+		v = None
+	if v is None or not 0 < v < 1e7:
+		raise md.DumpError(f"--time-budget {text!r}: want seconds above 0, e.g. 600")
+	return v
+
+
+def add_rounds_options(p, rerun=True, rounds="auto"):
+	"""The options run and collect share for repetitions: --rounds auto
+	(mdbench stops a group's rounds when its interval is narrow or the
+	budget is spent, re-running every layout of the group together) or N;
+	with rerun, the re-run of wide spreads that a fixed N allows."""
+	p.add_argument("--rounds", type=rounds_arg, default=rounds, metavar="N|auto",
 		       help=f"rounds of every benchmark, layouts interleaved (mdbench --rounds; "
-			    f"default {DEFAULT_ROUNDS}: the fewest for a U test to tell at 0.01)")
-	p.add_argument("--rerun-spread", type=float, default=RERUN_SPREAD, metavar="X",
-		       help=f"re-run benchmarks whose (Q3 - Q1) / median of real_time over the "
-			    f"rounds exceeds X (default {RERUN_SPREAD}; 0: never)")
-	p.add_argument("--rerun-rounds", type=int, default=RERUN_ROUNDS, metavar="M",
-		       help=f"rounds of such a re-run (default {RERUN_ROUNDS})")
+			    f"default {rounds}: adaptive, within --time-budget)")
+	if rerun:
+		p.add_argument("--rerun-spread", type=float, default=RERUN_SPREAD, metavar="X",
+			       help=f"with --rounds=N: re-run the groups (every layout) of benchmarks "
+				    f"whose (Q3 - Q1) / median of real_time over the rounds exceeds X "
+				    f"(default {RERUN_SPREAD}; 0: never)")
+		p.add_argument("--rerun-rounds", type=int, default=RERUN_ROUNDS, metavar="M",
+			       help=f"rounds of such a re-run (default {RERUN_ROUNDS})")
 
 
 def check_rounds_options(prog, a):
-	if a.rounds < 1 or a.rerun_rounds < 1:
-		md.die(prog, "--rounds and --rerun-rounds want 1 or more")
-	if not 0 <= a.rerun_spread < 10:
+	if getattr(a, "rerun_rounds", 1) < 1:
+		md.die(prog, "--rerun-rounds wants 1 or more")
+	if not 0 <= getattr(a, "rerun_spread", 0) < 10:
 		md.die(prog, f"--rerun-spread {a.rerun_spread}: want a fraction, e.g. 0.05")
+	if getattr(a, "time_budget", None) is not None and a.rounds != "auto":
+		md.die(prog, "--time-budget goes with --rounds=auto")
+
+
+def rerun_wanted(a):
+	return a.rounds != "auto" and a.rounds >= 2 and a.rerun_spread > 0
+
+
+def rounds_args(rounds, budget=None):
+	"""mdbench's options for rounds (and the adaptive rounds' budget)."""
+	out = [f"--rounds={rounds}"]
+	if rounds == "auto" and budget is not None:
+		out.append(f"--time-budget={budget:.0f}")
+	return out
 
 
 class Listing:
@@ -90,12 +134,18 @@ class Listing:
 				self.threaded.add(name)
 		self.benchmarks = []
 		self.threads = {}
+		self.est = {}		# name: est_seconds, where mdbench gives one
+		self.layout_of = {}
 		for i, b in enumerate(c.list(doc.get("benchmarks"), "benchmarks")):
 			c.obj(b, f"benchmarks[{i}]")
 			name = c.str(b.get("name"), f"benchmarks[{i}].name")
 			self.benchmarks.append((name, c.str(b.get("kernel"), f"benchmarks[{i}].kernel")))
 			self.threads[name] = c.opt(b, "threads", c.int, 1, 1 << 24,
 						   where=f"benchmarks[{i}]") or 1
+			est = c.opt(b, "est_seconds", c.num, 0, where=f"benchmarks[{i}]")
+			if est is not None:
+				self.est[name] = float(est)
+			self.layout_of[name] = c.opt(b, "layout", c.str, where=f"benchmarks[{i}]")
 		self.mixes = [c.str(m, f"mixes_builtin[{i}]")
 			      for i, m in enumerate(c.list(doc.get("mixes_builtin", []), "mixes_builtin"))]
 		self.reference = doc.get("reference_layout") or (self.layouts or [None])[0]
@@ -118,6 +168,32 @@ class Listing:
 
 	def report_kernels(self):
 		return [k for k, c in self.kclass.items() if c == "report"]
+
+	def est_seconds(self, names=None):
+		"""mdbench's estimate of one round of names (default all), weighted
+		by RAM size; None when this mdbench gives no est_seconds."""
+		names = self.names if names is None else names
+		if not names or any(n not in self.est for n in names):
+			return None
+		return sum(self.est[n] for n in names)
+
+	def without_layout(self, name):
+		"""The name with its layout part taken out: one benchmark across
+		layouts (the layout from the listing, never guessed)."""
+		lay = self.layout_of.get(name)
+		if not lay:
+			return name
+		parts = name.split("/")
+		if lay in parts:
+			parts.remove(lay)
+		return "/".join(parts)
+
+	def group_mates(self, names):
+		"""Every benchmark of the listing that is one of names on another
+		layout: a re-run covers every layout of the group, so that the
+		ratios compare rounds taken together."""
+		keys = {self.without_layout(n) for n in names}
+		return [n for n in self.names if self.without_layout(n) in keys]
 
 
 def list_json(mdbench, args):
@@ -241,15 +317,29 @@ class Child:
 	def __init__(self):
 		self.proc = None
 
-	def run(self, cmd, log=None):
-		"""Exit status of cmd; with log, stdout and stderr go there."""
+	def run(self, cmd, log=None, progress=None):
+		"""Exit status of cmd; with log, stdout and stderr go there.  With
+		progress, mdbench's stderr is read line by line: its progress lines
+		go to progress(done, total, est_left), the others to log or our
+		stderr."""
 		f = open(log, "w") if log else None
 		try:
 			if f:
 				f.write("$ " + " ".join(cmd) + "\n")
 				f.flush()
-			self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT if f else None)
+			err = subprocess.PIPE if progress else (subprocess.STDOUT if f else None)
+			self.proc = subprocess.Popen(cmd, stdout=f, stderr=err,
+						     text=True if progress else None,
+						     errors="replace" if progress else None)
 			try:
+				if progress:
+					for line in self.proc.stderr:
+						p = parse_progress(line)
+						if p:
+							progress(*p)
+						else:
+							(f or sys.stderr).write(line)
+							(f or sys.stderr).flush()
 				return self.proc.wait()
 			except KeyboardInterrupt:
 				self.stop()
@@ -273,6 +363,175 @@ class Child:
 				continue
 			except ProcessLookupError:
 				return
+
+
+# mdbench: progress <done>/<total> elapsed=<seconds> est_left=<seconds> <run name>
+PROGRESS = re.compile(r"^mdbench: progress (\d+)/(\d+)(?: elapsed=[0-9.]+)? "
+		      r"est_left=([0-9.]+)(?: .*)?$")
+
+
+def parse_progress(line):
+	"""(done, total, est_left seconds) of mdbench's line per finished
+	benchmark, None for any other line."""
+	m = PROGRESS.match(line)
+	if not m:
+		return None
+	try:
+		return int(m.group(1)), int(m.group(2)), float(m.group(3))
+	except ValueError:
+		return None
+
+
+def fmt_secs(s):
+	"""'1h02m', '12m05s', '42 s'."""
+	s = int(round(max(s, 0)))
+	if s >= 3600:
+		return f"{s // 3600}h{s % 3600 // 60:02d}m"
+	if s >= 60:
+		return f"{s // 60}m{s % 60:02d}s"
+	return f"{s} s"
+
+
+def clock(t):
+	return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%H:%M:%S UTC")
+
+
+class Stage:
+	"""One step of a job, with what it is estimated to take (seconds) and
+	where the estimate comes from."""
+
+	def __init__(self, key, title, est, source, budget=None):
+		self.key, self.title, self.est, self.source = key, title, est, source
+		self.budget = budget	# adaptive rounds go on until it is spent
+		self.began = self.ended = None
+
+
+class Plan:
+	"""The stage plan and one ETA across its stages.  The running stage's
+	time left is mdbench's est_left, corrected by how fast its est_left has
+	fallen so far (the rate, clamped to 1/4..4), or the stage's estimate
+	less its time so far; stages not begun count their estimates.  Every
+	ETA given is kept (history) so that its error can be measured against
+	the time the job took."""
+
+	RATE_MIN, RATE_MAX = 0.25, 4.0
+	STEP = 0.1		# a new ETA line each tenth of the work
+
+	def __init__(self, stages, started, out=print, now=time.time):
+		self.stages, self.started, self.out, self.now = stages, started, out, now
+		self.cur = None
+		self.first = None	# (time, est_left) of the running stage's first progress line
+		self.left = None
+		self.history = []	# [elapsed, fraction done, ETA (total seconds)]
+		self.next_step = self.STEP
+
+	def lines(self):
+		"""The plan as text lines, with the whole job's estimate."""
+		done = [s for s in self.stages if s.ended is not None]
+		rows = []
+		for i, s in enumerate(self.stages):
+			t = (f"{fmt_secs(s.ended - s.began)} (done)" if s.ended is not None else
+			     f"~{fmt_secs(s.est)}")
+			rows.append(f"  {i + 1}. {s.title:<44} {t:>16}  ({s.source})")
+		total = sum(s.ended - s.began for s in done) + sum(s.est for s in self.stages
+								   if s.ended is None)
+		end = self.started + (self.now() - self.started) + sum(
+			s.est for s in self.stages if s.ended is None)
+		return ["stage plan (estimates weighted by RAM size):", *rows,
+			f"  total ~{fmt_secs(total)}, ends ~{clock(end)}"]
+
+	def begin(self, key):
+		s = next(x for x in self.stages if x.key == key)
+		s.began, self.cur, self.first, self.left = self.now(), s, None, None
+		self.report(force=True)
+
+	def end(self, key):
+		s = next(x for x in self.stages if x.key == key)
+		s.ended = self.now()
+		if s.began is None:
+			s.began = s.ended
+		self.cur = None
+
+	def progress(self, done, total, est_left):
+		t = self.now()
+		if self.first is None:
+			self.first = (t, est_left)
+		self.left = est_left
+		self.report()
+
+	def stage_left(self, t):
+		"""The running stage's time left: its estimate less its time so
+		far until mdbench's first progress line, then its est_left (of
+		the rounds planned so far) by the rate, and no less than what is
+		left of its time budget, which adaptive rounds fill."""
+		s = self.cur
+		if s is None:
+			return 0.0
+		if self.left is None:
+			return max(s.est - (t - s.began), 0.0)
+		t0, l0 = self.first
+		rate = 1.0
+		if l0 - self.left > 0.05 * l0 and t - t0 > 0:
+			rate = min(max((t - t0) / (l0 - self.left), self.RATE_MIN), self.RATE_MAX)
+		left = self.left * rate
+		if s.budget is not None:
+			left = max(left, s.budget - (t - s.began))
+		return left
+
+	def eta(self):
+		"""(elapsed, seconds left, fraction done) now."""
+		t = self.now()
+		left = self.stage_left(t) + sum(s.est for s in self.stages
+						if s.began is None and s is not self.cur)
+		el = t - self.started
+		return el, left, el / (el + left) if el + left > 0 else 1.0
+
+	def report(self, force=False):
+		el, left, frac = self.eta()
+		self.history.append([round(el, 3), round(frac, 4), round(el + left, 3)])
+		if force or frac >= self.next_step:
+			while self.next_step <= frac:
+				self.next_step += self.STEP
+			self.out(f"ETA: {frac * 100:3.0f}% done, {fmt_secs(el)} so far, about "
+				 f"{fmt_secs(left)} left (ends ~{clock(self.now() + left)})")
+
+	def record(self):
+		"""What timing.json keeps: the plan, each stage's time, every ETA."""
+		return {"started": iso_utc(self.started), "total_seconds": round(self.now() - self.started, 3),
+			"stages": [{"key": s.key, "title": s.title, "est_seconds": round(s.est, 3),
+				    "source": s.source,
+				    "seconds": None if s.ended is None else round(s.ended - s.began, 3)}
+				   for s in self.stages],
+			"eta_history": self.history}
+
+
+def iso_utc(t):
+	return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def eta_errors(record, at=(0.1, 0.5, 0.9)):
+	"""{fraction: (ETA in force, relative error against the job's real
+	time)} of a timing.json record: the last ETA given by each fraction of
+	the time the job took."""
+	total = record["total_seconds"]
+	out = {}
+	for f in at:
+		h = [x for x in record["eta_history"] if x[0] <= f * total]
+		if h:
+			out[f] = (h[-1][2], (total - h[-1][2]) / h[-1][2] if h[-1][2] else None)
+	return out
+
+
+def previous_timing(results):
+	"""timing.json of the last run under results (results/latest), or {}:
+	what a stage without an estimate of mdbench's took last time."""
+	try:
+		with open(os.path.join(results, "latest", "timing.json")) as f:
+			doc = json.load(f)
+		return {s["key"]: s for s in doc.get("stages", []) if isinstance(s, dict)
+			and isinstance(s.get("seconds"), (int, float)) and "key" in s}
+	except (OSError, ValueError, TypeError, AttributeError):
+		return {}
 
 
 def say(text):

@@ -58,8 +58,10 @@ compare)
 	refused compare "unknown layout 'PAGE64'" "$fix/one" --layouts PAGE64 memdesc8
 	refused compare "--layouts needs two different layouts" "$fix/one" --layouts page64 page64
 	refused compare "--layouts compares within one dump" "$fix/one" "$fix/two" --layouts page64 page32
-	refused compare "give two dumps A B" "$fix/one"
-	refused compare "give two dumps A B" "$fix/one" "$fix/two" "$fix/reps"
+	refused compare "give two runs A B" "$fix/one"
+	refused compare "give two runs A B" "$fix/one" "$fix/two" "$fix/reps"
+	refused compare "no run of side B after --" "$fix/one" --
+	refused compare "argument --format: invalid choice" "$fix/one" "$fix/two" --format=xml
 	refused compare "expected 2 arguments" "$fix/one" --layouts page64
 	refused compare "no benchmark has metric 'nosuch'; these have: real_time, cpu_time" \
 		"$fix/one" "$fix/two" --metric nosuch
@@ -81,9 +83,11 @@ collect)
 	refused collect "unexpected argument 'stray'" --mdbench "$fake" stray
 	refused collect "mdbench --list=json failed: mdbench: unknown option '--bogus'" \
 		--mdbench "$fake" --results "$tmp" --bogus
-	refused collect "--rounds and --rerun-rounds want 1 or more" --rounds 0
+	refused collect "--rounds '0': want auto or a whole number of 1 or more" --rounds 0
+	refused collect "--rerun-rounds wants 1 or more" --rerun-rounds 0
+	refused collect "not a collect's directory" --resume "$tmp"
 	refused collect "--rerun-spread -1.0: want a fraction" --rerun-spread -1
-	refused collect "argument --rounds: invalid int value: 'many'" --rounds many
+	refused collect "--rounds 'many': want auto or a whole number" --rounds many
 	printf '#!/bin/sh\necho "benchmarks (1):"\n' >"$tmp/old-mdbench"
 	chmod +x "$tmp/old-mdbench"
 	refused collect "mdbench --list=json: not JSON (an mdbench before schema 2?)" \
@@ -93,9 +97,12 @@ run)
 	refused run "--out=x: run writes to results/<UTC stamp>" --out=x
 	refused run "--simulate: run does this itself" --simulate
 	refused run "--list=json: run does this itself" --list=json
-	refused run "--rounds=3: give run's own --rounds=N" -- --rounds=3
+	refused run "--rounds=3: give run's own --rounds" -- --rounds=3
+	refused run "--time-budget=9: give run's own --time-budget" -- --time-budget=9
 	refused run "unexpected argument 'stray'" stray
-	refused run "--rounds and --rerun-rounds want 1 or more" --rerun-rounds=0
+	refused run "--rounds '0': want auto or a whole number of 1 or more" --rounds=0
+	refused run "--time-budget '0': want seconds above 0" --time-budget=0
+	refused run "--time-budget goes with --rounds=auto" --rounds=3 --time-budget=60
 	refused run "no mdbench there" --mdbench "$tmp/no-mdbench"
 	refused run "mdbench --list=json failed: mdbench: unknown option '--bogus'" \
 		--mdbench "$fake" --bogus

@@ -16,6 +16,19 @@ so far (complete: false), print "hanging" on stderr and wait for SIGINT or
 SIGTERM, then exit 128+sig as mdbench does.
 FAKE_MDBENCH_HANG_SIMULATE=1: the same, in the --simulate run.
 FAKE_MDBENCH_LOG=FILE: append each argv, one per line, to FILE.
+
+What mdbench gains for issue 20 (scale), emulated here: --list=json gives
+each instance est_seconds (EST_PER_GIB per GiB of its RAM, EST_MIN at
+least: cost weighted by RAM size) and working_set_bytes; dumps carry
+working_set_bytes and ram_over_llc per entry, context.memdesc_bench.machine
+{llc_bytes, headline_ram_bytes} and one Google Benchmark `_median`
+aggregate row per benchmark; --rounds=auto with --time-budget=SECONDS runs
+AUTO_ROUNDS rounds (FAKE_MDBENCH_AUTO_ROUNDS=N: N); every finished benchmark
+prints "mdbench: progress <done>/<total> elapsed=<seconds> est_left=<seconds>
+<run name>" on stderr;
+--profile=smoke.
+FAKE_MDBENCH_SCALE=X: multiply every real_time and cpu_time by X (a slower
+machine, or drift that hits every layout alike).
 """
 
 import itertools
@@ -29,6 +42,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures")
 WIDE = [1.0, 0.7, 1.3, 0.8, 1.2]
+EST_PER_GIB = 0.5
+EST_MIN = 0.01
+AUTO_ROUNDS = 5
+LLC_BYTES = 32 << 20
+HEADLINE_RAM = 64 << 30
+PROFILES = ("smoke", "quick", "full")
+SIZES = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 _runs = itertools.count()
 
 
@@ -39,7 +59,7 @@ def die(msg):
 
 def parse(argv):
 	o = {"filter": "", "mix": "desktop", "layout": None, "profile": "quick", "out": None,
-	     "list": None, "simulate": False, "rounds": "1"}
+	     "list": None, "simulate": False, "rounds": "1", "time-budget": None}
 	for a in argv:
 		if a.startswith("--benchmark_filter="):
 			o["filter"] = a.split("=", 1)[1]
@@ -50,16 +70,45 @@ def parse(argv):
 		elif a == "--simulate":
 			o["simulate"] = True
 		elif a.startswith(("--mix=", "--layout=", "--profile=", "--out=", "--counters=",
-				   "--cpu=", "--node=", "--seed=", "--ram=", "--rounds=")):
+				   "--cpu=", "--node=", "--seed=", "--ram=", "--rounds=",
+				   "--time-budget=")):
 			k, v = a[2:].split("=", 1)
 			o[k] = v
 		else:
 			die(f"unknown option '{a}' (mdbench --help lists them)")
-	if o["profile"] not in ("quick", "full"):
-		die(f"unknown --profile={o['profile']} (quick or full)")
-	if not o["rounds"].isdigit() or int(o["rounds"]) < 1:
-		die(f"--rounds={o['rounds']}: want a whole number of 1 or more")
+	if o["profile"] not in PROFILES:
+		die(f"unknown --profile={o['profile']} ({', '.join(PROFILES)})")
+	if o["rounds"] != "auto" and (not o["rounds"].isdigit() or int(o["rounds"]) < 1):
+		die(f"--rounds={o['rounds']}: want a whole number of 1 or more, or auto")
+	if o["time-budget"] is not None:
+		try:
+			ok = float(o["time-budget"]) > 0
+		except ValueError:
+			ok = False
+		if not ok or o["rounds"] != "auto":
+			die(f"--time-budget={o['time-budget']}: want seconds above 0, with --rounds=auto")
+	if o["rounds"] == "auto":
+		o["rounds"] = os.environ.get("FAKE_MDBENCH_AUTO_ROUNDS", str(AUTO_ROUNDS))
 	return o
+
+
+def ram_of(name):
+	"""Bytes of the name's ram:<size> part, None without one."""
+	m = re.search(r"/ram:(\d+)(KiB|MiB|GiB|TiB)", name)
+	return int(m.group(1)) * SIZES[m.group(2)] if m else None
+
+
+def est_seconds(name):
+	ram = ram_of(name)
+	return max(EST_MIN, EST_PER_GIB * (ram or 0) / (1 << 30))
+
+
+def working_set(name):
+	"""A working set that grows with the RAM and differs per layout (the
+	bytes of the fixture's layouts' sizeof_page)."""
+	ram = ram_of(name) or (64 << 20)
+	per = 8 if "/memdesc8/" in name else (32 if "/page32/" in name else 64)
+	return ram // 4096 * per
 
 
 def mix_name(arg):
@@ -99,6 +148,7 @@ def selected(doc, o):
 def rounds(sel, n):
 	"""Round-major entries: round r of every benchmark, then round r + 1."""
 	wide = os.environ.get("FAKE_MDBENCH_WIDE")
+	scale = float(os.environ.get("FAKE_MDBENCH_SCALE", "1"))
 	out = []
 	for r in range(n):
 		for name, reps in sel.items():
@@ -106,8 +156,48 @@ def rounds(sel, n):
 			if wide and re.search(wide, name) and "real_time" in e:
 				base = reps[0]["real_time"]
 				e["real_time"] = e["cpu_time"] = base * WIDE[r % len(WIDE)]
+			if "real_time" in e and not e.get("error_occurred"):
+				e["real_time"] *= scale
+				e["cpu_time"] *= scale
+			e["working_set_bytes"] = working_set(name)
+			e["ram_over_llc"] = round((ram_of(name) or 0) / LLC_BYTES, 3)
 			out.append(e)
 	return out
+
+
+def medians(entries):
+	"""Google Benchmark's _median aggregate row of every benchmark with
+	real_time, after its rounds."""
+	by = {}
+	for e in entries:
+		if "real_time" in e and not e.get("error_occurred"):
+			by.setdefault(e["run_name"], []).append(e)
+	out = []
+	for name, es in by.items():
+		def med(k):
+			v = sorted(x[k] for x in es)
+			return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+		out.append({"name": name + "_median", "run_name": name, "run_type": "aggregate",
+			    "aggregate_name": "median", "aggregate_unit": "time",
+			    "repetitions": len(es), "threads": es[0].get("threads", 1),
+			    "iterations": len(es), "real_time": med("real_time"),
+			    "cpu_time": med("cpu_time"), "time_unit": es[0].get("time_unit", "ns")})
+	return out
+
+
+def progress(entries):
+	"""mdbench's line per finished benchmark; est_left from the listing's
+	estimates of what is left, round after round, elapsed as if each
+	took its estimate."""
+	names = [e["run_name"] for e in entries]
+	total = len(names)
+	left = sum(est_seconds(x) for x in names)
+	el = 0.0
+	for i, x in enumerate(names):
+		left -= est_seconds(x)
+		el += est_seconds(x)
+		print(f"mdbench: progress {i + 1}/{total} elapsed={el:.3f} est_left={max(left, 0):.3f} {x}",
+		      file=sys.stderr, flush=True)
 
 
 def listing(doc, sel):
@@ -120,8 +210,9 @@ def listing(doc, sel):
 		layout = rest[0] if rest and ":" not in rest[0] else None
 		params = dict(p.split(":", 1) for p in rest if ":" in p)
 		benches.append({"name": name, "kernel": kernel, "layout": layout,
-				"mix": params.pop("mix", None), "ram_bytes": None, "buf_bytes": None,
-				"params": params})
+				"mix": params.pop("mix", None), "ram_bytes": ram_of(name),
+				"buf_bytes": None, "params": params,
+				"est_seconds": est_seconds(name), "working_set_bytes": working_set(name)})
 	return {"schema_version": 2, "reference_layout": mb["reference_layout"],
 		"layouts": mb["layouts"], "kernels": mb["kernels"], "benchmarks": benches,
 		"counters": mb["counters"], "mixes_builtin": ["desktop", "server"]}
@@ -132,8 +223,9 @@ def write(out, name, doc, entries, complete, argv, o):
 	mb = doc["context"]["memdesc_bench"]
 	mb.update(complete=complete, argv=["mdbench", *argv], profile=o["profile"],
 		  filter=o["filter"], nr_selected=len({e["run_name"] for e in entries}),
-		  run_id=f"20251203T060000Z-fake{os.getpid()}-{next(_runs)}")
-	doc["benchmarks"] = entries
+		  run_id=f"20251203T060000Z-fake{os.getpid()}-{next(_runs)}",
+		  machine={"llc_bytes": LLC_BYTES, "headline_ram_bytes": HEADLINE_RAM})
+	doc["benchmarks"] = entries + ([] if "simulation" in mb else medians(entries))
 	os.makedirs(out, exist_ok=True)
 	with open(os.path.join(out, name + ".tmp"), "w") as f:
 		json.dump(doc, f, indent=1)
@@ -181,6 +273,8 @@ def main(argv):
 		hang_rx = ".*" if os.environ.get("FAKE_MDBENCH_HANG_SIMULATE") else None
 	if hang_rx and any(re.search(hang_rx, e["name"]) for e in entries):
 		hang(o["out"], name, doc, entries, argv, o)
+	if not o["simulate"]:
+		progress(entries)
 	write(o["out"], name, doc, entries, True, argv, o)
 	print(f"mdbench: {len(entries)} benchmarks written to {o['out']}/{name}", file=sys.stderr)
 	failed = any(e.get("error_occurred") for e in entries)

@@ -86,7 +86,7 @@ class CollectDryRun(CollectCase):
 		self.assertIn(f"[{GROUPS}/{total}] baseline/bandwidth: mdbench --rounds=5 "
 			      f"--out=groups/{GROUPS:02d} (4 benchmarks)\n", out)
 		self.assertIn(f"[{GROUPS + 1}/{total}] re-run wide spreads: mdbench --rounds=10 of those "
-			      "whose spread > 0.05 --out=rounds\n", out)
+			      "whose spread > 0.05, every layout --out=rounds\n", out)
 		# the built-ins the fake lists, then results/mixes/*.json
 		self.assertIn(f"[{GROUPS + 2}/{total}] footprint, mixes desktop, server, database-256g, "
 			      "desktop-16g, server-256g: mdbench --mix=... "
@@ -97,6 +97,17 @@ class CollectDryRun(CollectCase):
 		self.assertIn(f"[{GROUPS + 5}/{total}] simulate: mdbench --simulate --profile=quick", out)
 		self.assertIn(f"[{total}/{total}] bundle: merge groups, plot, MANIFEST, SHA256SUMS, tar.gz",
 			      out)
+		# the stage plan: the fake's est_seconds (0.5 s a GiB) of a group's 9
+		# benchmarks at 256MiB, 1GiB, 4GiB, x 5 rounds: 39.375 s; footprint
+		# passes of 5 and 1 mixes, one round; the rest defaults
+		plan = out.split("stage plan (estimates weighted by RAM size):\n", 1)[1]
+		self.assertRegex(plan, r"^  1\. convert/pfn_to_page +~39 s  \(mdbench est_seconds "
+				 r"x 5 rounds\)\n")
+		self.assertIn(f"  {GROUPS + 1}. re-run wide spreads", plan)
+		self.assertIn("~0 s  (only if spreads are wide)\n", plan)
+		self.assertRegex(plan, r"  14\. simulate +~2m00s  \(default\)\n")
+		# 7 x 39.375 + 4 x 0.05 x 2 + 39.375 + 7.875 + 1 + 120 + 1 + 15 s
+		self.assertTrue(out.endswith("collect: estimated time ~7m40s\n"), out[-200:])
 		self.assertEqual(os.listdir(self.tmp), [])
 
 	def test_options_shape_the_steps(self):
@@ -129,9 +140,11 @@ class CollectBundle(CollectCase):
 				 (GROUPS + 6, "system info"), (total, "bundle")):
 			self.assertIn(f"[{i}/{total}] {title} ...\n", out)
 		self.assertIn("[rounds] 3 benchmarks spread wider than 0.05 over their rounds (widest "
-			      "lookup/seq/page32/mix:desktop/ram:256MiB): 10 more rounds\n", out)
+			      "lookup/seq/page32/mix:desktop/ram:256MiB): 10 more rounds of them and every "
+			      "other layout of theirs (9 benchmarks)\n", out)
 		# the headline table, then the bundle
-		self.assertIn("lookup/seq           4GiB  0.667 (0.467..0.867)  0.542 (0.520..0.564)\n",
+		# page64 re-run with page32: 15 rounds of each, the interval narrower
+		self.assertIn("lookup/seq           4GiB  0.667 (0.523..0.816)  0.542 (0.531..0.552)\n",
 			      out)
 		self.assertRegex(out, r"collect: complete; bundle .*\.tar\.gz\n$")
 		d = self.bundle()
@@ -147,12 +160,19 @@ class CollectBundle(CollectCase):
 		self.assert_sums(d)
 		doc, mb = self.merged(d)
 		self.assertTrue(mb["complete"])
-		names = [b["run_name"] for b in doc["benchmarks"]]
+		names = [b["run_name"] for b in doc["benchmarks"] if b.get("run_type") != "aggregate"]
+		# one _median row a benchmark, of all its rounds: none where extra rounds came
+		medians = [b["run_name"] for b in doc["benchmarks"] if b.get("run_type") == "aggregate"]
+		self.assertEqual(medians.count("lookup/random/page64/mix:desktop/ram:1GiB"), 1)
+		self.assertEqual(medians.count("lookup/seq/page64/mix:desktop/ram:1GiB"), 0)
 		# the groups' 71, footprint for server and the four results/mixes files
 		# (desktop's came with the groups) and the kpageflags mix, 9 each
 		self.assertEqual(len(set(names)), BENCHMARKS + 6 * 9)
 		self.assertEqual(names.count("lookup/seq/page32/mix:desktop/ram:1GiB"), ROUNDS + 10)
-		self.assertEqual(names.count("lookup/seq/page64/mix:desktop/ram:1GiB"), ROUNDS)
+		# every layout of a re-run group gets the extra rounds, not only the
+		# wide one, so that the ratios compare rounds taken together
+		self.assertEqual(names.count("lookup/seq/page64/mix:desktop/ram:1GiB"), ROUNDS + 10)
+		self.assertEqual(names.count("lookup/random/page64/mix:desktop/ram:1GiB"), ROUNDS)
 		self.assertEqual(names.count("footprint/page32/mix:server-256g/ram:1GiB"), 1)
 		self.assertIn("footprint/page32/mix:kpageflags/ram:1GiB", names)
 		self.assertIn(f"the measured benchmarks ({BENCHMARKS} of {BENCHMARKS})", text)
@@ -259,7 +279,9 @@ class CollectInterrupt(CollectCase):
 		self.assert_sums(d)
 		doc, mb = self.merged(d)
 		self.assertFalse(mb["complete"])
-		self.assertEqual(len(doc["benchmarks"]), 2 * 9 * ROUNDS + 22)
+		# and each part's _median rows (the interrupted group's of the 9
+		# benchmarks its 22 entries hold)
+		self.assertEqual(len(doc["benchmarks"]), 2 * 9 * ROUNDS + 22 + 3 * 9)
 		self.assertEqual([p["complete"] for p in mb["parts"]], [True, True, False])
 
 	def test_ctrl_c(self):
@@ -283,6 +305,56 @@ class CollectInterrupt(CollectCase):
 		self.assertEqual(len(sim["benchmarks"]), 9)	# half the fixture's 18
 		self.assertTrue(self.merged(d)[1]["complete"])
 		self.assert_sums(d)
+
+
+class CollectResume(CollectInterrupt):
+	test_ctrl_c = test_sigterm = test_during_simulate = None	# CollectInterrupt's
+
+	def test_resume(self):
+		"""Interrupted in group 3, resumed: groups 1 and 2 reused (their
+		run ids kept), 3 run again from scratch, a whole bundle made anew
+		in place of the partial one."""
+		rc, out = self.interrupt(signal.SIGINT)
+		self.assertEqual(rc, 130, out)
+		d = os.path.join(self.tmp, next(x for x in os.listdir(self.tmp)
+						if not x.endswith(".tar.gz")))
+		before = {}
+		for g in ("01", "02", "03"):
+			with open(os.path.join(d, "groups", g, "mdbench.json")) as f:
+				before[g] = json.load(f)["context"]["memdesc_bench"]["run_id"]
+		rc, out, err = run([PY, script("collect"), "--resume", d])
+		self.assertEqual(rc, 0, out + err)
+		self.assertIn(f"[1/{GROUPS + 7}] convert/pfn_to_page: reused: finished whole before the "
+			      "interrupt", out)
+		self.assertIn(f"[3/{GROUPS + 7}] lookup/seq: done", out)
+		x = self.bundle()
+		text, files = self.manifest(x)
+		self.assertIn("status: complete\n", text)
+		self.assertIn(f"reused: groups/01 (run {before['01']}), from before the interrupt\n", text)
+		self.assertIn(f"reused: groups/02 (run {before['02']}), from before the interrupt\n", text)
+		self.assertNotIn("reused: groups/03", text)
+		self.assertIn("note: resumed at ", text)
+		self.assert_sums(x)
+		doc, mb = self.merged(x)
+		self.assertTrue(mb["complete"])
+		ids = [p["run_id"] for p in mb["parts"]]
+		self.assertEqual(ids[:2], [before["01"], before["02"]])
+		self.assertNotEqual(ids[2], before["03"])	# the interrupted group ran again
+		self.assertEqual(len({b["run_name"] for b in doc["benchmarks"]}) >= BENCHMARKS, True)
+		# nothing to resume now
+		self.refused([PY, script("collect"), "--resume", d], "that collect is complete")
+
+	def test_resume_refuses(self):
+		self.refused([PY, script("collect"), "--resume", self.tmp], "not a collect's directory")
+		self.refused([PY, script("collect"), "--resume", self.tmp, "--rounds=3"],
+			     "--rounds=3: --resume takes the options of the collect it continues")
+		d = os.path.join(self.tmp, "x")
+		os.makedirs(d)
+		with open(os.path.join(d, "collect.json"), "w") as f:
+			json.dump({"argv": ["--mdbench", FAKE, "--results", self.tmp, "--no-plot"],
+				   "mdbench_sha256": "0" * 64, "benchmarks": []}, f)
+		self.refused([PY, script("collect"), "--resume", d], "collected with another mdbench "
+			     "(sha256 000000000000, now ")
 
 
 if __name__ == "__main__":

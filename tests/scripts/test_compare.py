@@ -7,7 +7,11 @@ when the sides do not overlap, and the p-value of two separated samples of
 5 is 2/252 = 0.00794."""
 
 
-from testlib import PY, Scratch, fixture, load, main, script, table_rows
+import csv
+import io
+import json
+
+from testlib import PY, Scratch, fixture, load, main, run, script, table_rows
 
 NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
 
@@ -158,10 +162,157 @@ class CompareLayouts(CompareCase):
 		self.assertIn(("folio/getput/mix:desktop/ram:1GiB",), rows)
 
 
+def scaled(doc, factor, layouts=None, step=0.0):
+	"""doc with every real_time and cpu_time (of layouts, default all)
+	times factor, and round r of each benchmark times 1 + r x step: drift
+	that hits those layouts alike, and rounds whose ratios differ (the
+	fixture's rounds vary every layout alike, so its ratios are equal but
+	for rounding, and equal values change the U test's p)."""
+	rounds = {}
+	for b in doc["benchmarks"]:
+		if layouts and not any(f"/{l}/" in b["name"] for l in layouts):
+			continue
+		r = rounds[b["name"]] = rounds.get(b["name"], -1) + 1
+		for k in ("real_time", "cpu_time"):
+			if k in b:
+				b[k] *= factor * (1 + r * step)
+	return doc
+
+
+def ratio_table(text):
+	"""{benchmark: cells} of the within-run ratio table of compare's output."""
+	part = text.split("## Within-run ratios", 1)[1].split("\n## ", 1)[0]
+	return {c[0]: c[1:] for c in table_rows(part, 9) if c[0] != "benchmark"}
+
+
+class CompareRuns(CompareCase):
+	"""Several runs a side, within-run ratios, rows that are not comparable
+	(issue 20; issue 22 item 7), the geometric mean, the formats."""
+
+	def test_drift_that_hits_every_layout_cancels(self):
+		"""B: the same run on a machine 30% slower for every layout: every
+		absolute time differs, no within-run ratio does."""
+		b = self.write_dump(scaled(load(fixture("one", "mdbench.json")), 1.3), "slow")
+		text = self.compare(fixture("one"), fixture("one-again"), "--", b)
+		ratios = ratio_table(text)
+		# 6 timed kernels x 2 layouts besides the reference x 3 sizes
+		self.assertEqual(len(ratios), 36)
+		# lookup/random page32/page64 at 1GiB: 12/20.25 .. per round, B/A 1
+		self.assertEqual(ratios["lookup/random/page32/mix:desktop/ram:1GiB"],
+				 ["10", "0.593", "5", "0.593", "1.000", "1.000..1.000", "1",
+				  "no difference"])
+		# the fixture's alloc/order0 of memdesc8 at 4GiB fails
+		self.assertEqual(ratios["alloc/order0/memdesc8/mix:desktop/ram:4GiB"][-1], "failed")
+		self.assertEqual({c[-1] for c in ratios.values()}, {"no difference", "same", "failed"})
+		self.assertIn("Geometric mean of B/A over 35 rows with a ratio: 1.000", text)
+		rows = self.rows(text)
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
+				 ["1.300", "1.261..1.340", "0.00258", "differs"])
+		self.assertIn("A1 = labbox-a", text)
+		self.assertIn("A2 = labbox-a", text)
+		self.assertIn("\nB = labbox-a", text)
+
+	def sides(self):
+		"""A: the fixture with memdesc8's rounds apart by 0.1%; B: the same,
+		memdesc8 21% slower."""
+		one = fixture("one", "mdbench.json")
+		a = self.write_dump(scaled(load(one), 1.0, ["memdesc8"], 0.001), "a")
+		b = self.write_dump(scaled(load(one), 1.21, ["memdesc8"], 0.001), "b")
+		return a, b
+
+	def test_a_layout_that_got_slower(self):
+		"""memdesc8 21% slower in B, the others not: its 17 ratio rows that
+		did not fail say so (apart, p = 2/252; the interval from 1.21 x
+		1/1.004 to 1.21 x 1.004), the geometric mean over the 35 rows is
+		1.21 ** (17 / 35)."""
+		a, b = self.sides()
+		text = self.compare(a, "--", b)
+		ratios = ratio_table(text)
+		self.assertEqual(ratios["lookup/seq/memdesc8/mix:desktop/ram:1GiB"],
+				 ["5", "0.601", "5", "0.727", "1.210", "1.205..1.215", "0.00794", "differs"])
+		self.assertEqual(ratios["lookup/seq/page32/mix:desktop/ram:1GiB"][-1], "no difference")
+		self.assertEqual(sum(c[-1] == "differs" for c in ratios.values()), 17)
+		self.assertIn(f"over 35 rows with a ratio: {1.21 ** (17 / 35):.3f}", text)
+
+	def test_other_conditions_are_not_compared(self):
+		"""Aged against fresh under the same names: every row refused, never
+		a ratio (issue 22 item 7)."""
+		doc = load(fixture("one", "mdbench.json"))
+		doc["context"]["memdesc_bench"]["conditions"]["desc_age"] = "fresh"
+		text = self.compare(fixture("one"), self.write_dump(doc))
+		why = "not comparable: conditions.desc_age: aged (A) vs fresh (B)"
+		rows = self.rows(text)
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)],
+				 ["5", "-", "5", "-", "-", "-", "-", why])
+		self.assertEqual({c[-1] for c in rows.values()}, {why})
+		self.assertIn("Not comparable: 80 rows", text)
+		self.assertIn("Rows: 312 not comparable", text)
+		self.assertNotIn("Geometric mean", text)
+
+	def test_another_mix_under_the_same_name(self):
+		"""server redefined in B: its rows refused, desktop's compared."""
+		doc = load(fixture("one", "mdbench.json"))
+		mix = next(m for m in doc["context"]["memdesc_bench"]["mixes"] if m["name"] == "server")
+		mix["entries"][0]["fraction"] = 0.4
+		mix["entries"][1]["fraction"] = 0.35
+		text = self.compare(fixture("one"), self.write_dump(doc))
+		rows = self.rows(text)
+		self.assertEqual(rows[("footprint/page32/mix:server/ram:1GiB", "total_bytes")][-1],
+				 "not comparable: mix server has other entries in B than in A")
+		self.assertEqual(rows[("footprint/page32/mix:desktop/ram:1GiB", "total_bytes")][-1],
+				 "same")
+		self.assertIn("Not comparable: 9 rows", text)
+
+	def test_runs_of_one_side_that_differ(self):
+		"""2m against 4k among A's own runs: refused as well."""
+		doc = load(fixture("one", "mdbench.json"))
+		doc["context"]["memdesc_bench"]["conditions"]["memmap_pages"]["requested"] = "4k"
+		a2 = self.write_dump(doc)
+		rows = self.rows(self.compare(fixture("one"), a2, "--", fixture("one-again")))
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1],
+				 "not comparable: conditions.memmap_pages.requested: 2m (A1) vs 4k (A2)")
+
+	def test_csv_and_json(self):
+		a, b = self.sides()
+		out = self.compare(a, b, "--format=csv")
+		rows = list(csv.DictReader(io.StringIO(out)))
+		r = next(r for r in rows if r["table"] == "ratio" and
+			 r["benchmark"] == "lookup/seq/memdesc8/mix:desktop/ram:1GiB")
+		self.assertEqual((r["n_a"], r["a"], r["n_b"], r["b"], r["verdict"]),
+				 ("5", "0.601", "5", "0.727", "differs"))
+		self.assertAlmostEqual(float(r["ratio"]), 1.21, places=9)
+		self.assertAlmostEqual(float(r["p"]), 2 / 252, places=9)
+		self.assertEqual(sorted({r["table"] for r in rows}), ["counters", "ratio", "report", "time"])
+		doc = json.loads(self.compare(a, b, "--format", "json"))
+		t = {x["key"]: x for x in doc["tables"]}
+		tally = t["ratio"]["tally"]
+		self.assertEqual((tally["differs"], tally["failed"], sum(tally.values())), (17, 1, 36))
+		self.assertEqual(t["ratio"]["geomean"]["rows"], 35)
+		self.assertAlmostEqual(t["ratio"]["geomean"]["ratio"], 1.21 ** (17 / 35), places=9)
+		self.assertEqual([s["path"] for s in doc["sides"]["B"]], [b])
+		self.assertEqual(doc["only"], {"A": [], "B": []})
+
+
 class CompareRefuses(CompareCase):
 	def test_nothing_in_common(self):
 		self.refused([PY, script("compare"), fixture("sim"), fixture("sweep")],
 			     "no benchmark is on both sides")
+
+	def test_bad_sides(self):
+		for args, want in (((fixture("one"), "--"), "no run of side B after --"),
+				   (("--", fixture("one")), "no run of side A before --"),
+				   ((fixture("one"), "--", fixture("two"), "--", fixture("one")),
+				    "-- given twice"),
+				   ((fixture("one"), fixture("two"), fixture("one")), "give two runs A B"),
+				   ((fixture("one"), "--", fixture("two"), "--format=xml"),
+				    "argument --format: invalid choice: 'xml'")):
+			self.refused([PY, script("compare"), *args], want)
+
+	def test_other_reference_layouts(self):
+		doc = load(fixture("one", "mdbench.json"))
+		doc["context"]["memdesc_bench"]["reference_layout"] = "page32"
+		self.refused([PY, script("compare"), fixture("one"), "--", self.write_dump(doc)],
+			     "the runs take ratios against different reference layouts: A page64, B page32")
 
 	def test_only_baselines_in_common(self):
 		doc = load(fixture("two", "mdbench.json"))
