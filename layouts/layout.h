@@ -57,18 +57,46 @@ enum pageflag {
 	PG_NR_TESTED
 };
 
+/* include/linux/types.h; the layouts link their free lists and LRUs with it. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
 /*
- * The free-pfn allocator is layout independent on purpose: which pfns a folio
- * gets is not under study, what writing its memmap entries and descriptor costs
- * is.  Free blocks are kept per order in LIFO stacks outside the memmap; a
- * request splits a larger block when its own order is empty.  Blocks are not
- * coalesced on free (benchmarks free what they allocated, so no fragmentation
- * builds up within one run).
+ * The zone's free memory as the page allocator keeps it (mm/page_alloc.c),
+ * with one migratetype and one CPU: free_area[order] lists the free blocks
+ * (__free_one_page() merges buddies, __rmqueue_smallest() + expand() split
+ * them) and the per-cpu pageset keeps order 0-3 and pageblock-order blocks
+ * on LIFO lists refilled and drained in batches (rmqueue_pcplist(),
+ * free_pcppages_bulk()).  The lists are linked through the memmap as the
+ * kernel links them, so every list_add()/list_del() writes the entries it
+ * touches: page->buddy_list/pcp_list in page64 and page32, inline pfn links
+ * in memdesc8's buddy memdesc (the layout headers say how).  Which pfns a
+ * folio gets is the same in every layout (the same events on the same
+ * lists); what the list writes cost is not.  layouts/buddy.h has the code.
  */
+struct free_list {
+	union {
+		struct list_head head;		/* page64, page32: the entries' buddy_list */
+		unsigned long end[2];		/* memdesc8: first and last pfn */
+	};
+	unsigned long nr;			/* blocks on it (free_area.nr_free) */
+};
+
+/* pcp_allowed_order(): orders 0..PAGE_ALLOC_COSTLY_ORDER and the pageblock (THP) order. */
+#define PAGE_ALLOC_COSTLY_ORDER	3
+#define NR_PCP_LISTS		(PAGE_ALLOC_COSTLY_ORDER + 2)
+
+struct per_cpu_pages {
+	struct free_list lists[NR_PCP_LISTS];
+	int count;				/* pages on the lists */
+	int high;				/* drain when count reaches it */
+	int batch;				/* refill and drain this many */
+};
+
 struct buddy {
-	unsigned long *stack[MAX_PAGE_ORDER + 1];	/* head pfns of free blocks */
-	unsigned long nr[MAX_PAGE_ORDER + 1];
-	unsigned long cap[MAX_PAGE_ORDER + 1];
+	struct free_list free_area[MAX_PAGE_ORDER + 1];
+	struct per_cpu_pages pcp;
 };
 
 /*

@@ -11,6 +11,10 @@
  *	memdesc_page_set(page, m)		what a page holds besides m
  *	memdesc_page_flags(page)		a non-folio page's flag word
  *	memdesc_page_refcount(page)		a non-folio page's count
+ *	memdesc_page_buddy_order(page)		order of the free block it heads, or -1
+ *	memdesc_page_set_buddy(page, order)	PageBuddy and the order (set_buddy_order())
+ *	memdesc_page_clear_buddy(page)		neither (del_page_from_free_list())
+ *	free_list_*()				the free lists' links (buddy.h)
  *
  * Every page of a block points to the block's one descriptor (a folio, a
  * slab, a netmem block); page tables and zsmalloc pages have one descriptor
@@ -133,7 +137,7 @@ static inline int page_ref_count(const struct memmap *mm, const struct page *pag
 static inline int page_buddy_order(const struct memmap *mm, const struct page *page)
 {
 	(void)mm;
-	return memdesc_buddy_order(page_memdesc(page));
+	return memdesc_page_buddy_order(page);
 }
 
 static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
@@ -160,7 +164,7 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 		*order = desc_flags_order(nd->flags);
 		return nd->pfn;
 	default:	/* one page per unit, or the head of a free block */
-		buddy = memdesc_buddy_order(m);
+		buddy = memdesc_page_buddy_order(page);
 		*order = buddy > 0 ? (unsigned int)buddy : 0;
 		return page_to_pfn(mm, page);
 	}
@@ -278,7 +282,12 @@ static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn)
 
 static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order)
 {
-	pfn_to_page(mm, pfn)->memdesc = memdesc_buddy(order);
+	memdesc_page_set_buddy(pfn_to_page(mm, pfn), order);
+}
+
+static inline void buddy_clear(struct memmap *mm, unsigned long pfn)
+{
+	memdesc_page_clear_buddy(pfn_to_page(mm, pfn));
 }
 
 /* Points 2^order pages from pfn at one descriptor (or one inline word). */

@@ -290,6 +290,9 @@ LAYOUT_OFF(zpdesc, first_obj_offset, 48);
 LAYOUT_OFF(zpdesc, _refcount, 52);
 _Static_assert(sizeof(struct zpdesc) <= sizeof(struct page), "struct zpdesc overlays one page");
 
+/* The buddy's and the pcp's lists through page->buddy_list (lru, pcp_list). */
+#include "free_list.h"
+
 #define PAGE64_HEAD		(1UL << KPG_head)
 #define PAGE64_RESERVED		(1UL << KPG_reserved)
 
@@ -610,6 +613,15 @@ static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned
 
 	page->private = order;
 	page->page_type = (unsigned int)PGTY_buddy << 24;
+}
+
+/* del_page_from_free_list(): __ClearPageBuddy() (page_type back to UINT_MAX), set_page_private(0). */
+static inline void buddy_clear(struct memmap *mm, unsigned long pfn)
+{
+	struct page *page = pfn_to_page(mm, pfn);
+
+	page->page_type = UINT32_MAX;
+	page->private = 0;
 }
 
 /*
