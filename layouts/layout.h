@@ -239,6 +239,17 @@ static inline void folio_get(struct folio *folio);
  */
 static inline bool folio_try_get(struct folio *folio);
 static inline bool folio_put(struct folio *folio);	/* true: dropped the last reference */
+/*
+ * FOLL_PIN (mm/gup.c): try_grab_folio() on a folio try_get_folio() holds:
+ * the pin where the layout counts pins (folio_pincount_ptr()), else
+ * GUP_PIN_COUNTING_BIAS - 1 more references; folio_unpin() is
+ * gup_put_folio(FOLL_PIN), true when it dropped the last reference.
+ * folio_pins() is what folio_maybe_dma_pinned() judges by: the pin count,
+ * or the references over the bias where there is none.
+ */
+static inline void folio_pin(struct folio *folio);
+static inline bool folio_unpin(struct folio *folio);
+static inline int folio_pins(const struct folio *folio);
 static inline int folio_mapcount(const struct folio *folio);
 static inline void folio_map(struct folio *folio);	/* one more page-table mapping */
 static inline void folio_unmap(struct folio *folio);
@@ -430,6 +441,10 @@ struct layout_ops {
 	void (*page_info)(const struct memmap *mm, unsigned long pfn, struct page_info *out);
 	void (*folio_get)(struct memmap *mm, unsigned long pfn);
 	bool (*folio_put)(struct memmap *mm, unsigned long pfn);
+	/* try_get_folio() + try_grab_folio(FOLL_PIN); false if the get failed. */
+	bool (*folio_pin)(struct memmap *mm, unsigned long pfn);
+	bool (*folio_unpin)(struct memmap *mm, unsigned long pfn);
+	int (*folio_pins)(const struct memmap *mm, unsigned long pfn);
 	void (*folio_map)(struct memmap *mm, unsigned long pfn);
 	void (*folio_unmap)(struct memmap *mm, unsigned long pfn);
 	void (*folio_set_flag)(struct memmap *mm, unsigned long pfn, enum pageflag flag);

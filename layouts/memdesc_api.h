@@ -109,6 +109,26 @@ static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct p
 	return memdesc_type(m) == MEMDESC_PTDESC ? memdesc_ptr(m) : NULL;
 }
 
+/*
+ * Every folio descriptor has its pincount (the Path page's "pincount",
+ * FolioAlloc's folio), small ones too: folio_has_pincount() always holds.
+ */
+static inline int *folio_pincount_ptr(const struct folio *folio)
+{
+	return (int *)&folio->_pincount;
+}
+
+/*
+ * The count lives in the descriptor, which HVO never remaps: no check
+ * (page_count_writable() guards struct pages only).
+ */
+static inline bool folio_count_writable(const struct folio *folio, int u)
+{
+	(void)folio;
+	(void)u;
+	return true;
+}
+
 /* folio_kind(), the reference count, flags, mapping and index: plain fields. */
 #include "folio_fields.h"
 

@@ -739,6 +739,26 @@ static bool op_folio_put(struct memmap *mm, unsigned long pfn)
 	return folio_put(pfn_folio(mm, pfn));
 }
 
+static bool op_folio_pin(struct memmap *mm, unsigned long pfn)
+{
+	struct folio *folio = pfn_folio(mm, pfn);
+
+	if (!folio_try_get(folio))
+		return false;
+	folio_pin(folio);
+	return true;
+}
+
+static bool op_folio_unpin(struct memmap *mm, unsigned long pfn)
+{
+	return folio_unpin(pfn_folio(mm, pfn));
+}
+
+static int op_folio_pins(const struct memmap *mm, unsigned long pfn)
+{
+	return folio_pins(pfn_folio(mm, pfn));
+}
+
 static void op_folio_map(struct memmap *mm, unsigned long pfn)
 {
 	folio_map(pfn_folio(mm, pfn));
@@ -840,6 +860,9 @@ const struct layout_ops LAYOUT_SYM(ops) = {
 	.page_info = op_page_info,
 	.folio_get = op_folio_get,
 	.folio_put = op_folio_put,
+	.folio_pin = op_folio_pin,
+	.folio_unpin = op_folio_unpin,
+	.folio_pins = op_folio_pins,
 	.folio_map = op_folio_map,
 	.folio_unmap = op_folio_unmap,
 	.folio_set_flag = op_folio_set_flag,
