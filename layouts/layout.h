@@ -222,6 +222,16 @@ static inline int page_buddy_order(const struct memmap *mm, const struct page *p
 static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
 					  unsigned int *order);
 
+/*
+ * compound_order() of a folio's head page as a pfn scanner reads it before
+ * it holds a reference (isolate_migratepages_block()'s skip of large
+ * folios): page64 the first tail's _flags_1; the memdesc layouts compare
+ * the neighbouring memdescs at pfn + 1, + 2, + 4, ... (a descriptor may be
+ * freed and reused under a scanner without a reference: only the memmap is
+ * safe to read).
+ */
+static inline unsigned int page_order_unsafe(const struct memmap *mm, const struct page *head);
+
 /* Folio state. */
 static inline unsigned long folio_pfn(const struct memmap *mm, const struct folio *folio);
 static inline unsigned int folio_order(const struct folio *folio);

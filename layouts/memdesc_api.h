@@ -209,6 +209,23 @@ static inline unsigned long folio_nr_pages(const struct folio *folio)
 	return 1UL << folio_order(folio);
 }
 
+/*
+ * The first aligned neighbour whose memdesc differs ends the folio: its
+ * pages all hold the one memdesc, nothing next to it can (another folio has
+ * another descriptor).  log2(pages) + 1 memmap reads, no descriptor read.
+ */
+static inline unsigned int page_order_unsafe(const struct memmap *mm, const struct page *head)
+{
+	memdesc_t m = __atomic_load_n(&head->memdesc, __ATOMIC_RELAXED);
+	unsigned long pfn = page_to_pfn(mm, head);
+	unsigned int order = 0;
+
+	while (order < MIX_MAX_ORDER && pfn + (1UL << order) < mm->nr_pfns &&
+	       __atomic_load_n(&head[1UL << order].memdesc, __ATOMIC_RELAXED) == m)
+		order++;
+	return order;
+}
+
 /* The large descriptor a folio of order >= 1 is (it starts with the struct folio). */
 static inline struct folio_large *folio_large(const struct folio *folio)
 {

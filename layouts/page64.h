@@ -501,6 +501,13 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 	return page_to_pfn(mm, head);
 }
 
+/* compound_order(): the head's PG_head, then the first tail's _flags_1. */
+static inline unsigned int page_order_unsafe(const struct memmap *mm, const struct page *head)
+{
+	(void)mm;
+	return folio_order((const struct folio *)head);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Folios. */
 
