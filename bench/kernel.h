@@ -93,6 +93,11 @@ struct mdb_kernel {
 	 * kernel); the plan leaves it out of the others.  NULL: every mix.
 	 */
 	bool (*applies)(const struct mix *mix, const struct layout_ops *ops);
+	/*
+	 * A kernel reporting metadata_share (ref.h): what the whole it divides
+	 * by holds and leaves out, for the dump (kernels[].metadata_share_of).
+	 */
+	const char *share_of;
 };
 
 #ifdef MDB_LAYOUT

@@ -429,6 +429,8 @@ static int cmd_census(const struct opts *o)
 		    mdb_kmod_read_kpage("/proc/kpageflags", k.info.min_pfn, n, flags, &err) ||
 		    read_buddyinfo(bfd, &blocks, &pages, &err) || scan_all(&k, &b, &err))
 			fail(&err);
+		/* A census of kinds: what isolation took is no kind /proc/kpageflags knows. */
+		a.isolated = b.isolated = 0;
 		stable = !memcmp(&a, &b, sizeof(a));
 	}
 	close(bfd);
