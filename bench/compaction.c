@@ -35,6 +35,7 @@
 #include <stdlib.h>
 
 #include "bench.h"
+#include "isolate.h"
 #include "model.h"
 #include "rng.h"
 #include "spin.h"
@@ -123,29 +124,6 @@ static int compact_setup_lru(struct compact *c, uint64_t seed)
 	}
 	free(heads);
 	return n ? 0 : 1;
-}
-
-/* Isolation's checks up to folio_test_clear_lru(); false where it gives up. */
-static inline bool isolate_take(struct folio *folio)
-{
-	uintptr_t mapping;
-	bool dirty;
-
-	if (!folio_try_get(folio))
-		return false;
-	mapping = folio_kind(folio) == PK_ANON ? 0 : folio_mapping(folio);
-	if (!mapping && folio_ref_count(folio) - 1 > folio_mapcount(folio))
-		goto put;
-	if (!folio_test_flag(folio, PG_lru))
-		goto put;
-	dirty = folio_test_flag(folio, PG_dirty);
-	mdb_do_not_optimize(dirty);
-	if (!folio_test_clear_flag(folio, PG_lru))
-		goto put;
-	return true;
-put:
-	folio_put(folio);
-	return false;
 }
 
 /* isolate_migratepages_block() until a cluster is isolated; pfns scanned. */
