@@ -106,7 +106,8 @@ static int compact_setup_lru(struct compact *c, uint64_t seed)
 		} else if (buddy >= 0) {
 			pfn += 1UL << buddy;
 		} else {
-			pfn = page_head_pfn(c->mm, page, &order) + (1UL << order);
+			pfn = page_head_pfn(c->mm, page, &order);
+			pfn += 1UL << order;
 		}
 	}
 	for (i = n; i > 1; i--) {
