@@ -18,7 +18,10 @@
  * timed alternately in the same run (ref.h), metadata_share =
  * metadata_ns / full_ns.  In the full cycle the zeroing evicts some of the
  * metadata's lines, so the metadata costs a little more there than alone:
- * the share is a lower bound.  Left out: the pcp lists, the zone lock and
+ * the share is a lower bound of that whole; a whole with the fault, the
+ * memcg charge, rmap and the TLB work would shrink it further (the dump
+ * says what it holds: kernels[].metadata_share_of).  The buddy and pcp
+ * list writes are in (layouts/buddy.h).  Left out: the zone lock and
  * watermarks, the memcg charge, page_owner and the other hooks of
  * post_alloc_hook().
  *
@@ -33,6 +36,8 @@
 #include "ref.h"
 
 #define ALLOC_BATCH_MAX	64
+
+#define ALLOC_SHARE_OF	"folio_alloc() + folio_free() (buddy and pcp lists, descriptor) and clear_page() of the folio; not in it: the fault entry and page-table write, the memcg charge, rmap (folio_add_new_anon_rmap()), LRU add, TLB flush at unmap"
 
 struct alloc_cycle {
 	struct memmap *mm;
@@ -149,10 +154,10 @@ MDB_KERNEL(alloc_order9,
 
 MDB_KERNEL(alloc_order0_zero,
 	   .name = "alloc/order0-zero", .class = MDB_MUTATING, .unit = "alloc+zero+free",
-	   .run = alloc_order0_zero,
+	   .run = alloc_order0_zero, .share_of = ALLOC_SHARE_OF,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 12);
 
 MDB_KERNEL(alloc_order9_zero,
 	   .name = "alloc/order9-zero", .class = MDB_MUTATING, .unit = "alloc+zero+free",
-	   .run = alloc_order9_zero,
+	   .run = alloc_order9_zero, .share_of = ALLOC_SHARE_OF,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 6);

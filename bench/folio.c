@@ -15,6 +15,15 @@
  * the one it started from: there are no page tables here), FOLL_PIN's
  * pincount, and the pgmap/p2pdma checks.  filemap_get_entry() takes its
  * reference the same way, re-checking the xarray slot instead of the page.
+ * folio_try_get() asks page_count_writable() first (page64 with HVO on:
+ * the count and the fake-head check).
+ *
+ * folio/getput-pin: the same walk with FOLL_PIN, as pin_user_pages_fast()
+ * grabs a page for DMA (io_uring fixed buffers, O_DIRECT, RDMA, VFIO) and
+ * unpin_user_page() drops it: the reference, then the pin, then both off
+ * (walk_ops.h getpin_one()).  page64 pins a large folio in its first tail's
+ * _pincount (a second line), a small one with GUP_PIN_COUNTING_BIAS more
+ * references; page32 and memdesc8 in the descriptor's pincount.
  *
  * Each in three walks (bench/walk.h): throughput, -dep and -cold.
  */
@@ -42,6 +51,15 @@ static void folio_tail_dep(struct mdb_state *st, const struct bench_env *env)
 static void folio_tail_cold(struct mdb_state *st, const struct bench_env *env)
 {
 	bench_walk(st, env, &tail_walk, WALK_COLD, tail_one);
+}
+
+static const struct walk_kernel getpin_walk = {
+	.name = "folio/getput-pin", .select = SELECT_FOLIO_PAGE, .empty = "the mix has no folio",
+};
+
+static void folio_getput_pin(struct mdb_state *st, const struct bench_env *env)
+{
+	bench_walk(st, env, &getpin_walk, WALK_THROUGHPUT, getpin_one);
 }
 
 static void folio_getput(struct mdb_state *st, const struct bench_env *env)
@@ -78,6 +96,11 @@ MDB_KERNEL(folio_getput,
 	   .name = "folio/getput", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput,
 	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16);
+
+MDB_KERNEL(folio_getput_pin,
+	   .name = "folio/getput-pin", .class = MDB_DEPENDENT, .unit = "get+pin+unpin",
+	   .run = folio_getput_pin,
+	   .sim_ops = 1 << 16);
 
 MDB_KERNEL(folio_getput_dep,
 	   .name = "folio/getput-dep", .class = MDB_DEPENDENT, .unit = "get+put pair",

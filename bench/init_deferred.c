@@ -30,8 +30,8 @@
  * Threads beyond nworks (small memory: 128 MiB a worker at least) wait, as
  * padata never starts them.  The first boot, untimed, drops the mix's
  * descriptors (ops->memmap_init()).  Left out, as in init/memmap:
- * set_page_links(), the pageblock migratetypes, the managed-pages counter,
- * merging in __free_one_page(); and the node's pgdat_resize_lock, the
+ * set_page_links(), the pageblock migratetypes, the managed-pages counter;
+ * and the node's pgdat_resize_lock, the
  * accept_memory() of a partial block, cond_resched().
  */
 #include <stdio.h>
@@ -89,11 +89,10 @@ static void zone_free(struct deferred *d, struct memmap *mm, unsigned long pfn, 
 {
 	mdb_spin_lock(&d->zone_lock);
 	if (d->zone_boot != boot) {
-		buddy_reset(&mm->buddy);
+		buddy_reset(mm);
 		d->zone_boot = boot;
 	}
-	buddy_set_free(mm, pfn, order);
-	buddy_push(&mm->buddy, pfn, order);
+	buddy_free_one(mm, pfn, order, FPI_TO_TAIL);
 	mdb_spin_unlock(&d->zone_lock);
 }
 

@@ -110,6 +110,11 @@ struct mdb_kernel {
 	/* What its walk reaches (working set); sampled: a random list of at most BENCH_LIST_MAX. */
 	enum mdb_ws_reach ws;
 	bool ws_sampled;
+	/*
+	 * A kernel reporting metadata_share (ref.h): what the whole it divides
+	 * by holds and leaves out, for the dump (kernels[].metadata_share_of).
+	 */
+	const char *share_of;
 };
 
 #ifdef MDB_LAYOUT

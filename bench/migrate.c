@@ -33,6 +33,7 @@
 #include "ref.h"
 
 #define MIGRATE_BATCH		16
+#define MIGRATE_SHARE_OF	"folio_migrate() (destination from the pcp, descriptor, state carried, old block freed) and copy_page() of the data; not in it: the rmap walks that unmap and remap (try_to_migrate(), remove_migration_ptes()) and their TLB flushes, the folio lock, the LRU and the page cache xarray, the memcg move"
 #define MIGRATE_SETUP_MAX	1024	/* folios set-up allocates when the mix has none */
 
 struct migrate_walk {
@@ -180,10 +181,10 @@ MDB_KERNEL(migrate_order9,
 
 MDB_KERNEL(migrate_order0_copy,
 	   .name = "migrate/order0-copy", .class = MDB_MUTATING, .unit = "migration with copy",
-	   .run = migrate_order0_copy,
+	   .run = migrate_order0_copy, .share_of = MIGRATE_SHARE_OF,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 12);
 
 MDB_KERNEL(migrate_order9_copy,
 	   .name = "migrate/order9-copy", .class = MDB_MUTATING, .unit = "migration with copy",
-	   .run = migrate_order9_copy,
+	   .run = migrate_order9_copy, .share_of = MIGRATE_SHARE_OF,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 4);

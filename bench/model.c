@@ -32,13 +32,17 @@
  *		the walk reads of it leaves a gap: the line the walk lands on
  *		after it is dependent (its address comes from the order just
  *		read), one per such block; the rest of the memmap is streamed.
- * init/memmap	streamed 2/E + 1/8192: every entry written by the first pass
- *		(memmap_init_range()), then again by the second
+ * init/memmap	streamed 2/E, dependent 1/1024 or 0: every entry written by
+ *		the first pass (memmap_init_range()), then again by the second
  *		(__free_pages_core(), block by block; the memmap is far larger
  *		than L1 by then), each MAX_PAGE_ORDER block's head rewritten
  *		by set_buddy_order() (a line the second pass wrote just before:
- *		not counted again) and its pfn pushed on the buddy's stack,
- *		8 bytes per 1024 pfns.
+ *		not counted again) and put at the free list's tail
+ *		(FPI_TO_TAIL: list_add_tail() writes the previous block's head
+ *		entry, reached through the list's prev pointer).  That entry
+ *		was written 1024 entries, 1024 / E lines, before: still in a
+ *		32 KiB L1 (MODEL_L1_LINES, the simulation's fixed geometry)
+ *		only when that is fewer lines than the L1 holds (memdesc8).
  * convert/...	0: pfn_to_page() and page_to_pfn() are arithmetic.
  *
  * D_lookup and the descriptor lines of the scan are lines per descriptor
@@ -59,6 +63,7 @@
 
 #define LINE		64
 #define MODEL_RUN	4096	/* descriptors in the run lines_per_desc() measures */
+#define MODEL_L1_LINES	512	/* 32 KiB: the L1 --simulate's fixed geometry has */
 
 /* Distinct lines of fields read at base, with line 0 excluded when skip0. */
 static unsigned int lines_at(const struct model_reads *r, unsigned long base, bool skip0)
@@ -268,8 +273,9 @@ bool model_init_memmap(const struct layout_ops *ops, const struct model_blocks *
 	if (!entries_per_line(ops, b, &per_line))
 		return false;
 	*lines = (struct model_lines){
-		.streamed = 2.0 / per_line +
-			    1.0 / (1UL << MAX_PAGE_ORDER) * sizeof(unsigned long) / LINE,
+		.streamed = 2.0 / per_line,
+		.dependent = (1UL << MAX_PAGE_ORDER) / per_line >= MODEL_L1_LINES ?
+			     1.0 / (1UL << MAX_PAGE_ORDER) : 0,
 	};
 	return true;
 }

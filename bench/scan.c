@@ -31,48 +31,29 @@
  * pfns covered, so the figure is per pfn of RAM scanned.
  */
 #include "bench.h"
+#include "isolate.h"
 #include "model.h"
 
 struct scan_found {
 	unsigned long free_blocks, folios, isolated, others;
 };
 
-/* folio_mapping(): NULL for an anon folio, its address_space otherwise. */
-static inline uintptr_t scan_mapping(const struct folio *folio)
-{
-	return folio_kind(folio) == PK_ANON ? 0 : folio_mapping(folio);
-}
-
 /*
- * Takes the folio as isolation would and puts it back; false where
- * isolation would have given up (not on the LRU, freed, pinned).
+ * Takes the folio as isolation would (isolate.h) and puts it back; false
+ * where isolation would have given up (not on the LRU, freed, pinned).
  */
 static inline bool scan_isolate(const struct memmap *mm, const struct page *page,
 				struct folio *folio)
 {
 	uintptr_t memcg;
-	bool dirty;
 
-	if (!page_test_flag(mm, page, PG_lru))
+	if (!page_test_flag(mm, page, PG_lru) || !isolate_take(folio))
 		return false;
-	if (!folio_try_get(folio))
-		return false;
-	if (!scan_mapping(folio) && folio_ref_count(folio) - 1 > folio_mapcount(folio))
-		goto put;
-	if (!folio_test_flag(folio, PG_lru))
-		goto put;
-	dirty = folio_test_flag(folio, PG_dirty);
-	mdb_do_not_optimize(dirty);
-	if (!folio_test_clear_flag(folio, PG_lru))
-		goto put;
 	memcg = folio_memcg(folio);
 	mdb_do_not_optimize(memcg);
 	folio_set_flag(folio, PG_lru);
 	folio_put(folio);
 	return true;
-put:
-	folio_put(folio);
-	return false;
 }
 
 static inline unsigned long scan_step(const struct memmap *mm, unsigned long pfn,

@@ -64,4 +64,21 @@ static inline unsigned long getput_one(const struct memmap *mm, unsigned long pf
 	return folio_put(folio);
 }
 
+/*
+ * folio/getput-pin: pin_user_pages_fast()'s grab of one page and
+ * unpin_user_page(): try_get_folio(), then try_grab_folio_fast()'s FOLL_PIN
+ * part (folio_pin(): page64 writes a large folio's first-tail _pincount,
+ * or a small one's refcount again with the bias; the memdesc layouts the
+ * descriptor's pincount), then gup_put_folio(FOLL_PIN).
+ */
+static inline unsigned long getpin_one(const struct memmap *mm, unsigned long pfn)
+{
+	struct folio *folio = try_get_folio(mm, pfn_to_page(mm, pfn));
+
+	if (!folio)
+		return 1;
+	folio_pin(folio);
+	return folio_unpin(folio);
+}
+
 #endif /* MDB_WALK_OPS_H */

@@ -251,12 +251,12 @@ static void print_result(const struct mdb_kmod *k, unsigned int id, uint64_t rep
 		printf(" pfns=%llu", (unsigned long long)nr_pfns);
 	if (id == MDB_KMOD_SCAN_COMPACTION)
 		printf(" offline=%llu free_blocks=%llu free_pages=%llu heads=%llu tails=%llu "
-		       "slab_pages=%llu others=%llu", (unsigned long long)res->scan.offline,
+		       "slab_pages=%llu others=%llu isolated=%llu", (unsigned long long)res->scan.offline,
 		       (unsigned long long)res->scan.free_blocks,
 		       (unsigned long long)res->scan.free_pages,
 		       (unsigned long long)res->scan.heads, (unsigned long long)res->scan.tails,
 		       (unsigned long long)res->scan.slab_pages,
-		       (unsigned long long)res->scan.others);
+		       (unsigned long long)res->scan.others, (unsigned long long)res->scan.isolated);
 	for (i = 0; i < MDB_KMOD_NR_COUNTERS; i++) {
 		if (res->counter_valid[i])
 			printf(" %.*s=%.0f", MDB_KMOD_NAME_LEN, k->info.counter_name[i], res->counter[i]);
@@ -429,6 +429,8 @@ static int cmd_census(const struct opts *o)
 		    mdb_kmod_read_kpage("/proc/kpageflags", k.info.min_pfn, n, flags, &err) ||
 		    read_buddyinfo(bfd, &blocks, &pages, &err) || scan_all(&k, &b, &err))
 			fail(&err);
+		/* A census of kinds: what isolation took is no kind /proc/kpageflags knows. */
+		a.isolated = b.isolated = 0;
 		stable = !memcmp(&a, &b, sizeof(a));
 	}
 	close(bfd);

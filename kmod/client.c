@@ -21,7 +21,7 @@ static const char *const kernel_names[] = MDB_KMOD_KERNEL_NAMES;
 _Static_assert(sizeof(kernel_names) / sizeof(kernel_names[0]) == MDB_KMOD_NR_KERNELS,
 	       "one name per kernel");
 _Static_assert(sizeof(struct mdb_kmod_info) == 1360, "the ABI the module checks");
-_Static_assert(sizeof(struct mdb_kmod_run) == 496, "the ABI the module checks");
+_Static_assert(sizeof(struct mdb_kmod_run) == 504, "the ABI the module checks");
 
 int mdb_kmod_kernel_id(const char *name)
 {
@@ -125,6 +125,7 @@ static void add_scan(struct mdb_kmod_scan *sum, const struct mdb_kmod_scan *s)
 	sum->tails += s->tails;
 	sum->slab_pages += s->slab_pages;
 	sum->others += s->others;
+	sum->isolated += s->isolated;
 }
 
 static void add_counters(struct mdb_kmod_result *res, const struct mdb_kmod_run *r, bool first)

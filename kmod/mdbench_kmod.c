@@ -31,6 +31,7 @@
 #include <linux/gfp.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/memory_hotplug.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -485,14 +486,72 @@ static void k_folio_getput(struct mdb_ctx *c)
 }
 
 /*
- * One step of the compaction scan, read-only, as isolate_migratepages_block()
- * (mm/compaction.c) skips: a free buddy block by its order (PageBuddy,
- * buddy_order_unsafe()), a large folio by its size (PageCompound,
- * compound_order()), otherwise one pfn.  Leaves out everything that
- * isolates or locks: the LRU checks, folio_get_nontail_page(), hugetlb
- * dissolution, the pageblock skip bits.  A gigantic folio (more pages than
- * the largest buddy block) is walked page by page, as compaction does; so
- * is a tail landed on, which can only happen if the folio changed.
+ * folio_mapcount(): inline since 6.9; before, out of line and not exported
+ * to modules.  A small folio's is its _mapcount; an older kernel's large
+ * folio reports its reference count less one, so that the pinned-anon
+ * check below never refuses it (that check needs the rmap counts).
+ */
+static __always_inline int mdb_folio_mapcount(struct folio *folio)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+	return folio_mapcount(folio);
+#else
+	if (!folio_test_large(folio))
+		return atomic_read(&folio->_mapcount) + 1;
+	return folio_ref_count(folio) - 1;
+#endif
+}
+
+/*
+ * isolate_migratepages_block()'s take of a small LRU folio, as the suite's
+ * scan/compaction does it (bench/scan.c), then put back as that function's
+ * own "became large under us" path puts a folio back: PageLRU,
+ * folio_get_nontail_page() (folio_try_get()), folio_mapping() and the
+ * pinned-anon check, folio_test_lru(), folio_test_dirty(),
+ * folio_test_clear_lru(), folio_lruvec()'s read of the memcg,
+ * folio_nr_pages(); then folio_set_lru() and folio_put().  The lru_lock
+ * and lruvec_del_folio() are left out here as in the suite's scan: a folio
+ * is never off its list, so the live LRU is left as it was.
+ */
+static __always_inline bool scan_isolate(struct page *page, struct folio *folio)
+{
+	struct address_space *mapping;
+	struct mem_cgroup *memcg;
+	bool dirty;
+
+	if (!PageLRU(page) || !folio_try_get(folio))
+		return false;
+	if (unlikely(page_folio(page) != folio))
+		goto put;
+	mapping = folio_mapping(folio);
+	if (!mapping && folio_ref_count(folio) - 1 > mdb_folio_mapcount(folio))
+		goto put;
+	if (!folio_test_lru(folio))
+		goto put;
+	dirty = folio_test_dirty(folio);
+	OPTIMIZER_HIDE_VAR(dirty);
+	if (!folio_test_clear_lru(folio))
+		goto put;
+	memcg = folio_memcg(folio);
+	OPTIMIZER_HIDE_VAR(memcg);
+	folio_set_lru(folio);
+	folio_put(folio);
+	return true;
+put:
+	folio_put(folio);
+	return false;
+}
+
+/*
+ * One step of the compaction scan, as isolate_migratepages_block()
+ * (mm/compaction.c) takes it: a free buddy block skipped by its order
+ * (PageBuddy, buddy_order_unsafe()), a large folio by its size
+ * (PageCompound, compound_order()) when it is of the compaction's order
+ * (a THP's: pageblock_order) or more, a smaller LRU folio isolated and put
+ * back (scan_isolate()), otherwise one pfn.  Leaves out hugetlb
+ * dissolution and the pageblock skip bits.  A gigantic folio (more pages
+ * than the largest buddy block) is walked page by page, as compaction does;
+ * so is a tail landed on, which can only happen if the folio changed.
  * Counts what it found, for the census that the test compares with
  * /proc/kpageflags.
  */
@@ -523,6 +582,7 @@ static __always_inline unsigned long scan_step(unsigned long pfn, struct mdb_kmo
 	if (!folio_test_large(folio)) {
 		s->others++;
 		s->slab_pages += slab;
+		s->isolated += !slab && scan_isolate(page, folio);
 		return 1;
 	}
 	if (folio_page(folio, 0) != page) {
@@ -538,6 +598,8 @@ static __always_inline unsigned long scan_step(unsigned long pfn, struct mdb_kmo
 	}
 	s->tails += nr - 1;
 	s->slab_pages += slab ? nr : 0;
+	if (!slab && nr < (1UL << pageblock_order))
+		s->isolated += scan_isolate(page, folio);
 	return nr;
 }
 
@@ -933,7 +995,7 @@ static int __init mdb_init(void)
 {
 	/* The ABI is the same bytes on every 64-bit architecture. */
 	BUILD_BUG_ON(sizeof(struct mdb_kmod_info) != 1360);
-	BUILD_BUG_ON(sizeof(struct mdb_kmod_run) != 496);
+	BUILD_BUG_ON(sizeof(struct mdb_kmod_run) != 504);
 	BUILD_BUG_ON(ARRAY_SIZE(counter_names) != MDB_KMOD_NR_COUNTERS);
 	return misc_register(&mdb_dev);
 }

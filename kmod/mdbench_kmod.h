@@ -33,7 +33,7 @@
 #endif
 
 #define MDB_KMOD_MAGIC		0x6d64626bU	/* "mdbk" */
-#define MDB_KMOD_ABI		1U
+#define MDB_KMOD_ABI		2U
 #define MDB_KMOD_DEVICE		"/dev/mdbench"
 
 #define MDB_KMOD_RELEASE_LEN	72	/* __NEW_UTS_LEN + 1 = 65, rounded up */
@@ -139,6 +139,7 @@ struct mdb_kmod_scan {
 	__u64 tails;			/* pages in large folios after the head */
 	__u64 slab_pages;		/* pages of slab folios, heads and tails too */
 	__u64 others;			/* order-0 pages that are not free buddy pages */
+	__u64 isolated;			/* LRU folios taken as isolation takes them, put back */
 };
 
 struct mdb_kmod_run {

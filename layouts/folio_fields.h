@@ -32,10 +32,18 @@ static inline void folio_get(struct folio *folio)
 	__atomic_fetch_add(&folio->_refcount, 1, __ATOMIC_RELAXED);
 }
 
-/* folio_ref_try_add(folio, 1): atomic_add_unless(&_refcount, 1, 0). */
+/*
+ * folio_ref_try_add(folio, 1) -> page_ref_add_unless(&folio->page, 1, 0):
+ * page_count_writable() (the layout's folio_count_writable(): page64's
+ * HVO check, nothing elsewhere), then atomic_add_unless(&_refcount, 1, 0).
+ */
 static inline bool folio_try_get(struct folio *folio)
 {
-	int ref = __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
+	int ref;
+
+	if (!folio_count_writable(folio, 0))
+		return false;
+	ref = __atomic_load_n(&folio->_refcount, __ATOMIC_RELAXED);
 
 	do {
 		if (!ref)
@@ -48,6 +56,48 @@ static inline bool folio_try_get(struct folio *folio)
 static inline bool folio_put(struct folio *folio)
 {
 	return __atomic_sub_fetch(&folio->_refcount, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+/* include/linux/mm.h: a pin without a pincount is this many references. */
+#define GUP_PIN_COUNTING_BIAS	(1 << 10)
+
+/*
+ * try_grab_folio()/try_grab_folio_fast() for FOLL_PIN, after the
+ * reference try_get_folio() took: folio_has_pincount() folios add to
+ * _pincount, the others add GUP_PIN_COUNTING_BIAS - 1 references;
+ * smp_mb__after_atomic().  The NR_FOLL_PIN_ACQUIRED stat is left out.
+ */
+static inline void folio_pin(struct folio *folio)
+{
+	int *pincount = folio_pincount_ptr(folio);
+
+	if (pincount)
+		__atomic_fetch_add(pincount, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&folio->_refcount, GUP_PIN_COUNTING_BIAS - 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* gup_put_folio(FOLL_PIN): the pin off _pincount, or the bias; then folio_put_refs(). */
+static inline bool folio_unpin(struct folio *folio)
+{
+	int *pincount = folio_pincount_ptr(folio);
+	int refs = 1;
+
+	if (pincount)
+		__atomic_fetch_sub(pincount, 1, __ATOMIC_RELAXED);
+	else
+		refs = GUP_PIN_COUNTING_BIAS;
+	return __atomic_sub_fetch(&folio->_refcount, refs, __ATOMIC_ACQ_REL) == 0;
+}
+
+static inline int folio_pins(const struct folio *folio)
+{
+	int *pincount = folio_pincount_ptr(folio);
+
+	if (pincount)
+		return __atomic_load_n(pincount, __ATOMIC_RELAXED);
+	return folio_ref_count(folio) / GUP_PIN_COUNTING_BIAS;
 }
 
 static inline bool folio_test_flag(const struct folio *folio, enum pageflag flag)

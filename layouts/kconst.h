@@ -18,10 +18,6 @@
 #error "include layout.h, not kconst.h"
 #endif
 
-struct list_head {
-	struct list_head *next, *prev;
-};
-
 /* Bit numbers of enum pageflags (6.18, CONFIG_MMU). */
 enum kpageflags {
 	KPG_locked = 0,
@@ -97,6 +93,9 @@ enum kpagetype {
 #define POISON_POINTER_DELTA	0xdead000000000000UL
 #define PP_SIGNATURE		(0x40UL + POISON_POINTER_DELTA)
 #define TAIL_MAPPING		(0x400UL + POISON_POINTER_DELTA)
+/* What list_del() leaves in an unlinked entry. */
+#define LIST_POISON1		(0x100UL + POISON_POINTER_DELTA)
+#define LIST_POISON2		(0x122UL + POISON_POINTER_DELTA)
 /*
  * page_pool_page_is_pp() masks the DMA index bits 7..38 and the two low bits;
  * this suite never stores a DMA index, so the two low bits are all it masks.

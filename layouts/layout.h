@@ -57,18 +57,46 @@ enum pageflag {
 	PG_NR_TESTED
 };
 
+/* include/linux/types.h; the layouts link their free lists and LRUs with it. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
 /*
- * The free-pfn allocator is layout independent on purpose: which pfns a folio
- * gets is not under study, what writing its memmap entries and descriptor costs
- * is.  Free blocks are kept per order in LIFO stacks outside the memmap; a
- * request splits a larger block when its own order is empty.  Blocks are not
- * coalesced on free (benchmarks free what they allocated, so no fragmentation
- * builds up within one run).
+ * The zone's free memory as the page allocator keeps it (mm/page_alloc.c),
+ * with one migratetype and one CPU: free_area[order] lists the free blocks
+ * (__free_one_page() merges buddies, __rmqueue_smallest() + expand() split
+ * them) and the per-cpu pageset keeps order 0-3 and pageblock-order blocks
+ * on LIFO lists refilled and drained in batches (rmqueue_pcplist(),
+ * free_pcppages_bulk()).  The lists are linked through the memmap as the
+ * kernel links them, so every list_add()/list_del() writes the entries it
+ * touches: page->buddy_list/pcp_list in page64 and page32, inline pfn links
+ * in memdesc8's buddy memdesc (the layout headers say how).  Which pfns a
+ * folio gets is the same in every layout (the same events on the same
+ * lists); what the list writes cost is not.  layouts/buddy.h has the code.
  */
+struct free_list {
+	union {
+		struct list_head head;		/* page64, page32: the entries' buddy_list */
+		unsigned long end[2];		/* memdesc8: first and last pfn */
+	};
+	unsigned long nr;			/* blocks on it (free_area.nr_free) */
+};
+
+/* pcp_allowed_order(): orders 0..PAGE_ALLOC_COSTLY_ORDER and the pageblock (THP) order. */
+#define PAGE_ALLOC_COSTLY_ORDER	3
+#define NR_PCP_LISTS		(PAGE_ALLOC_COSTLY_ORDER + 2)
+
+struct per_cpu_pages {
+	struct free_list lists[NR_PCP_LISTS];
+	int count;				/* pages on the lists */
+	int high;				/* drain when count reaches it */
+	int batch;				/* refill and drain this many */
+};
+
 struct buddy {
-	unsigned long *stack[MAX_PAGE_ORDER + 1];	/* head pfns of free blocks */
-	unsigned long nr[MAX_PAGE_ORDER + 1];
-	unsigned long cap[MAX_PAGE_ORDER + 1];
+	struct free_list free_area[MAX_PAGE_ORDER + 1];
+	struct per_cpu_pages pcp;
 };
 
 /*
@@ -194,6 +222,16 @@ static inline int page_buddy_order(const struct memmap *mm, const struct page *p
 static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
 					  unsigned int *order);
 
+/*
+ * compound_order() of a folio's head page as a pfn scanner reads it before
+ * it holds a reference (isolate_migratepages_block()'s skip of large
+ * folios): page64 the first tail's _flags_1; the memdesc layouts compare
+ * the neighbouring memdescs at pfn + 1, + 2, + 4, ... (a descriptor may be
+ * freed and reused under a scanner without a reference: only the memmap is
+ * safe to read).
+ */
+static inline unsigned int page_order_unsafe(const struct memmap *mm, const struct page *head);
+
 /* Folio state. */
 static inline unsigned long folio_pfn(const struct memmap *mm, const struct folio *folio);
 static inline unsigned int folio_order(const struct folio *folio);
@@ -211,6 +249,17 @@ static inline void folio_get(struct folio *folio);
  */
 static inline bool folio_try_get(struct folio *folio);
 static inline bool folio_put(struct folio *folio);	/* true: dropped the last reference */
+/*
+ * FOLL_PIN (mm/gup.c): try_grab_folio() on a folio try_get_folio() holds:
+ * the pin where the layout counts pins (folio_pincount_ptr()), else
+ * GUP_PIN_COUNTING_BIAS - 1 more references; folio_unpin() is
+ * gup_put_folio(FOLL_PIN), true when it dropped the last reference.
+ * folio_pins() is what folio_maybe_dma_pinned() judges by: the pin count,
+ * or the references over the bias where there is none.
+ */
+static inline void folio_pin(struct folio *folio);
+static inline bool folio_unpin(struct folio *folio);
+static inline int folio_pins(const struct folio *folio);
 static inline int folio_mapcount(const struct folio *folio);
 static inline void folio_map(struct folio *folio);	/* one more page-table mapping */
 static inline void folio_unmap(struct folio *folio);
@@ -402,6 +451,10 @@ struct layout_ops {
 	void (*page_info)(const struct memmap *mm, unsigned long pfn, struct page_info *out);
 	void (*folio_get)(struct memmap *mm, unsigned long pfn);
 	bool (*folio_put)(struct memmap *mm, unsigned long pfn);
+	/* try_get_folio() + try_grab_folio(FOLL_PIN); false if the get failed. */
+	bool (*folio_pin)(struct memmap *mm, unsigned long pfn);
+	bool (*folio_unpin)(struct memmap *mm, unsigned long pfn);
+	int (*folio_pins)(const struct memmap *mm, unsigned long pfn);
 	void (*folio_map)(struct memmap *mm, unsigned long pfn);
 	void (*folio_unmap)(struct memmap *mm, unsigned long pfn);
 	void (*folio_set_flag)(struct memmap *mm, unsigned long pfn, enum pageflag flag);

@@ -20,8 +20,8 @@
  *	tag	type		rest of the word		here
  *	0	misc		inline: subtype 4-10, bit 11	reserved pages (subtype 0,
  *				mappable, order 12-17		PageReserved)
- *	1	buddy		embedded struct buddy		free pages: head bit 11,
- *								order 12-17 on a block's head
+ *	1	buddy		embedded struct buddy		free pages: order and the
+ *								free-list links (memdesc8.h)
  *	2	file		struct folio *			file folios
  *	3	anon		struct anon_folio *		anon folios (a struct folio here)
  *	4	KSM		struct ksm *			-
@@ -41,8 +41,7 @@
  * either, so exactly tags 0 and 8 alias and 4 and 12 are free.  page32
  * therefore keeps the current page's numbers where they do not collide:
  *
- *	0, 8	buddy (the aliases; here the free lists are outside the memmap, so
- *		a free block's head holds the inline order instead of a pointer)
+ *	0, 8	buddy (the aliases: a free page's buddy_list.next, page32.h)
  *	1	misc (as on the Path page; 0 is buddy)	2 file	3 anon	4 KSM
  *	5 slab	6 movable (zsmalloc)	7 page table
  *	12	netpool, displaced from 8 (a buddy alias) to a tag no revision of
@@ -53,12 +52,12 @@
  * folios have tags 2 and 3 in both, so page_kind() needs no load beyond the
  * memdesc and "is a folio" is one masked compare.
  *
- * Free pages: the buddy's free lists live outside the memmap in this suite
- * (struct buddy in layout.h), so no memmap entry holds list pointers; the
- * head of a free block carries the buddy tag with the head bit and its
- * order (what page->private holds for PageBuddy pages today), every other
- * free page the bare buddy tag (MEMDESC_FREE).  A free page inside a block
- * finds its head as the kernel's is_free_buddy_page() does, by trying each
+ * Free pages: the buddy's free lists run through the memmap (buddy.h).
+ * page32 links them with buddy_list, which the memdesc overlaps; memdesc8
+ * keeps the order and pfn links inline in the buddy memdesc (memdesc8.h).
+ * Every free page that heads no block holds the bare buddy tag
+ * (MEMDESC_FREE) or, on a list, a link; a free page inside a block finds
+ * its head as the kernel's is_free_buddy_page() does, by trying each
  * aligned candidate.
  *
  * Include only from a layout header (via layout.h).
@@ -106,9 +105,6 @@ enum memdesc_type {
 #define MEMDESC_TYPE_MASK	0xfUL
 #define MEMDESC_SUBTYPE_SHIFT	4
 #define MEMDESC_SUBTYPE_MASK	(0x7fUL << MEMDESC_SUBTYPE_SHIFT)
-#define MEMDESC_BUDDY_HEAD	(1UL << 11)
-#define MEMDESC_ORDER_SHIFT	12
-#define MEMDESC_ORDER_MASK	(0x3fUL << MEMDESC_ORDER_SHIFT)
 
 /* A free page that heads no block; also what boot leaves in every entry. */
 #define MEMDESC_FREE		((memdesc_t)MEMDESC_BUDDY)
@@ -145,19 +141,6 @@ static inline void *memdesc_ptr(memdesc_t m)
 static inline memdesc_t memdesc_make(const void *desc, enum memdesc_type type)
 {
 	return (memdesc_t)desc | type;
-}
-
-static inline memdesc_t memdesc_buddy(unsigned int order)
-{
-	return MEMDESC_BUDDY | MEMDESC_BUDDY_HEAD | ((memdesc_t)order << MEMDESC_ORDER_SHIFT);
-}
-
-/* Order of the free block this word heads; -1 if it heads none. */
-static inline int memdesc_buddy_order(memdesc_t m)
-{
-	if (!memdesc_is_buddy(m) || !(m & MEMDESC_BUDDY_HEAD))
-		return -1;
-	return (m & MEMDESC_ORDER_MASK) >> MEMDESC_ORDER_SHIFT;
 }
 
 static inline memdesc_t memdesc_misc(enum memdesc_misc subtype)

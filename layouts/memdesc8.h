@@ -17,6 +17,17 @@
  * refcount: get_page() is not allowed on it) and PG_reserved comes from the
  * misc subtype.
  *
+ * Free pages: the buddy memdesc holds the buddy's data inline, as the
+ * plan's "embedded struct buddy": bits 4-7 PageBuddy and the order of a
+ * block's head (order + 1; 0: heads no block), bits 8-35 the next and
+ * 36-63 the previous pfn of the free list it is on (buddy.h: the buddy's
+ * free_area and the pcp lists), MEMDESC8_LINK_NIL for the list's end.
+ * Twenty-eight bits of pfn: 1 TiB of RAM (memmap_create() refuses more).
+ * The plan does not draw the struct; its word has room for the two links
+ * only at this width, so this is the suite's reading of it.  A list
+ * operation writes the memdescs of the entry and its neighbours, as
+ * list_add()/list_del() write their struct pages.
+ *
  * Descriptors (memdesc.h, field by field): struct folio, 80 bytes, for
  * order-0 folios, and struct folio_large, 160 bytes, for larger ones, each
  * from its own cache; the memdesc plan keeps memcg_data and the pincount,
@@ -56,6 +67,116 @@ static inline unsigned long memdesc_page_flags(const struct page *page)
 static inline int memdesc_page_refcount(const struct page *page)
 {
 	return !memdesc_is_buddy(page->memdesc);
+}
+
+#define MEMDESC8_STATE_SHIFT	4
+#define MEMDESC8_STATE_MASK	(0xfUL << MEMDESC8_STATE_SHIFT)
+#define MEMDESC8_LINK_BITS	28
+#define MEMDESC8_LINK_NIL	((1UL << MEMDESC8_LINK_BITS) - 1)
+#define MEMDESC8_NEXT_SHIFT	8
+#define MEMDESC8_PREV_SHIFT	(MEMDESC8_NEXT_SHIFT + MEMDESC8_LINK_BITS)
+#define MEMDESC8_LOW_MASK	((1UL << MEMDESC8_NEXT_SHIFT) - 1)
+/* pfns a link can name: memmap_create() refuses a larger memmap. */
+#define LAYOUT_MAX_PFNS		MEMDESC8_LINK_NIL
+_Static_assert(MEMDESC8_PREV_SHIFT + MEMDESC8_LINK_BITS == 64, "the links fill the word");
+_Static_assert(MAX_PAGE_ORDER + 1 < 16, "order + 1 fits the state bits");
+
+static inline int memdesc_page_buddy_order(const struct page *page)
+{
+	memdesc_t m = page->memdesc;
+
+	if (!memdesc_is_buddy(m))
+		return -1;
+	return (int)((m & MEMDESC8_STATE_MASK) >> MEMDESC8_STATE_SHIFT) - 1;
+}
+
+/* A block's head about to be listed: the tag and the order, no links yet. */
+static inline void memdesc_page_set_buddy(struct page *page, unsigned int order)
+{
+	page->memdesc = MEMDESC_BUDDY | ((memdesc_t)(order + 1) << MEMDESC8_STATE_SHIFT);
+}
+
+static inline void memdesc_page_clear_buddy(struct page *page)
+{
+	page->memdesc = MEMDESC_FREE;
+}
+
+static inline unsigned long memdesc8_link(memdesc_t m, unsigned int shift)
+{
+	return (m >> shift) & MEMDESC8_LINK_NIL;
+}
+
+static inline void memdesc8_set_link(struct memmap *mm, unsigned long pfn, unsigned int shift,
+				     unsigned long to)
+{
+	struct page *page = (struct page *)mm->map + pfn;
+	memdesc_t m = page->memdesc & ~(MEMDESC8_LINK_NIL << shift);
+
+	__atomic_store_n(&page->memdesc, m | (memdesc_t)to << shift, __ATOMIC_RELAXED);
+}
+
+/* INIT_LIST_HEAD(): both ends nil. */
+static inline void free_list_init(struct free_list *list)
+{
+	list->end[0] = list->end[1] = MEMDESC8_LINK_NIL;
+	list->nr = 0;
+}
+
+/* list_add()/list_add_tail() in pfn links: the entry, then each neighbour or the list's end. */
+static inline void free_list_add(struct memmap *mm, struct free_list *list, unsigned long pfn,
+				 bool tail)
+{
+	unsigned long prev = tail ? list->end[1] : MEMDESC8_LINK_NIL;
+	unsigned long next = tail ? MEMDESC8_LINK_NIL : list->end[0];
+	struct page *page = (struct page *)mm->map + pfn;
+
+	page->memdesc = (page->memdesc & MEMDESC8_LOW_MASK) | (memdesc_t)next << MEMDESC8_NEXT_SHIFT |
+			(memdesc_t)prev << MEMDESC8_PREV_SHIFT;
+	if (next == MEMDESC8_LINK_NIL)
+		list->end[1] = pfn;
+	else
+		memdesc8_set_link(mm, next, MEMDESC8_PREV_SHIFT, pfn);
+	if (prev == MEMDESC8_LINK_NIL)
+		list->end[0] = pfn;
+	else
+		memdesc8_set_link(mm, prev, MEMDESC8_NEXT_SHIFT, pfn);
+	list->nr++;
+}
+
+/* list_del(): the neighbours (or the ends) linked past the entry; its links cleared. */
+static inline void free_list_del(struct memmap *mm, struct free_list *list, unsigned long pfn)
+{
+	struct page *page = (struct page *)mm->map + pfn;
+	memdesc_t m = page->memdesc;
+	unsigned long next = memdesc8_link(m, MEMDESC8_NEXT_SHIFT);
+	unsigned long prev = memdesc8_link(m, MEMDESC8_PREV_SHIFT);
+
+	if (next == MEMDESC8_LINK_NIL)
+		list->end[1] = prev;
+	else
+		memdesc8_set_link(mm, next, MEMDESC8_PREV_SHIFT, prev);
+	if (prev == MEMDESC8_LINK_NIL)
+		list->end[0] = next;
+	else
+		memdesc8_set_link(mm, prev, MEMDESC8_NEXT_SHIFT, next);
+	page->memdesc = m & MEMDESC8_LOW_MASK;
+	list->nr--;
+}
+
+static inline long free_list_first(const struct memmap *mm, const struct free_list *list, bool last)
+{
+	(void)mm;
+	return list->nr ? (long)list->end[last] : -1;
+}
+
+static inline bool free_list_contains(const struct memmap *mm, const struct free_list *list,
+				      unsigned long pfn)
+{
+	unsigned long pos = list->nr ? list->end[0] : MEMDESC8_LINK_NIL;
+
+	while (pos != MEMDESC8_LINK_NIL && pos != pfn)
+		pos = memdesc8_link(((const struct page *)mm->map)[pos].memdesc, MEMDESC8_NEXT_SHIFT);
+	return pos == pfn;
 }
 
 #include "memdesc_api.h"

@@ -11,6 +11,10 @@
  *	memdesc_page_set(page, m)		what a page holds besides m
  *	memdesc_page_flags(page)		a non-folio page's flag word
  *	memdesc_page_refcount(page)		a non-folio page's count
+ *	memdesc_page_buddy_order(page)		order of the free block it heads, or -1
+ *	memdesc_page_set_buddy(page, order)	PageBuddy and the order (set_buddy_order())
+ *	memdesc_page_clear_buddy(page)		neither (del_page_from_free_list())
+ *	free_list_*()				the free lists' links (buddy.h)
  *
  * Every page of a block points to the block's one descriptor (a folio, a
  * slab, a netmem block); page tables and zsmalloc pages have one descriptor
@@ -105,6 +109,26 @@ static inline struct ptdesc *page_ptdesc(const struct memmap *mm, const struct p
 	return memdesc_type(m) == MEMDESC_PTDESC ? memdesc_ptr(m) : NULL;
 }
 
+/*
+ * Every folio descriptor has its pincount (the Path page's "pincount",
+ * FolioAlloc's folio), small ones too: folio_has_pincount() always holds.
+ */
+static inline int *folio_pincount_ptr(const struct folio *folio)
+{
+	return (int *)&folio->_pincount;
+}
+
+/*
+ * The count lives in the descriptor, which HVO never remaps: no check
+ * (page_count_writable() guards struct pages only).
+ */
+static inline bool folio_count_writable(const struct folio *folio, int u)
+{
+	(void)folio;
+	(void)u;
+	return true;
+}
+
 /* folio_kind(), the reference count, flags, mapping and index: plain fields. */
 #include "folio_fields.h"
 
@@ -133,7 +157,7 @@ static inline int page_ref_count(const struct memmap *mm, const struct page *pag
 static inline int page_buddy_order(const struct memmap *mm, const struct page *page)
 {
 	(void)mm;
-	return memdesc_buddy_order(page_memdesc(page));
+	return memdesc_page_buddy_order(page);
 }
 
 static inline unsigned long page_head_pfn(const struct memmap *mm, const struct page *page,
@@ -160,7 +184,7 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 		*order = desc_flags_order(nd->flags);
 		return nd->pfn;
 	default:	/* one page per unit, or the head of a free block */
-		buddy = memdesc_buddy_order(m);
+		buddy = memdesc_page_buddy_order(page);
 		*order = buddy > 0 ? (unsigned int)buddy : 0;
 		return page_to_pfn(mm, page);
 	}
@@ -183,6 +207,23 @@ static inline unsigned int folio_order(const struct folio *folio)
 static inline unsigned long folio_nr_pages(const struct folio *folio)
 {
 	return 1UL << folio_order(folio);
+}
+
+/*
+ * The first aligned neighbour whose memdesc differs ends the folio: its
+ * pages all hold the one memdesc, nothing next to it can (another folio has
+ * another descriptor).  log2(pages) + 1 memmap reads, no descriptor read.
+ */
+static inline unsigned int page_order_unsafe(const struct memmap *mm, const struct page *head)
+{
+	memdesc_t m = __atomic_load_n(&head->memdesc, __ATOMIC_RELAXED);
+	unsigned long pfn = page_to_pfn(mm, head);
+	unsigned int order = 0;
+
+	while (order < MIX_MAX_ORDER && pfn + (1UL << order) < mm->nr_pfns &&
+	       __atomic_load_n(&head[1UL << order].memdesc, __ATOMIC_RELAXED) == m)
+		order++;
+	return order;
 }
 
 /* The large descriptor a folio of order >= 1 is (it starts with the struct folio). */
@@ -278,7 +319,12 @@ static inline void memmap_free_pfn(struct memmap *mm, unsigned long pfn)
 
 static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned int order)
 {
-	pfn_to_page(mm, pfn)->memdesc = memdesc_buddy(order);
+	memdesc_page_set_buddy(pfn_to_page(mm, pfn), order);
+}
+
+static inline void buddy_clear(struct memmap *mm, unsigned long pfn)
+{
+	memdesc_page_clear_buddy(pfn_to_page(mm, pfn));
 }
 
 /* Points 2^order pages from pfn at one descriptor (or one inline word). */

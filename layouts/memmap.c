@@ -30,46 +30,22 @@ static const size_t desc_size[DESC_NR] = LAYOUT_DESC_SIZES;
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* The buddy, as the kernel drives it: set the head, then list the block.   */
+/* The buddy and the pcp lists, in the memmap (buddy.h).                    */
 
-static void free_block(struct memmap *mm, unsigned long pfn, unsigned int order)
+/*
+ * A block of the mix's free memory, listed as it lies: no merging, so the
+ * free blocks are the mix's (the kernel would have merged two free buddies
+ * long ago; a mix that places them says its free memory is that split).
+ */
+static void place_free_block(struct memmap *mm, unsigned long pfn, unsigned int order)
 {
-	buddy_set_free(mm, pfn, order);
-	buddy_push(&mm->buddy, pfn, order);
+	buddy_add(mm, pfn, order, true);
 }
 
 /*
- * A freed folio's pfns back to the buddy; a gigantic (1 GiB hugetlb) folio,
- * as free_contig_range() gives it back, in MAX_PAGE_ORDER blocks.
+ * is_free_buddy_page(): the free block containing pfn, tried order by
+ * order; or the block on a pcp list that holds it.
  */
-static void free_folio_block(struct memmap *mm, unsigned long pfn, unsigned int order)
-{
-	unsigned long i;
-
-	if (order <= MAX_PAGE_ORDER) {
-		free_block(mm, pfn, order);
-		return;
-	}
-	for (i = 0; i < 1UL << order; i += 1UL << MAX_PAGE_ORDER)
-		free_block(mm, pfn + i, MAX_PAGE_ORDER);
-}
-
-/* __rmqueue_smallest() + expand(): the upper halves go back, heads written. */
-static long alloc_block(struct memmap *mm, unsigned int order)
-{
-	unsigned int got;
-	long pfn = buddy_pop(&mm->buddy, order, &got);
-
-	if (pfn < 0)
-		return -1;
-	while (got > order) {
-		got--;
-		free_block(mm, pfn + (1UL << got), got);
-	}
-	return pfn;
-}
-
-/* is_free_buddy_page(): the free block containing pfn, tried order by order. */
 static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned long *head,
 			    unsigned int *order)
 {
@@ -85,7 +61,7 @@ static bool find_free_block(const struct memmap *mm, unsigned long pfn, unsigned
 			return true;
 		}
 	}
-	return false;
+	return pcp_find(mm, pfn, head, order);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -102,8 +78,8 @@ static void init_pages(struct memmap *mm)
 
 /*
  * __free_pages_core(): every page of the block freed (refcount 0, not
- * reserved), then the block to the buddy (__free_pages_ok() ->
- * __free_one_page(): set_buddy_order() and the free list).
+ * reserved), then the block to the buddy (__free_pages_ok(FPI_TO_TAIL) ->
+ * __free_one_page(): set_buddy_order() and the tail of the free list).
  */
 static void free_pages_core(struct memmap *mm, unsigned long pfn, unsigned int order)
 {
@@ -111,7 +87,7 @@ static void free_pages_core(struct memmap *mm, unsigned long pfn, unsigned int o
 
 	for (i = 0; i < 1UL << order; i++)
 		memmap_free_pfn(mm, pfn + i);
-	free_block(mm, pfn, order);
+	buddy_free_one(mm, pfn, order, FPI_TO_TAIL);
 }
 
 /*
@@ -228,7 +204,7 @@ static int place(struct memmap *mm, const struct mix_block *b, struct age_list *
 {
 	switch (b->kind) {
 	case PK_FREE:
-		free_block(mm, b->pfn, b->order);
+		place_free_block(mm, b->pfn, b->order);
 		return 0;
 	case PK_ANON:
 	case PK_FILE:
@@ -553,6 +529,11 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 		return mdb_err_prefix(err, "mix %s", mix->name);
 	if (check_memory(nr_pfns, mix, opts, err))
 		return -1;
+#ifdef LAYOUT_MAX_PFNS
+	if (nr_pfns > LAYOUT_MAX_PFNS)
+		return mdb_errf(err, "%s links free lists with pfns of at most %lu: %lu pfns is too many",
+				MDB_STR(MDB_LAYOUT), (unsigned long)LAYOUT_MAX_PFNS, nr_pfns);
+#endif
 	if (mix_plan_init(&plan, mix, nr_pfns, opts->seed, err))
 		return mdb_err_prefix(err, "mix %s", mix->name);
 	mm = calloc(1, sizeof(*mm));
@@ -566,8 +547,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	mm->opts.bind_arg = NULL;
 	mm->hvo.fd = -1;
 	init_caches(mm, opts, obj, acct);
-	if (buddy_init(&mm->buddy, nr_pfns))
-		goto nomem;
+	buddy_reset(mm);
 	/* With HVO the memmap is a memfd of 4 KiB pages, as split vmemmap PMDs are. */
 	if (vmemmap_reserve_aligned(&mm->vmap, nr_pfns * sizeof(struct page),
 				    hvo ? MEMMAP_PAGES_4K : opts->pages, LAYOUT_MEMMAP_ALIGN, err) ||
@@ -619,7 +599,6 @@ static void op_memmap_destroy(struct memmap *mm)
 	vmemmap_unmap(&mm->vmap);
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_destroy(&mm->cache[t]);
-	buddy_destroy(&mm->buddy);
 	free(mm);
 }
 
@@ -638,7 +617,7 @@ static void op_memmap_init(struct memmap *mm)
 	hvo_restore_all(mm);
 	for (t = 0; t < DESC_NR; t++)
 		desc_cache_destroy(&mm->cache[t]);
-	buddy_reset(&mm->buddy);
+	buddy_reset(mm);
 	init_pages(mm);
 	free_range(mm, 0, mm->nr_pfns);
 }
@@ -675,11 +654,11 @@ static long op_folio_alloc(struct memmap *mm, unsigned int order, enum page_kind
 
 	if (!folio_alloc_ok(order, kind))
 		return -1;
-	pfn = alloc_block(mm, order);
+	pfn = buddy_alloc(mm, order);
 	if (pfn < 0)
 		return -1;
 	if (!folio_create(mm, pfn, order, kind)) {
-		free_block(mm, pfn, order);
+		buddy_free(mm, (unsigned long)pfn, order);
 		return -1;
 	}
 	return pfn;
@@ -694,12 +673,14 @@ static int hvo_new_folio(struct memmap *mm, unsigned long pfn)
 {
 	struct mdb_err err;
 	struct folio *folio;
+	unsigned int order;
 
 	if (!op_hvo_optimise(mm, pfn, &err))
 		return 0;
 	folio = pfn_folio(mm, pfn);
+	order = folio_order(folio);
 	folio_destroy(mm, folio);
-	free_block(mm, pfn, folio_order(folio));
+	buddy_free(mm, pfn, order);
 	return -1;
 }
 
@@ -721,7 +702,7 @@ static void op_folio_free(struct memmap *mm, unsigned long pfn)
 
 	hvo_restore_or_die(mm, head);
 	folio_destroy(mm, folio);
-	free_folio_block(mm, head, order);
+	buddy_free(mm, head, order);
 }
 
 /* migrate_pages() for one folio: new block, new descriptor, copy, repoint. */
@@ -730,13 +711,13 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 	struct folio *src = pfn_folio(mm, pfn), *dst;
 	unsigned long old = folio_pfn(mm, src);
 	unsigned int order = folio_order(src);
-	long new = folio_alloc_ok(order, folio_kind(src)) ? alloc_block(mm, order) : -1;
+	long new = folio_alloc_ok(order, folio_kind(src)) ? buddy_alloc(mm, order) : -1;
 
 	if (new < 0)
 		return -1;
 	dst = folio_create(mm, new, order, folio_kind(src));
 	if (!dst) {
-		free_block(mm, new, order);
+		buddy_free(mm, (unsigned long)new, order);
 		return -1;
 	}
 	if (folio_kind(dst) == PK_HUGETLB && hvo_new_folio(mm, (unsigned long)new))
@@ -744,7 +725,7 @@ static long op_folio_migrate(struct memmap *mm, unsigned long pfn)
 	folio_copy_meta(dst, src);
 	hvo_restore_or_die(mm, old);
 	folio_destroy(mm, src);
-	free_folio_block(mm, old, order);
+	buddy_free(mm, old, order);
 	return new;
 }
 
@@ -756,6 +737,26 @@ static void op_folio_get(struct memmap *mm, unsigned long pfn)
 static bool op_folio_put(struct memmap *mm, unsigned long pfn)
 {
 	return folio_put(pfn_folio(mm, pfn));
+}
+
+static bool op_folio_pin(struct memmap *mm, unsigned long pfn)
+{
+	struct folio *folio = pfn_folio(mm, pfn);
+
+	if (!folio_try_get(folio))
+		return false;
+	folio_pin(folio);
+	return true;
+}
+
+static bool op_folio_unpin(struct memmap *mm, unsigned long pfn)
+{
+	return folio_unpin(pfn_folio(mm, pfn));
+}
+
+static int op_folio_pins(const struct memmap *mm, unsigned long pfn)
+{
+	return folio_pins(pfn_folio(mm, pfn));
 }
 
 static void op_folio_map(struct memmap *mm, unsigned long pfn)
@@ -859,6 +860,9 @@ const struct layout_ops LAYOUT_SYM(ops) = {
 	.page_info = op_page_info,
 	.folio_get = op_folio_get,
 	.folio_put = op_folio_put,
+	.folio_pin = op_folio_pin,
+	.folio_unpin = op_folio_unpin,
+	.folio_pins = op_folio_pins,
 	.folio_map = op_folio_map,
 	.folio_unmap = op_folio_unmap,
 	.folio_set_flag = op_folio_set_flag,

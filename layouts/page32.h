@@ -18,7 +18,7 @@
  *			};
  *		};
  *		int _refcount;			24	4
- *		unsigned int _unused;		28	4  (padding the plan leaves)
+ *		unsigned int buddy_order;	28	4  (the 4 bytes the plan leaves)
  *	};
  *
  * Choices, field by field:
@@ -27,9 +27,13 @@
  *    a folio's flags are the folio descriptor's.
  *  - memdesc (memdesc.h) overlaps buddy_list.next, so the tags a list
  *    pointer can show (0 and 8) read as buddy: memdesc.h's interim
- *    numbering.  Free lists live outside the memmap in this suite, so a free
- *    block's head holds the inline buddy word (with its order) where the
- *    kernel would link buddy_list, and pcp_list is never used.
+ *    numbering.  The buddy's and the pcp's lists link free pages through
+ *    buddy_list/pcp_list as the kernel does (free_list.h, buddy.h).
+ *  - buddy_order: PageBuddy and the order of a free block's head, order + 1
+ *    (0: heads no block).  The kernel keeps the order in page->private,
+ *    which buddy_list.prev overlaps here, and PageBuddy in page_type, which
+ *    the plan's page drops; the 4 bytes the plan leaves after _refcount hold
+ *    both (this suite's choice: the Path page does not say).
  *  - _mapcount (in the private union) is the per-page mapcount a PTE-mapped
  *    large folio would keep: folio_create() sets it to -1 on every page; the
  *    folio's own counts are the ones the API reads.
@@ -73,7 +77,7 @@ struct page {
 		};
 	};
 	int _refcount;
-	unsigned int _unused;
+	unsigned int buddy_order;
 };
 
 _Static_assert(offsetof(struct page, flags) == 0, "page.flags");
@@ -83,6 +87,7 @@ _Static_assert(offsetof(struct page, memdesc) == 8, "memdesc overlaps buddy_list
 _Static_assert(offsetof(struct page, private) == 16, "page.private");
 _Static_assert(offsetof(struct page, _mapcount) == 16, "page._mapcount");
 _Static_assert(offsetof(struct page, _refcount) == 24, "page._refcount");
+_Static_assert(offsetof(struct page, buddy_order) == 28, "page.buddy_order");
 _Static_assert(sizeof(struct page) == 32, "struct page is 32 bytes");
 /* A list pointer into this memmap has bits 0-2 clear and bit 3 set: tag 8, a buddy alias. */
 _Static_assert(offsetof(struct page, buddy_list) % 16 == MEMDESC_BUDDY_ALIAS &&
@@ -109,6 +114,23 @@ static inline int memdesc_page_refcount(const struct page *page)
 {
 	return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
 }
+
+static inline int memdesc_page_buddy_order(const struct page *page)
+{
+	return (int)page->buddy_order - 1;
+}
+
+static inline void memdesc_page_set_buddy(struct page *page, unsigned int order)
+{
+	page->buddy_order = order + 1;
+}
+
+static inline void memdesc_page_clear_buddy(struct page *page)
+{
+	page->buddy_order = 0;
+}
+
+#include "free_list.h"
 
 #include "memdesc_api.h"
 

@@ -290,6 +290,9 @@ LAYOUT_OFF(zpdesc, first_obj_offset, 48);
 LAYOUT_OFF(zpdesc, _refcount, 52);
 _Static_assert(sizeof(struct zpdesc) <= sizeof(struct page), "struct zpdesc overlays one page");
 
+/* The buddy's and the pcp's lists through page->buddy_list (lru, pcp_list). */
+#include "free_list.h"
+
 #define PAGE64_HEAD		(1UL << KPG_head)
 #define PAGE64_RESERVED		(1UL << KPG_reserved)
 
@@ -308,6 +311,8 @@ static inline unsigned long page_to_pfn(const struct memmap *mm, const struct pa
 
 /* compound_head(): below, or page64ci.h's. */
 static inline struct page *page64_head(const struct page *page);
+/* Whether a speculative reference may write the page's count: below, or page64ci.h's. */
+static inline bool page_count_writable(const struct page *page, int u);
 /* What prep_compound_tail() writes in the tail word of a 2^order folio's tails. */
 static inline unsigned long page64_tail_word(const struct page *head, unsigned int order);
 
@@ -344,6 +349,23 @@ static inline struct page *page64_head(const struct page *page)
 	if (__builtin_expect(head & 1, 0))
 		return (struct page *)(head - 1);
 	return (struct page *)page64_fixed_fake_head(page);
+}
+
+/*
+ * page_count_writable() of 6.18 (include/linux/page-flags.h), which
+ * page_ref_add_unless(), and so folio_try_get(), asks first: with HVO on,
+ * a speculative reference (GUP-fast, the page cache's lookup, a pfn
+ * walker) must not write a struct page HVO mapped read-only: not one
+ * whose count is u (frozen while it is remapped), not a fake head.  Behind
+ * the same key as page64_fixed_fake_head(): with HVO off, nothing.
+ */
+static inline bool page_count_writable(const struct page *page, int u)
+{
+	if (!hvo_fake_head_key())
+		return true;
+	if (__atomic_load_n(&page->_refcount, __ATOMIC_ACQUIRE) == u)
+		return false;
+	return page64_fixed_fake_head(page) == page;
 }
 
 /* set_compound_head(): a pointer to the head, bit 0 set. */
@@ -479,6 +501,13 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 	return page_to_pfn(mm, head);
 }
 
+/* compound_order(): the head's PG_head, then the first tail's _flags_1. */
+static inline unsigned int page_order_unsafe(const struct memmap *mm, const struct page *head)
+{
+	(void)mm;
+	return folio_order((const struct folio *)head);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Folios. */
 
@@ -512,6 +541,24 @@ static inline int folio_mapcount(const struct folio *folio)
 static inline bool folio_test_hugetlb(const struct folio *folio)
 {
 	return page64_is_type(&folio->page, PGTY_hugetlb);
+}
+
+/*
+ * folio_has_pincount(): a large folio (64-bit) keeps its pins in the first
+ * tail's _pincount, a line beyond the head's; a small one has no room and
+ * pins with GUP_PIN_COUNTING_BIAS references.
+ */
+static inline int *folio_pincount_ptr(const struct folio *folio)
+{
+	if (!(folio->flags & PAGE64_HEAD))
+		return NULL;
+	return (int *)&folio->_pincount;
+}
+
+/* page_ref_add_unless() of the folio's head page asks page_count_writable() first. */
+static inline bool folio_count_writable(const struct folio *folio, int u)
+{
+	return page_count_writable(&folio->page, u);
 }
 
 /* folio_kind(), the reference count, flags, mapping and index: plain fields. */
@@ -610,6 +657,15 @@ static inline void buddy_set_free(struct memmap *mm, unsigned long pfn, unsigned
 
 	page->private = order;
 	page->page_type = (unsigned int)PGTY_buddy << 24;
+}
+
+/* del_page_from_free_list(): __ClearPageBuddy() (page_type back to UINT_MAX), set_page_private(0). */
+static inline void buddy_clear(struct memmap *mm, unsigned long pfn)
+{
+	struct page *page = pfn_to_page(mm, pfn);
+
+	page->page_type = UINT32_MAX;
+	page->private = 0;
 }
 
 /*

@@ -47,6 +47,17 @@ _Static_assert(offsetof(struct folio, _head_1) == sizeof(struct page) + 8,
 _Static_assert((sizeof(struct page) & (sizeof(struct page) - 1)) == 0,
 	       "sizeof(struct page) is a power of 2");
 
+/*
+ * "mm: drop fake head checks": no fake heads, so page_count_writable() is
+ * gone and page_ref_add_unless() writes straight away.
+ */
+static inline bool page_count_writable(const struct page *page, int u)
+{
+	(void)page;
+	(void)u;
+	return true;
+}
+
 /* set_compound_head(): the mask that clears the tail's offset within its folio. */
 static inline unsigned long page64_tail_word(const struct page *head, unsigned int order)
 {

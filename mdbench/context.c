@@ -89,10 +89,11 @@ json_t *mdb_kernel_json(const struct mdb_kernel *k)
 	const char *hvo = k->flags & MDB_K_HVO_ON ? "on" :
 			  k->flags & MDB_K_HVO || k->class == MDB_REPORT ? "off,on" : "off";
 
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s}", "name", k->name,
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s, s:s?}", "name", k->name,
 			 "class", mdb_kernel_class_name(k->class), "unit", k->unit,
 			 "mutates", !!(k->flags & MDB_K_MUTATES), "threaded", !!(k->flags & MDB_K_THREADED),
-			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo);
+			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo,
+			 "metadata_share_of", k->share_of);
 }
 
 /* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */

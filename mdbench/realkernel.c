@@ -232,7 +232,7 @@ static bool counter_wanted(const struct mdb_run *run, unsigned int i)
 }
 
 struct real_sum {
-	uint64_t ops, ns, skipped, failed, requests, free_blocks;
+	uint64_t ops, ns, skipped, failed, requests, free_blocks, isolated;
 	double counter[MDB_KMOD_NR_COUNTERS];
 	bool counter_valid[MDB_KMOD_NR_COUNTERS];
 };
@@ -247,6 +247,7 @@ static void sum_add(struct real_sum *s, const struct mdb_kmod_result *res, bool 
 	s->failed += res->failed;
 	s->requests += res->requests;
 	s->free_blocks += res->scan.free_blocks;
+	s->isolated += res->scan.isolated;
 	for (i = 0; i < MDB_KMOD_NR_COUNTERS; i++) {
 		s->counter_valid[i] = (first || s->counter_valid[i]) && res->counter_valid[i];
 		s->counter[i] += res->counter[i];
@@ -286,8 +287,10 @@ static void report(struct mdb_state *st, struct mdb_real *r, unsigned int id,
 			mdb_counter(st, names[i], s->counter[i], MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "ops_skipped", (double)s->skipped, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "ops_failed", (double)s->failed, MDB_COUNTER_PER_ITEM);
-	if (id == MDB_KMOD_SCAN_COMPACTION)
+	if (id == MDB_KMOD_SCAN_COMPACTION) {
 		mdb_counter(st, "free_blocks", (double)s->free_blocks, MDB_COUNTER_PER_ITEM);
+		mdb_counter(st, "isolated", (double)s->isolated, MDB_COUNTER_PER_ITEM);
+	}
 }
 
 /* One Google Benchmark call of a kernel instance (mdb_bench_fn). */

@@ -26,6 +26,7 @@ expected_items() {
 	baseline/bandwidth/*)	echo 1024 ;;		# one batch of READ_BATCH
 	# random walks (batches of 64; the cold ones of COLD_OPS, 32), migrations (16)
 	lookup/* | folio/* | migrate/* | footprint/*) echo $ops ;;
+	compaction/*)		echo $ops ;;		# one cluster an op
 	*)			echo min ;;		# scan: pfns covered; alloc: whole batches
 	esac
 }
