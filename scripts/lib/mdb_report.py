@@ -464,3 +464,233 @@ def plan(dumps):
 def expected_plots(dumps):
 	"""[(basename, formats)] of every plot scripts/plot writes for these dumps."""
 	return [(f.name, f.exts) for f in plan(dumps)]
+
+
+# -- the report's text, apart from the figures ---------------------------------
+
+class Doc:
+	"""Lines of report.md as they are written: text, tables, and a dump's
+	label before its table where several dumps share a section."""
+
+	def __init__(self, dumps, alpha):
+		self.dumps, self.alpha = dumps, alpha
+		self.multi = len(dumps) > 1
+		self.report = []
+
+	def md(self, text):
+		self.report.append(text)
+
+	def table(self, header, rows):
+		self.report += md.md_table(header, rows)
+
+	def per_dump(self, d):
+		if self.multi:
+			self.md(f"**{md.md_cell(d.label)}**\n")
+
+
+class Text(Doc):
+	"""The sections of report.md that go with no figure: the head, the
+	runs, their conditions, the counters, false sharing, fidelity to the
+	live kernel and the baselines' table.  scripts/plot's Plotter adds the
+	figures and the tables behind them."""
+
+	def head(self):
+		self.md("# memdesc-bench report\n")
+		self.md("Dumps: " + ", ".join(f"`{md.md_cell(d.path)}`" for d in self.dumps) + "\n")
+
+
+	def runs(self):
+		self.md("## Runs\n")
+		fields = [
+			("host", lambda d: d.host),
+			("CPU", lambda d: d.cpu_model),
+			("run id", lambda d: d.mb.get("run_id")),
+			("kernel", lambda d: kernel_text(d.mb.get("kernel"))),
+			("profile", lambda d: d.mb.get("profile", "?")),
+			("complete", lambda d: "yes" if d.complete else "**no: partial run**"),
+			("git commit", lambda d: str(d.mb.get("git_commit", "?"))[:12] +
+			 (" (dirty)" if d.mb.get("git_dirty") else "")),
+			("source", lambda d: d.mb.get("source", "mdbench --out")),
+			("reference layout", lambda d: d.reference),
+			("layouts", lambda d: ", ".join(layout_text(l) for l in d.layouts)),
+			("repetitions", lambda d: reps_text(d)),
+			("mixes", lambda d: ", ".join(m["name"] for m in d.mb.get("mixes", []))),
+			("RAM sizes", lambda d: ", ".join(md.format_size(r) for r in d.mb.get("ram_sizes", []))),
+			("perf_event_paranoid", lambda d: str(d.mb.get("perf_event_paranoid", "?"))),
+			("THP", lambda d: ", ".join(v for _, v in flatten(d.mb.get("thp")))),
+			("caches", lambda d: caches_text(d.mb.get("hwloc"))),
+			("pinned", lambda d: pinned_text(d.mb)),
+			("seed", lambda d: str(d.mb.get("seed", "?"))),
+			("simulation", lambda d: sim_text(d.sim_mb)),
+		]
+		self.table(["", *[d.label for d in self.dumps]],
+			   [[n] + [str(get(d)) for d in self.dumps] for n, get in fields])
+		for d in self.dumps:
+			parts = d.mb.get("parts") or []
+			cmds = [(p.get("argv"), p) for p in parts] or [(d.mb.get("argv"), {})]
+			self.md(f"Commands of {md.md_cell(d.label)}:\n")
+			for argv, p in cmds:
+				what = " (extra rounds)" if p.get("rounds") else ""
+				done = "" if p.get("complete", True) else " (incomplete)"
+				self.md(f"- `{md.md_cell(' '.join(argv or ['?']))}`{what}{done}")
+			self.md("")
+
+	def conditions(self):
+		rows = {}
+		for i, d in enumerate(self.dumps):
+			for k, v in flatten(d.mb.get("conditions") or {}):
+				rows.setdefault(k, [""] * len(self.dumps))[i] = v
+		if rows:
+			self.md("## Conditions the runs obtained\n")
+			self.table(["condition", *[d.label for d in self.dumps]],
+				   [[k, *v] for k, v in rows.items()])
+
+	def counters(self, zero):
+		self.md("## Counters\n")
+		names = md.first_seen(n for d in self.dumps for n in
+				      list(d.counters_available()) + list(d.counters_unavailable()))
+		avail = [d.counters_available() for d in self.dumps]
+		encodings = [{x["name"]: x for x in (d.mb.get("counters") or {}).get("available") or []}
+			     for d in self.dumps]
+		rows = []
+		for c in names:
+			row = [c]
+			for d, a, enc in zip(self.dumps, avail, encodings):
+				if c not in a:
+					row.append(d.why_missing(c))
+					continue
+				e = enc.get(c, {})
+				how = ", ".join(str(x) for x in (e.get("event"), e.get("pfm")) if x)
+				row.append(f"available ({how})" if how else "available")
+			rows.append(row)
+		if rows:
+			self.table(["counter", *[d.label for d in self.dumps]], rows)
+		else:
+			self.md("No counters in these dumps.\n")
+		for c in zero:
+			self.md(f"- `{md.md_cell(c)}` was counted and is 0 in every benchmark: no figure.")
+		self.md("\nCounters are per op; a counter the machine could not count is "
+			"\"unavailable: reason\", never 0.\n")
+
+	def false_sharing(self):
+		for d in self.dumps:
+			rows = d.mb.get("false_sharing")
+			if not rows:
+				continue
+			self.md("## False sharing between neighbouring objects\n")
+			self.per_dump(d)
+			first = ["layout", "object", "hot_field", "neighbour_field", "line_offset"]
+			keys = first + [k for k in md.first_seen(k for r in rows for k in r) if k not in first]
+			# a row whose objects share no written line has no fields: "-", not null
+			self.table(keys, [["-" if r.get(k) is None else scalar(r[k]) for k in keys]
+					   for r in rows])
+
+	def fidelity(self):
+		for d in self.dumps:
+			rows = fidelity(d, self.alpha)
+			if not rows:
+				continue
+			self.md(f"## Fidelity: {md.md_cell(d.reference)} against the live kernel\n")
+			self.md(f"The live kernel's ns/op (layout measured by the kernel module) over the "
+				f"userspace {md.md_cell(d.reference)}'s on the same mix and RAM: the ratio "
+				f"and its {100 * (1 - self.alpha):g}% interval; 1 is a perfect model.\n")
+			self.per_dump(d)
+			t = []
+			for real, ratio, b in rows:
+				ref = time_cell(d, ratio.ref) if ratio else f"no {d.reference} run here"
+				t.append([row_label((b.kernel, "", b.variant, b.threads)), b.mix or "-",
+					  md.format_size(b.ram) if b.ram else "-", ref, real, time_cell(d, b),
+					  ratio.text() if ratio else "-",
+					  ratio.cmp.p_text() if ratio and ratio.cmp else "-"])
+			self.table(["kernel", "mix", "RAM", f"{d.reference} ns/op", "live kernel",
+				    "its ns/op", "kernel/reference", "p"], t)
+
+
+	def baselines(self):
+		for d in self.dumps:
+			base = [b for b in d.native.values() if b.kclass == "baseline" and b.bytes]
+			if not base:
+				continue
+			self.per_dump(d)
+			t = []
+			for b in base:
+				bw = b.values("bytes_per_second")
+				t.append([b.kernel, md.format_size(b.bytes), time_cell(d, b),
+					  md.fmt(median(bw) / 1e9) if bw else "-"])
+			self.table(["baseline", "buffer", "ns/op", "GB/s"], t)
+		self.md("A dependent kernel's figure shows the latency baseline (one dependent load) "
+			"and a sequential one's the time to stream one struct page at the bandwidth "
+			"baseline's rate (sizeof_page / GB/s), each at the RAM size whose memmap is the "
+			"baseline's buffer for that layout: RAM = buffer / sizeof_page x 4 KiB.\n")
+
+
+def time_cell(d, b):
+	"""'12.5 (12.1..12.9)': median and min..max over repetitions; failed or '-'."""
+	if b is None:
+		return "-"
+	if b.error:
+		return md.failed_text(b)
+	v, how = b.sample("real_time")
+	if not v:
+		return "-"
+	m = md.fmt(median(v))
+	return m if min(v) == max(v) else f"{m} ({md.fmt(min(v))}..{md.fmt(max(v))})"
+
+
+def value_cell(b, field):
+	v = b.values(field)
+	if not v:
+		return "-"
+	m = md.fmt(median(v))
+	return m if min(v) == max(v) else f"{m} ({md.fmt(min(v))}..{md.fmt(max(v))})"
+
+
+def layout_text(l):
+	desc = ", descriptors" if l.get("descriptors") else ""
+	real = ", live kernel" if l.get("real") else ""
+	return f"{l['name']} (page {l['sizeof_page']} B{desc}{real})"
+
+
+def reps_text(d):
+	n = [len(b.reps) for b in d.native.values() if b.reps]
+	if not n:
+		return "-"
+	lo, hi = min(n), max(n)
+	return f"{lo}" if lo == hi else f"{lo}..{hi}"
+
+
+def kernel_text(k):
+	if isinstance(k, dict):
+		parts = [scalar(k[f]) for f in ("sysname", "release", "version", "machine") if f in k]
+		return " ".join(parts) or ", ".join(f"{a}={b}" for a, b in flatten(k))
+	return "?"
+
+
+def pinned_text(mb):
+	cpu, node = mb.get("cpu"), mb.get("node")
+	cpu = "not pinned" if cpu is None or cpu == -1 else f"cpu {cpu}"
+	node = "memory not bound" if node is None or node == -1 else f"node {node}"
+	return f"{cpu}, {node}"
+
+
+def caches_text(h):
+	out = []
+	for c in (h or {}).get("caches", []):
+		size = c.get("size")
+		size = md.format_size(size) if size is not None else "?"
+		out.append(f"L{c.get('level', '?')}{str(c.get('type', ''))[:1]} {size}")
+	return ", ".join(out) or "?"
+
+
+def sim_text(s):
+	if not s:
+		return "-"
+	sim = s.get("simulation") or {}
+	ops = sim.get("ops")
+	if isinstance(ops, dict) and ops:
+		ops = f"{min(ops.values())}..{max(ops.values())} ops per benchmark"
+	else:
+		ops = "? ops"
+	return (f"{scalar(sim.get('tool', '?'))}; D1 {scalar(sim.get('D1_simulated') or '?')}; "
+		f"LL {scalar(sim.get('LL_simulated') or '?')}; {ops}")
+
