@@ -8,7 +8,7 @@ import os
 import shutil
 
 import check_plots as check
-from testlib import PY, Scratch, fixture, main, run, script, table_rows, TESTS
+from testlib import PY, Scratch, fixture, load, main, run, script, table_rows, TESTS
 
 NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
 TIMES = ["time-convert-pfn_to_page", "time-lookup-random", "time-lookup-seq", "time-folio-tail",
@@ -462,6 +462,12 @@ class PlotScale(PlotCase):
 			  ["memmaps[].desc_adjacency", "0.03..0.09 (3 null)"],
 			  ["hvo.modes", "off"]):
 			self.assertIn(r, rows)
+
+	def test_bad_machine_refused(self):
+		doc = load(fixture("scale", "mdbench.json"))
+		doc["context"]["memdesc_bench"]["machine"]["llc_bytes"] = "32MiB"
+		d = self.write_dump(doc)
+		self.refused([PY, script("plot"), d], 'machine.llc_bytes "32MiB" is not an integer')
 
 	def test_sim_without_phantoms(self):
 		text = self.plot(fixture("scale"))
