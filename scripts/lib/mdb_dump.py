@@ -366,6 +366,9 @@ def _check_mb(mb, c, sim):
 		c.opt(x, "reason", c.str, where=xw, empty=True)
 		c.opt(x, "event", c.str, where=xw, empty=True)
 	c.opt(mb, "conditions", c.obj, where=w)
+	mach = c.opt(mb, "machine", c.obj, where=w) or {}
+	for k in ("llc_bytes", "headline_ram_bytes"):	# the report's headline and RAM/LLC
+		c.opt(mach, k, c.int, 1, where=f"{w}.machine")
 	for i, row in enumerate(c.opt(mb, "false_sharing", c.list, where=w) or []):
 		c.obj(row, f"{w}.false_sharing[{i}]")
 	for i, m in enumerate(c.opt(mb, "mixes", c.list, where=w) or []):

@@ -67,6 +67,69 @@ def median(values):
 	return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
+def quartiles(values):
+	"""(Q1, Q3) as scipy.stats.iqr takes them (linear interpolation)."""
+	import numpy as np
+	q1, q3 = np.percentile(values, [25, 75])
+	return float(q1), float(q3)
+
+
+def bounds(xy, benches):
+	"""A baseline's points [(RAM, ns)] bound the benchmarks: at every point
+	within the RAM sizes they ran, the baseline is at or below the fastest
+	variant's median (interpolated on log scales between sizes); False
+	when no point falls there."""
+	med = {}
+	for b in benches:
+		v = b.sample("real_time")[0]
+		if v and not b.error:
+			med[b.ram] = min(median(v), med.get(b.ram, math.inf))
+	pts = sorted(med.items())
+	inside = [(x, y) for x, y in xy if pts and pts[0][0] <= x <= pts[-1][0]]
+	return bool(inside) and all(y <= interpolate(pts, x) for x, y in inside)
+
+
+def interpolate(pts, x):
+	"""y at x of the sorted points [(x, y)], linear in log x."""
+	for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+		if x0 <= x <= x1:
+			f = math.log(x / x0) / math.log(x1 / x0)
+			return y0 + f * (y1 - y0)
+	return pts[0][1]
+
+
+WORKING_SET = "working_set_bytes"	# per benchmark: bytes one op's working set spans
+
+
+def llc_crossings(dump, benches):
+	"""{layout: RAM at which its working set passes the last-level cache
+	(machine.llc_bytes), or None: below it at every size run, or no working
+	set}, interpolated on log scales between the sizes either side; at
+	or below the smallest size when every size is above it."""
+	llc = machine(dump).get("llc_bytes")
+	out = {}
+	if not llc:
+		return out
+	per = {}
+	for b in benches:
+		v = b.values(WORKING_SET)
+		if b.ram and v:
+			per.setdefault(b.layout, {})[b.ram] = median(v)
+	for layout, ws in per.items():
+		pts = sorted(ws.items())
+		x = None
+		for (r0, w0), (r1, w1) in zip([(None, None)] + pts, pts):
+			if w1 >= llc:
+				if r0 is None or w0 <= 0 or w1 == w0:
+					x = r1
+				else:
+					f = (math.log(llc) - math.log(w0)) / (math.log(w1) - math.log(w0))
+					x = math.exp(math.log(r0) + f * (math.log(r1) - math.log(r0)))
+				break
+		out[layout] = x
+	return out
+
+
 # -- each layout against the reference ---------------------------------------
 
 def reference_pairs(dump, pool="native"):
@@ -165,56 +228,175 @@ def summary(dump, alpha):
 		cells[(r, c)] = x
 	order = {n: i for i, n in enumerate(dump.layout_names)}
 	cols = sorted(cols, key=lambda c: (order.get(c[0], 0), c[1]))
-	return list(rows), cols, cells
+	rows = sorted(rows, key=lambda r: class_rank([dump], r[0]))	# dependent first
+	return rows, cols, cells
 
 
-HEADLINE_CLASSES = ("sequential", "dependent", "mutating")
+# The classes of the headline's kernels, in the report's order: dependent
+# chains (and their cold variants) lead, throughput walks follow.
+HEADLINE_CLASSES = ("dependent", "sequential", "mutating")
+CLASS_ORDER = HEADLINE_CLASSES + ("other",)
+
+
+def kernel_class(dump, kernel):
+	return next((k["class"] for k in dump.kernels if k["name"] == kernel), "other")
+
+
+def class_rank(dumps, kernel):
+	"""Where a kernel's figures go: by its class in CLASS_ORDER."""
+	for d in dumps:
+		c = kernel_class(d, kernel)
+		if c in CLASS_ORDER:
+			return CLASS_ORDER.index(c)
+	return len(CLASS_ORDER)
+
+
+def machine(dump):
+	"""context.memdesc_bench.machine: llc_bytes, headline_ram_bytes."""
+	return dump.mb.get("machine") or {}
+
+
+def headline_sizes(dump):
+	"""(RAM sizes the headline comes from, a sentence saying why): those at
+	or above machine.headline_ram_bytes, else the largest, marked so."""
+	rams = sorted({b.ram for b in dump.native.values() if b.ram and b.timed})
+	if not rams:
+		return [], "no timed benchmark with a RAM size"
+	want = machine(dump).get("headline_ram_bytes")
+	largest = md.format_size(rams[-1])
+	if want is None:
+		return rams[-1:], (f"no headline size in this dump (no machine.headline_ram_bytes): "
+				   f"the largest size run, {largest}, stands in, and may be a "
+				   "cache effect")
+	over = [r for r in rams if r >= want]
+	llc = machine(dump).get("llc_bytes")
+	why = f" ({want // llc}x the last-level cache)" if llc else ""
+	if not over:
+		return rams[-1:], (f"no size at or above the headline size {md.format_size(want)}"
+				   f"{why} was run: the largest, {largest}, stands in, and may be a "
+				   "cache effect")
+	return over, (f"modelled RAM at or above the headline size {md.format_size(want)}{why}: "
+		      + ", ".join(md.format_size(r) for r in over))
+
+
+def headline_conditions(dump):
+	"""[(condition, value)] the headline holds under: the run's top-level
+	scalar conditions and the lists of its grouped ones (modes, counts)."""
+	out = []
+	for k, v in (dump.mb.get("conditions") or {}).items():
+		if isinstance(v, dict):
+			out += [(f"{k}.{k2}", scalar_list(v2)) for k2, v2 in v.items()
+				if isinstance(v2, list) and all(not isinstance(x, (dict, list)) for x in v2)]
+		elif not isinstance(v, list):
+			out.append((k, scalar(v)))
+	return out
+
+
+def scalar_list(v):
+	return ", ".join(scalar(x) for x in v) or "[]"
+
+
+def verdict(x):
+	"""A Ratio's verdict in words: faster, slower, no difference (its
+	interval holds 1), failed, or why there is no test."""
+	if x.failed:
+		return "failed"
+	c = x.cmp
+	if not c or c.ratio is None:
+		return "-"
+	if c.verdict in ("differs", "differs (exact)"):
+		return "faster" if c.ratio < 1 else "slower"
+	return c.verdict
+
+
+def doubtful(x):
+	"""The ratio may be 1: its interval holds 1, or there is no test."""
+	return not x.failed and x.cmp is not None and verdict(x) not in ("faster", "slower")
+
+
+def n_text(b):
+	"""Repetitions with a time (0 for a failed benchmark)."""
+	return str(len(b.sample("real_time")[0]))
+
+
+def headline_rows(dump, alpha):
+	"""(sizes, sentence, rows): the headline's rows [kernel, RAM, layout,
+	n reference/layout, ratio, interval, verdict], per kernel of
+	HEADLINE_CLASSES (dependent first) at its highest thread count, at
+	each of headline_sizes()."""
+	rows, cols, cells = summary(dump, alpha)
+	most = {}
+	for kernel, _, _, t in rows:
+		most[kernel] = max(t, most.get(kernel, t))
+	rank = {c: i for i, c in enumerate(HEADLINE_CLASSES)}
+	keep = sorted((r for r in rows if kernel_class(dump, r[0]) in rank and r[3] == most[r[0]]),
+		      key=lambda r: rank[kernel_class(dump, r[0])])
+	sizes, why = headline_sizes(dump)
+	layouts = md.first_seen(c[0] for c in cols)
+	labels = row_labels(keep)
+	out = []
+	for r in keep:
+		for ram in sizes:
+			for l in layouts:
+				x = cells.get((r, (l, ram)))
+				if x is None:
+					continue
+				c = x.cmp
+				out.append([labels[r], md.format_size(ram), l,
+					    f"{n_text(x.ref)}/{n_text(x.bench)}",
+					    st.fmt3(c.ratio) if c and c.ratio is not None else "-",
+					    c.ci_text() if c else "-", verdict(x)])
+	return sizes, why, out
+
+
+HEADLINE_HEADER = ["kernel", "RAM", "layout", "n ref/layout", "ratio", "interval", "verdict"]
+
+
+def thousands(x):
+	return f"{round(x):,}"
+
+
+def footprint_rows(dump):
+	"""(layouts, rows) of the headline's footprint: bytes per GiB of RAM per
+	mix (and variant, e.g. hvo:on; not the folio-size sweep, whose rows
+	would repeat each mix), with the change against the reference."""
+	fp = {k: v for k, v in footprint_per_mix(dump).items()
+	      if all(p != md.FOLIO_PARAM for p, _ in k[2])}
+	ref = dump.reference
+	names = md.first_seen(l for _, l, _ in fp)
+	rows = []
+	for m, v in md.first_seen((m, v) for m, _, v in fp):
+		refv = fp.get((m, ref, v))
+		row = [" ".join(x for x in (m or "-", md.variant_label(v)) if x)]
+		for l in names:
+			x = fp.get((m, l, v))
+			if x is None:
+				row.append("-")
+			elif refv and l != ref:
+				row.append(f"{thousands(x)} ({x / refv - 1:+.1%})")
+			else:
+				row.append(thousands(x))
+		rows.append(row)
+	return names, rows
 
 
 def headline(dump, alpha):
-	"""Lines of the terminal's headline table: per kernel of the classes
-	sequential, dependent and mutating, at its largest RAM size and fewest
-	threads, each layout's time against the reference layout's; then the
-	footprint per mix (and variant)."""
-	rows, cols, cells = summary(dump, alpha)
-	kclass = {k["name"]: k["class"] for k in dump.kernels}
-	fewest = {}
-	for kernel, _, _, t in rows:
-		fewest[kernel] = min(t, fewest.get(kernel, t))
-	rows = [r for r in rows if kclass.get(r[0]) in HEADLINE_CLASSES and r[3] == fewest[r[0]]]
-	layouts = md.first_seen(c[0] for c in cols)
+	"""Lines of the terminal's headline table: headline_rows(), the
+	conditions it holds under, then the footprint per mix."""
 	ref = dump.reference
 	level = f"{100 * (1 - alpha):g}%"
-	out = [f"{dump.label}: time per op against {ref} (ratio and its {level} interval)"]
-	table = []
-	labels = row_labels(rows)
-	for r in rows:
-		ram = max(c[1] for c in cols if (r, c) in cells)
-		table.append([labels[r], md.format_size(ram) if ram else "-"] +
-			     [cells[(r, (l, ram))].text() if (r, (l, ram)) in cells else "-"
-			      for l in layouts])
-	if table:
-		out += md.text_table(["kernel", "RAM", *[f"{l}/{ref}" for l in layouts]], table)
+	sizes, why, rows = headline_rows(dump, alpha)
+	out = [f"{dump.label}: time per op against {ref} (ratio and its {level} interval)",
+	       f"  sizes: {why}",
+	       "  conditions: " + "; ".join(f"{k} {v}" for k, v in headline_conditions(dump))]
+	if rows:
+		out += md.text_table(HEADLINE_HEADER, rows)
 	else:
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
-	fp = footprint_per_mix(dump)
+	names, fp = footprint_rows(dump)
 	if fp:
 		out += ["", f"{dump.label}: footprint in bytes per GiB of RAM (change against {ref})"]
-		names = md.first_seen(l for _, l, _ in fp)
-		table = []
-		for m, v in md.first_seen((m, v) for m, _, v in fp):
-			refv = fp.get((m, ref, v))
-			row = [" ".join(x for x in (m, md.variant_label(v)) if x)]
-			for l in names:
-				x = fp.get((m, l, v))
-				if x is None:
-					row.append("-")
-				elif refv and l != ref:
-					row.append(f"{md.fmt(x)} ({x / refv - 1:+.1%})")
-				else:
-					row.append(md.fmt(x))
-			table.append(row)
-		out += md.text_table(["mix", *names], table)
+		out += md.text_table(["mix", *names], fp)
 	return out
 
 
@@ -365,6 +547,33 @@ def flatten(obj, prefix="", depth=0):
 	return [(prefix, scalar(obj))]
 
 
+def summarise(conditions):
+	"""[(key, text)] of the conditions: flatten()'s, but a list of objects
+	as one row of its length and one per field: min..max of its numbers,
+	else its distinct values (the first few and how many)."""
+	out = []
+	for k, v in conditions.items():
+		if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+			out.append((k, f"{len(v)} entries"))
+			fields = md.first_seen(f for x in v for f in x)
+			for f in fields:
+				vals = [x.get(f) for x in v]
+				nums = [y for y in vals if isinstance(y, (int, float)) and not isinstance(y, bool)]
+				if nums and len(nums) == len([y for y in vals if y is not None]):
+					lo, hi = min(nums), max(nums)
+					text = md.fmt(lo) if lo == hi else f"{md.fmt(lo)}..{md.fmt(hi)}"
+					if len(nums) < len(vals):
+						text += f" ({len(vals) - len(nums)} null)"
+				else:
+					seen = md.first_seen(scalar(y) for y in vals)
+					text = ", ".join(seen[:4]) + (f", ... ({len(seen)} values)"
+								     if len(seen) > 4 else "")
+				out.append((f"{k}[].{f}", text))
+		else:
+			out += flatten(v, k, 1)
+	return out
+
+
 def scalar(v):
 	if v is None:
 		return "null"
@@ -409,26 +618,53 @@ def zero_counters(dumps):
 
 
 class Figure:
-	"""One figure of the plan: basename, kind, args and the formats written."""
+	"""One figure of the plan: basename, kind, args, the formats written,
+	and its group (a time figure's kernel class: its section)."""
 
-	__slots__ = ("name", "kind", "args", "exts")
+	__slots__ = ("name", "kind", "args", "exts", "group")
 
-	def __init__(self, name, kind, args, cells=0):
-		self.name, self.kind, self.args = name, kind, args
+	def __init__(self, name, kind, args, cells=0, group=None):
+		self.name, self.kind, self.args, self.group = name, kind, args, group
 		self.exts = ("png",) if cells > ANNOTATE_CELLS else ("png", "svg")
 
 
-def plan(dumps):
-	"""The figures scripts/plot draws, as [Figure], in order.
+# Per-benchmark fields that describe the benchmark's size, not what it
+# measured (results/SCHEMA.md): shown beside the times, not as counters.
+DESCRIPTIVE = (WORKING_SET, "ram_over_llc")
 
-	summary: each layout's ratio to the reference per kernel and RAM (one
-	panel per dump); time (kernel): ns/op per layout against RAM, a panel
-	per mix; threads (kernel): ns/op against threads; counter (counter):
-	a heat map of its per-op value, kernels by layouts and RAM; sim
-	(metric, mix, kernels): one panel per kernel; footprint: bars per mix
-	and layout; breakeven (mix): footprint against the small-folio
-	descriptor size.  Each is written as .png and .svg, but heat maps of
-	more than ANNOTATE_CELLS cells as .png alone."""
+
+def kernel_counters(dumps, native):
+	"""The kernels' own counters (mdb_counter(): results/SCHEMA.md's
+	kernel counters): numeric fields of timed benchmarks that no perf
+	counter, time or size field is, first-seen order."""
+	perf = {c for d in dumps for c in d.counters_available()}
+	skip = perf | set(md.TIME_METRICS) | set(DESCRIPTIVE)
+	return md.first_seen(m for b in native for m in b.metrics() if m not in skip)
+
+
+def sim_kernels(sim, metric, mix):
+	"""(kernels with the metric on this mix, those of them at 0 throughout)."""
+	have = md.first_seen(b.kernel for b in sim if (b.mix or "") == mix and b.has(metric))
+	zero = [k for k in have if not any(v for b in sim if b.kernel == k and (b.mix or "") == mix
+					   for v in b.values(metric))]
+	return [k for k in have if k not in zero], zero
+
+
+def plan(dumps):
+	"""The figures scripts/plot draws, as [Figure], in order: dependent
+	kernels and misses per op lead, throughput walks follow.
+
+	summary: each layout's ratio to the reference per kernel at the
+	headline sizes (one panel per dump) and the footprint; time (kernel):
+	ns/op per layout against RAM, a panel per mix, the dependent kernels'
+	first; sim (metric, mix, kernels, kernels at 0): one panel per kernel;
+	counter (counter): a heat map of its per-op value, kernels by layouts
+	and RAM; then the other kernels' time figures (sequential, mutating,
+	other); threads (kernel): ns/op against threads; kcounter (counter):
+	a kernel's own counter as a heat map; footprint: bars per mix and
+	layout; breakeven (mix): footprint against the small-folio descriptor
+	size.  Each is written as .png and .svg, but heat maps of more than
+	ANNOTATE_CELLS cells as .png alone."""
 	out = []
 	pairs = sum(len(reference_pairs(d)) for d in dumps)
 	if pairs:
@@ -437,23 +673,34 @@ def plan(dumps):
 	threads = {}
 	for b in native:
 		threads.setdefault(b.kernel, set()).add(b.threads)
-	for k in threads:
-		out.append(Figure(f"time-{md.slug(k)}", "time", (k,)))
-		if len(threads[k]) > 1:
-			out.append(Figure(f"threads-{md.slug(k)}", "threads", (k,)))
+	kernels = sorted(threads, key=lambda k: class_rank(dumps, k))
+	lead = [k for k in kernels if class_rank(dumps, k) == 0]
+
+	def times(ks):
+		for k in ks:
+			c = class_rank(dumps, k)
+			out.append(Figure(f"time-{md.slug(k)}", "time", (k,),
+					  group=CLASS_ORDER[c] if c < len(CLASS_ORDER) else "other"))
+	times(lead)
+	sim = [b for b in _benches(dumps, "sim") if b.layout and b.timed and b.ram]
+	for metric in SIM_PLOTTED:
+		for mix in md.first_seen(b.mix or "" for b in sim):
+			ks, zero = sim_kernels(sim, metric, mix)
+			if ks or zero:
+				out.append(Figure(f"{metric}-{md.slug(mix or 'nomix')}", "sim",
+						  (metric, mix, ks, zero)))
 	zero = set(zero_counters(dumps))
 	for c in md.first_seen(c for d in dumps for c in d.counters_available()):
 		cells = sum(1 for b in native if b.has(c) or b.error)
 		if c not in zero and any(b.has(c) for b in native):
 			out.append(Figure(f"counter-{md.slug(c)}", "counter", (c,), cells))
-	sim = [b for b in _benches(dumps, "sim") if b.layout and b.timed and b.ram]
-	for metric in SIM_PLOTTED:
-		for mix in md.first_seen(b.mix or "" for b in sim):
-			kernels = md.first_seen(b.kernel for b in sim if (b.mix or "") == mix and
-						b.has(metric))
-			if kernels:
-				out.append(Figure(f"{metric}-{md.slug(mix or 'nomix')}", "sim",
-						  (metric, mix, kernels)))
+	times([k for k in kernels if k not in lead])
+	for k in kernels:
+		if len(threads[k]) > 1:
+			out.append(Figure(f"threads-{md.slug(k)}", "threads", (k,)))
+	for c in kernel_counters(dumps, native):
+		cells = sum(1 for b in native if b.has(c))
+		out.append(Figure(f"kcounter-{md.slug(c)}", "kcounter", (c,), cells))
 	if any(report_benches(d) for d in dumps):
 		out.append(Figure("footprint", "footprint", ()))
 	for mix in md.first_seen(be.mix for d in dumps for be in breakeven(d)):
@@ -464,3 +711,263 @@ def plan(dumps):
 def expected_plots(dumps):
 	"""[(basename, formats)] of every plot scripts/plot writes for these dumps."""
 	return [(f.name, f.exts) for f in plan(dumps)]
+
+
+# -- the report's text, apart from the figures ---------------------------------
+
+class Doc:
+	"""Lines of report.md as they are written: text, tables, and a dump's
+	label before its table where several dumps share a section."""
+
+	def __init__(self, dumps, alpha):
+		self.dumps, self.alpha = dumps, alpha
+		self.multi = len(dumps) > 1
+		self.report = []
+
+	def md(self, text):
+		self.report.append(text)
+
+	def table(self, header, rows):
+		self.report += md.md_table(header, rows)
+
+	def per_dump(self, d):
+		if self.multi:
+			self.md(f"**{md.md_cell(d.label)}**\n")
+
+
+class Text(Doc):
+	"""The sections of report.md that go with no figure: the head, the
+	runs, their conditions, the counters, false sharing, fidelity to the
+	live kernel and the baselines' table.  scripts/plot's Plotter adds the
+	figures and the tables behind them."""
+
+	def head(self):
+		self.md("# memdesc-bench report\n")
+		self.md("Dumps: " + ", ".join(f"`{md.md_cell(d.path)}`" for d in self.dumps) + "\n")
+
+
+	def runs(self):
+		self.md("## Runs\n")
+		fields = [
+			("host", lambda d: d.host),
+			("CPU", lambda d: d.cpu_model),
+			("run id", lambda d: d.mb.get("run_id")),
+			("kernel", lambda d: kernel_text(d.mb.get("kernel"))),
+			("profile", lambda d: d.mb.get("profile", "?")),
+			("complete", lambda d: "yes" if d.complete else "**no: partial run**"),
+			("git commit", lambda d: str(d.mb.get("git_commit", "?"))[:12] +
+			 (" (dirty)" if d.mb.get("git_dirty") else "")),
+			("source", lambda d: d.mb.get("source", "mdbench --out")),
+			("reference layout", lambda d: d.reference),
+			("layouts", lambda d: ", ".join(layout_text(l) for l in d.layouts)),
+			("repetitions", lambda d: reps_text(d)),
+			("mixes", lambda d: ", ".join(m["name"] for m in d.mb.get("mixes", []))),
+			("RAM sizes", lambda d: ", ".join(md.format_size(r) for r in d.mb.get("ram_sizes", []))),
+			("perf_event_paranoid", lambda d: str(d.mb.get("perf_event_paranoid", "?"))),
+			("THP", lambda d: ", ".join(v for _, v in flatten(d.mb.get("thp")))),
+			("caches", lambda d: caches_text(d.mb.get("hwloc"))),
+			("pinned", lambda d: pinned_text(d.mb)),
+			("seed", lambda d: str(d.mb.get("seed", "?"))),
+			("simulation", lambda d: sim_text(d.sim_mb)),
+		]
+		self.table(["", *[d.label for d in self.dumps]],
+			   [[n] + [str(get(d)) for d in self.dumps] for n, get in fields])
+		for d in self.dumps:
+			parts = d.mb.get("parts") or []
+			cmds = [(p.get("argv"), p) for p in parts] or [(d.mb.get("argv"), {})]
+			self.md(f"Commands of {md.md_cell(d.label)}:\n")
+			for argv, p in cmds:
+				what = " (extra rounds)" if p.get("rounds") else ""
+				done = "" if p.get("complete", True) else " (incomplete)"
+				self.md(f"- `{md.md_cell(' '.join(argv or ['?']))}`{what}{done}")
+			self.md("")
+
+	def conditions(self):
+		"""The conditions as a key/value table, a list of objects (every
+		memmap built) summarised per field: its values' range, or the
+		distinct ones."""
+		rows = {}
+		for i, d in enumerate(self.dumps):
+			for k, v in summarise(d.mb.get("conditions") or {}):
+				rows.setdefault(k, [""] * len(self.dumps))[i] = v
+		if rows:
+			self.md("## Conditions the runs obtained\n")
+			self.md("Nested keys joined with `.`; a list of objects as its length and, per "
+				"field, the range of its values or the distinct ones "
+				"(results/SCHEMA.md says what each is).\n")
+			self.table(["condition", *[d.label for d in self.dumps]],
+				   [[k, *v] for k, v in rows.items()])
+
+	def noisy(self):
+		"""The benchmarks whose rounds spread wide: a reader discounts them."""
+		from mdb_runner import RERUN_SPREAD
+		rows = []
+		for d in self.dumps:
+			for b in d.native.values():
+				v = b.values("real_time")
+				if b.kclass != "report" and not b.error and len(v) >= 2:
+					s = st.relative_spread(v)
+					if s > RERUN_SPREAD:
+						rows.append((s, d, b, v))
+		self.md("## Noisy benchmarks\n")
+		if not rows:
+			self.md(f"No benchmark's rounds spread wider than {RERUN_SPREAD:.0%} of the "
+				"median ((Q3 - Q1) / median of ns/op).\n")
+			return
+		self.md(f"{len(rows)} benchmarks whose rounds spread wider than {RERUN_SPREAD:.0%} "
+			"of the median ((Q3 - Q1) / median of ns/op; scripts/run re-runs them with more "
+			"rounds), widest first: their ratios carry wide intervals.\n")
+		rows.sort(key=lambda x: -x[0])
+		self.table((["run"] if self.multi else []) + ["benchmark", "n", "spread", "ns/op"],
+			   [([d.label] if self.multi else []) +
+			    [b.name, str(len(v)), f"{s:.1%}", time_cell(d, b)] for s, d, b, v in rows])
+
+	def counters(self, zero):
+		self.md("## Counters\n")
+		names = md.first_seen(n for d in self.dumps for n in
+				      list(d.counters_available()) + list(d.counters_unavailable()))
+		avail = [d.counters_available() for d in self.dumps]
+		encodings = [{x["name"]: x for x in (d.mb.get("counters") or {}).get("available") or []}
+			     for d in self.dumps]
+		rows = []
+		for c in names:
+			row = [c]
+			for d, a, enc in zip(self.dumps, avail, encodings):
+				if c not in a:
+					row.append(d.why_missing(c))
+					continue
+				e = enc.get(c, {})
+				how = ", ".join(str(x) for x in (e.get("event"), e.get("pfm")) if x)
+				row.append(f"available ({how})" if how else "available")
+			rows.append(row)
+		if rows:
+			self.table(["counter", *[d.label for d in self.dumps]], rows)
+		else:
+			self.md("No counters in these dumps.\n")
+		for c in zero:
+			self.md(f"- `{md.md_cell(c)}` was counted and is 0 in every benchmark: no figure.")
+		self.md("\nCounters are per op; a counter the machine could not count is "
+			"\"unavailable: reason\", never 0.\n")
+
+	def false_sharing(self):
+		for d in self.dumps:
+			rows = d.mb.get("false_sharing")
+			if not rows:
+				continue
+			self.md("## False sharing between neighbouring objects\n")
+			self.per_dump(d)
+			first = ["layout", "object", "hot_field", "neighbour_field", "line_offset"]
+			keys = first + [k for k in md.first_seen(k for r in rows for k in r) if k not in first]
+			# a row whose objects share no written line has no fields: "-", not null
+			self.table(keys, [["-" if r.get(k) is None else scalar(r[k]) for k in keys]
+					   for r in rows])
+
+	def fidelity(self):
+		for d in self.dumps:
+			rows = fidelity(d, self.alpha)
+			if not rows:
+				continue
+			self.md(f"## Fidelity: {md.md_cell(d.reference)} against the live kernel\n")
+			self.md(f"The live kernel's ns/op (layout measured by the kernel module) over the "
+				f"userspace {md.md_cell(d.reference)}'s on the same mix and RAM: the ratio "
+				f"and its {100 * (1 - self.alpha):g}% interval; 1 is a perfect model.\n")
+			self.per_dump(d)
+			t = []
+			for real, ratio, b in rows:
+				ref = time_cell(d, ratio.ref) if ratio else f"no {d.reference} run here"
+				t.append([row_label((b.kernel, "", b.variant, b.threads)), b.mix or "-",
+					  md.format_size(b.ram) if b.ram else "-", ref, real, time_cell(d, b),
+					  ratio.text() if ratio else "-",
+					  ratio.cmp.p_text() if ratio and ratio.cmp else "-"])
+			self.table(["kernel", "mix", "RAM", f"{d.reference} ns/op", "live kernel",
+				    "its ns/op", "kernel/reference", "p"], t)
+
+
+	def baselines(self):
+		for d in self.dumps:
+			base = [b for b in d.native.values() if b.kclass == "baseline" and b.bytes]
+			if not base:
+				continue
+			self.per_dump(d)
+			t = []
+			for b in base:
+				bw = b.values("bytes_per_second")
+				t.append([b.kernel, md.format_size(b.bytes), time_cell(d, b),
+					  md.fmt(median(bw) / 1e9) if bw else "-"])
+			self.table(["baseline", "buffer", "ns/op", "GB/s"], t)
+		self.md("A dependent kernel's figure shows the latency baseline (one dependent load) "
+			"and a sequential one's the time to stream one struct page at the bandwidth "
+			"baseline's rate (sizeof_page / GB/s), each at the RAM size whose memmap is the "
+			"baseline's buffer for that layout: RAM = buffer / sizeof_page x 4 KiB.\n")
+
+
+def time_cell(d, b):
+	"""'12.5 (12.1..12.9)': median and min..max over repetitions; failed or '-'."""
+	if b is None:
+		return "-"
+	if b.error:
+		return md.failed_text(b)
+	v, how = b.sample("real_time")
+	if not v:
+		return "-"
+	m = md.fmt(median(v))
+	return m if min(v) == max(v) else f"{m} ({md.fmt(min(v))}..{md.fmt(max(v))})"
+
+
+def value_cell(b, field):
+	v = b.values(field)
+	if not v:
+		return "-"
+	m = md.fmt(median(v))
+	return m if min(v) == max(v) else f"{m} ({md.fmt(min(v))}..{md.fmt(max(v))})"
+
+
+def layout_text(l):
+	desc = ", descriptors" if l.get("descriptors") else ""
+	real = ", live kernel" if l.get("real") else ""
+	return f"{l['name']} (page {l['sizeof_page']} B{desc}{real})"
+
+
+def reps_text(d):
+	n = [len(b.reps) for b in d.native.values() if b.reps]
+	if not n:
+		return "-"
+	lo, hi = min(n), max(n)
+	return f"{lo}" if lo == hi else f"{lo}..{hi}"
+
+
+def kernel_text(k):
+	if isinstance(k, dict):
+		parts = [scalar(k[f]) for f in ("sysname", "release", "version", "machine") if f in k]
+		return " ".join(parts) or ", ".join(f"{a}={b}" for a, b in flatten(k))
+	return "?"
+
+
+def pinned_text(mb):
+	cpu, node = mb.get("cpu"), mb.get("node")
+	cpu = "not pinned" if cpu is None or cpu == -1 else f"cpu {cpu}"
+	node = "memory not bound" if node is None or node == -1 else f"node {node}"
+	return f"{cpu}, {node}"
+
+
+def caches_text(h):
+	out = []
+	for c in (h or {}).get("caches", []):
+		size = c.get("size")
+		size = md.format_size(size) if size is not None else "?"
+		out.append(f"L{c.get('level', '?')}{str(c.get('type', ''))[:1]} {size}")
+	return ", ".join(out) or "?"
+
+
+def sim_text(s):
+	if not s:
+		return "-"
+	sim = s.get("simulation") or {}
+	ops = sim.get("ops")
+	if isinstance(ops, dict) and ops:
+		ops = f"{min(ops.values())}..{max(ops.values())} ops per benchmark"
+	else:
+		ops = "? ops"
+	return (f"{scalar(sim.get('tool', '?'))}; D1 {scalar(sim.get('D1_simulated') or '?')}; "
+		f"LL {scalar(sim.get('LL_simulated') or '?')}; {ops}")
+

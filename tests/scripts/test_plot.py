@@ -8,7 +8,7 @@ import os
 import shutil
 
 import check_plots as check
-from testlib import PY, Scratch, fixture, main, run, script, table_rows, TESTS
+from testlib import PY, Scratch, fixture, load, main, run, script, table_rows, TESTS
 
 NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
 TIMES = ["time-convert-pfn_to_page", "time-lookup-random", "time-lookup-seq", "time-folio-tail",
@@ -92,10 +92,18 @@ class PlotOne(PlotCase):
 		lines = self.stdout.splitlines()
 		self.assertIn("labbox-a (Fixture CPU A @ 2.00GHz): time per op against page64 "
 			      "(ratio and its 99% interval)", lines)
-		self.assertIn("lookup/random        4GiB  0.750 (0.721..0.781)  0.500 (0.480..0.520)",
-			      lines)
-		self.assertIn("alloc/order0         4GiB  1.333 (1.281..1.388)  failed", lines)
-		self.assertIn("server   16777216  10747904 (-35.9%)  4456448 (-73.4%)", lines)
+		# a verdict column, n per side, a failed side with n 0
+		self.assertIn("lookup/random        4GiB  page32    5/5           0.750  0.721..0.781  "
+			      "faster", lines)
+		self.assertIn("scan/compaction      4GiB  page32    5/5           1.000  0.961..1.041  "
+			      "no difference", lines)
+		self.assertIn("alloc/order0         4GiB  memdesc8  5/0           -      -             "
+			      "failed", lines)
+		# no machine.headline_ram_bytes: the largest size, said so
+		self.assertIn("  sizes: no headline size in this dump (no machine.headline_ram_bytes): "
+			      "the largest size run, 4GiB, stands in, and may be a cache effect", lines)
+		# thousands separators
+		self.assertIn("server   16,777,216  10,747,904 (-35.9%)  4,456,448 (-73.4%)", lines)
 
 	def test_default_out_is_the_dump_dir(self):
 		d = os.path.join(self.tmp, "run")
@@ -275,6 +283,205 @@ class CheckPlots(PlotCase):
 			f.write("<html/>")
 		self.assertEqual(check.svg_problem(os.path.join(self.tmp, "x.svg")),
 				 "root element is <html>, not <svg>")
+
+
+def load_plot():
+	"""scripts/plot as a module (it has no .py suffix), for its Plotter."""
+	import importlib.machinery
+	import importlib.util
+	loader = importlib.machinery.SourceFileLoader("mdb_plot", script("plot"))
+	spec = importlib.util.spec_from_loader("mdb_plot", loader)
+	mod = importlib.util.module_from_spec(spec)
+	loader.exec_module(mod)
+	return mod
+
+
+class Figures(PlotCase):
+	"""Figures drawn by the Plotter itself, kept instead of saved, to look
+	at what they hold."""
+
+	def plotter(self, *dumps):
+		import mdb_dump as md
+		mod = load_plot()
+		p = mod.Plotter(md.load_dumps([fixture(x) for x in dumps]), self.tmp, 0.01)
+		self.figs = {}
+
+		def keep(fig, name, title):
+			self.figs[name] = fig
+		p.save = keep
+		return mod, p
+
+	def test_doubtful_cells_grey_at_any_size(self):
+		"""A cell whose interval holds 1 is hatched grey, whether or not
+		the map is small enough to carry text."""
+		mod, p = self.plotter("scale")
+		rows = [("k", "", (), 1)] * 1
+		for n in (4, mod.ANNOTATE_CELLS + 100):
+			cols = [(f"l{i}", 1) for i in range(n)]
+			cells = {(rows[0], c): (1.0, "1.000", i % 2 == 0) for i, c in enumerate(cols)}
+			fig = p.heatmaps([("t", rows, cols, cells)], "what")
+			ax = fig.axes[0]
+			self.assertEqual(len(ax.patches), (n + 1) // 2)
+			self.assertTrue(all(x.get_hatch() == "///" for x in ax.patches))
+
+	def test_summary_has_a_footprint_panel(self):
+		mod, p = self.plotter("scale")
+		p.summary("summary")
+		fig = self.figs["summary"]
+		titles = [ax.get_title() for ax in fig.axes]
+		self.assertIn("labbox-s (Fixture CPU S @ 2.00GHz): footprint (memmap + descriptors)",
+			      titles)
+		bars = next(ax for ax in fig.axes if "footprint" in ax.get_title()).patches
+		self.assertEqual(sorted(round(b.get_height(), 3) for b in bars), [8.0, 14.0, 16.0])
+		# the heat map: the headline sizes only (1GiB and 4GiB of 256MiB..4GiB)
+		heat = fig.axes[0]
+		self.assertEqual([t.get_text() for t in heat.get_xticklabels()],
+				 ["page32\n1GiB", "page32\n4GiB", "memdesc8\n1GiB", "memdesc8\n4GiB"])
+		# getput-neighbours' 8, lookup/random-cold memdesc8 4GiB, lookup/seq page32
+		# 4GiB and alloc/order0-zero page32's two hold 1
+		self.assertEqual(len(heat.patches), 12)
+
+	def test_time_axes(self):
+		mod, p = self.plotter("scale")
+		p.time_figure("t", "lookup/random-cold")
+		ax = self.figs["t"].axes[0]
+		# the kernel's unit, in microseconds where the times are large
+		self.assertEqual(ax.get_ylabel(), "\u00b5s per lookup\n(median; bar: Q1..Q3; dots: min, max)")
+		lines = {l.get_label(): l for l in ax.get_lines()}
+		# layouts side by side: no two share an x
+		xs = [tuple(lines[n].get_xdata()) for n in ("page64", "page32", "memdesc8")]
+		self.assertEqual(len({x[0] for x in xs}), 3)
+		self.assertEqual(list(lines["page64"].get_ydata()), [9, 20, 40])
+		# where the working set passes the LLC (32MiB): page64's memmap is
+		# 16MiB at 1GiB, 64MiB at 4GiB: 2GiB; page32's reaches it at 4GiB
+		self.assertEqual([round(x) for x in lines["page64 working set = LLC"].get_xdata()],
+				 [2 << 30] * 2)
+		self.assertEqual([round(x) for x in lines["page32 working set = LLC"].get_xdata()],
+				 [4 << 30] * 2)
+		self.assertNotIn("memdesc8 working set = LLC", lines)
+		self.assertEqual([t.get_text() for t in ax.get_xticklabels()],
+				 ["256MiB\n8x LLC", "1GiB\n32x LLC", "4GiB\n128x LLC"])
+		# quartile bars, min and max as faint dots
+		self.assertEqual(len(ax.collections), 2)
+		self.assertEqual(ax.collections[1].get_alpha(), 0.35)
+		p.time_figure("r", "lookup/random")
+		ax = self.figs["r"].axes[0]
+		self.assertEqual(ax.get_ylabel().split("\n")[0], "ns per lookup")
+		self.assertIn("baseline/latency @ page64 memmap", [l.get_label() for l in ax.get_lines()])
+
+	def test_baseline_only_where_it_bounds(self):
+		mod, p = self.plotter("scale")
+		p.time_figure("t", "folio/getput-neighbours")
+		labels = [l.get_label() for l in self.figs["t"].axes[0].get_lines()]
+		self.assertFalse([x for x in labels if x.startswith("baseline")], labels)
+		self.assertIn("baseline/latency left off for page64, page32, memdesc8 on mix desktop: "
+			      "above folio/getput-neighbours's time, it bounds nothing here.\n", p.report)
+
+	def test_titles_do_not_overlap(self):
+		mod, p = self.plotter("sim")
+		p.sim_figure("s", "sim_D1_misses", "desktop", ["lookup/seq", "lookup/random"])
+		fig = self.figs["s"]
+		fig.canvas.draw()
+		r = fig.canvas.get_renderer()
+		top = fig._suptitle.get_window_extent(r)
+		for ax in fig.axes:
+			if ax.get_visible():
+				self.assertGreater(top.y0, ax.title.get_window_extent(r).y1)
+
+
+class PlotScale(PlotCase):
+	"""A dump with the machine's last-level cache and headline size, working
+	sets, kernels of every class and their own counters, a noisy benchmark,
+	every memmap in its conditions, and a sim.json."""
+
+	def test_headline(self):
+		text = self.plot(fixture("scale"))
+		self.assertIn("Headline: modelled RAM at or above the headline size 1GiB (32x the "
+			      "last-level cache): 1GiB, 4GiB.  Conditions: `memmap_pages` 2m; `desc_age` "
+			      "aged; `desc_cache` slub; `slab_freelist_random` true; `hvo.modes` off.", text)
+		head = text[:text.index("### Every size")]
+		rows = table_rows(head, 7)
+		self.assertEqual(rows[0], ["kernel", "RAM", "layout", "n ref/layout", "ratio",
+					   "interval", "verdict"])
+		# dependent kernels lead, throughput walks follow; headline sizes only
+		kernels = [r[0] for r in rows[1:]]
+		self.assertEqual(md_first_seen(kernels), ["lookup/random", "lookup/random-cold",
+							  "folio/getput-neighbours threads:2",
+							  "lookup/seq", "alloc/order0-zero"])
+		self.assertEqual({r[1] for r in rows[1:]}, {"1GiB", "4GiB"})
+		self.assertIn(["lookup/random-cold", "4GiB", "memdesc8", "5/5", "1.000",
+			       "0.961..1.041", "no difference"], rows)
+		self.assertIn(["alloc/order0-zero", "4GiB", "memdesc8", "5/5", "1.080",
+			       "1.038..1.124", "slower"], rows)
+		self.assert_rows(head, [["desktop", "16,777,216", "14,680,064 (-12.5%)",
+					 "8,388,608 (-50.0%)"]])
+
+	def test_report_order_and_sections(self):
+		text = self.plot(fixture("scale"))
+		heads = [l for l in text.splitlines() if l.startswith("## ")]
+		self.assertEqual(heads, [
+			"## Summary: each layout against page64", "## Runs",
+			"## Conditions the runs obtained", "## Counters", "## Noisy benchmarks",
+			"## Time per op: dependent kernels", "## Simulated misses per op (callgrind)",
+			"## Time per op: sequential kernels",
+			"## Time per op: mutating kernels", "## Time per op against threads",
+			"## The kernels' own counters", "## Footprint"])
+		self.assert_files(["summary", "time-lookup-random", "time-lookup-random-cold",
+				   "time-folio-getput-neighbours", "sim_D1_misses-desktop",
+				   "sim_LL_misses-desktop", "time-lookup-seq", "time-alloc-order0-zero",
+				   "threads-folio-getput-neighbours", "kcounter-sharing_pairs",
+				   "kcounter-metadata_share", "footprint"])
+
+	def test_kernel_counters_working_sets_noise(self):
+		text = self.plot(fixture("scale"))
+		self.assert_rows(text, [
+			["kernel", "RAM", "page64 sharing_pairs", "page32 sharing_pairs",
+			 "memdesc8 sharing_pairs"],
+			["folio/getput-neighbours threads:2", "4GiB", "0", "0.5", "0.25"],
+			["alloc/order0-zero", "1GiB", "0.125", "0.25", "0.375"],
+			["variant", "RAM", "RAM/LLC", "page64 ns/op", "page32 ns/op", "memdesc8 ns/op"],
+			["-", "4GiB", "128", "40000 (39200..40800)", "36000 (35280..36720)",
+			 "40000 (39200..40800)"],
+			# noisy: (Q3 - Q1) / median of 1.0, 0.7, 1.4, 0.8, 1.25 x 1.5 ns
+			["benchmark", "n", "spread", "ns/op"],
+			["lookup/seq/page32/mix:desktop/ram:256MiB", "5", "45.0%", "1.5 (1.05..2.1)"],
+		])
+		self.assertIn("Working set (`working_set_bytes`) passes the last-level cache (32MiB) "
+			      "at: page64 2GiB, page32 4GiB, memdesc8 no size run (below it throughout).",
+			      text)
+		self.assertNotIn("working_set_bytes per op", text)	# a size, not a counter
+
+	def test_conditions_summarised(self):
+		text = self.plot(fixture("scale"))
+		part = text[text.index("## Conditions"):text.index("## Counters")]
+		rows = table_rows(part)
+		self.assertEqual(len(rows), 1 + 5 + 1 + 8 + 4)	# header, scalars, memmaps, fields, hvo
+		for r in (["memmaps", "9 entries"],
+			  ["memmaps[].layout", "page64, page32, memdesc8"],
+			  ["memmaps[].ram_bytes", "268435456..4294967296"],
+			  ["memmaps[].desc_adjacency", "0.03..0.09 (3 null)"],
+			  ["hvo.modes", "off"]):
+			self.assertIn(r, rows)
+
+	def test_bad_machine_refused(self):
+		doc = load(fixture("scale", "mdbench.json"))
+		doc["context"]["memdesc_bench"]["machine"]["llc_bytes"] = "32MiB"
+		d = self.write_dump(doc)
+		self.refused([PY, script("plot"), d], 'machine.llc_bytes "32MiB" is not an integer')
+
+	def test_sim_without_phantoms(self):
+		text = self.plot(fixture("scale"))
+		part = text[text.index("## Simulated"):text.index("## Time per op: sequential")]
+		self.assertIn("### sim_D1_misses per op, mix desktop (model_D1_misses as x)", part)
+		self.assertIn("### sim_LL_misses per op, mix desktop\n", part)
+		self.assertNotIn("model_LL_misses", text)
+		self.assertIn("lookup/random-cold: sim_LL_misses is 0 at every size and layout: no panel "
+			      "(in the table below).", part)
+		self.assert_rows(part, [["lookup/random-cold", "-", "4GiB", "0", "0", "0"]])
+
+
+def md_first_seen(items):
+	return list(dict.fromkeys(items))
 
 
 if __name__ == "__main__":
