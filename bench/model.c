@@ -290,9 +290,12 @@ bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix 
 	    layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, obj, acct, &err))
 		return false;
 	if (built.model.desc_stride) {
-		built.model.desc_stride = (unsigned int)obj[DESC_FOLIO];
-		built.model.desc_stride_large = (unsigned int)obj[DESC_FOLIO_LARGE];
-		if (opts->age == DESC_AGED)
+		built.model.desc_stride = (unsigned int)desc_cache_kind_stride(opts->desc_cache,
+									      obj[DESC_FOLIO]);
+		built.model.desc_stride_large =
+			(unsigned int)desc_cache_kind_stride(opts->desc_cache, obj[DESC_FOLIO_LARGE]);
+		/* Randomised freelists scatter neighbours over a slab's lines, fresh too. */
+		if (opts->age != DESC_FRESH_ORDERED)
 			built.model.desc_stride = built.model.desc_stride_large = MODEL_DESC_SCATTERED;
 	}
 	return fn(&built, &b, lines);

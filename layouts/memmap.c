@@ -201,9 +201,12 @@ static int check_memory(unsigned long nr_pfns, const struct mix *mix,
 
 /*
  * One SLUB-like cache per descriptor type, its slabs mapped as the memmap
- * is; aged caches randomise new slabs' freelists as distribution kernels
- * do (CONFIG_SLAB_FREELIST_RANDOM), fresh ones hand out objects in order.
+ * is; new slabs' freelists are randomised as distribution kernels do
+ * (CONFIG_SLAB_FREELIST_RANDOM), but for fresh-ordered, the unreachable
+ * best case that hands out objects in address order.
  */
+_Static_assert(offsetof(struct folio, lru) == FOLIO_FREEPTR_OFFSET,
+	       "the folio caches' free pointer is lru's first word");
 static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const size_t obj[DESC_NR],
 			const size_t acct[DESC_NR])
 {
@@ -214,11 +217,14 @@ static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const
 	for (t = 0; t < DESC_NR; t++) {
 		struct desc_cache_opts co = {
 			.obj_size = obj[t], .acct_size = acct[t], .expect = count[t],
-			.random_freelist = opts->age == DESC_AGED,
+			.slub = opts->slub, .random_freelist = opts->age != DESC_FRESH_ORDERED,
 			.seed = opts->seed + (uint64_t)t * 0x9e3779b97f4a7c15ULL,
 			.pages = opts->pages, .bind = opts->bind, .bind_arg = opts->bind_arg,
 		};
 
+		/* Speculative lookups read a freed folio: its caches are made as --desc-cache says. */
+		if (t == DESC_FOLIO || t == DESC_FOLIO_LARGE)
+			desc_cache_kind_flags(opts->desc_cache, FOLIO_FREEPTR_OFFSET, &co);
 		desc_cache_init(&mm->cache[t], &co);
 	}
 }
@@ -338,7 +344,9 @@ static void measure_adjacency(struct memmap *mm)
 		h = (h ^ (uint64_t)desc_cache_index(&mm->cache[t], folio)) * 0x100000001b3ULL;
 		if (last[t]) {
 			pairs++;
-			adjacent += (const char *)folio == last[t] + mm->cache[t].obj_size;
+			/* Either way: 7.0's sheaves hand a refill's objects out last first. */
+			adjacent += (const char *)folio == last[t] + mm->cache[t].obj_size ||
+				    (const char *)folio + mm->cache[t].obj_size == last[t];
 		}
 		last[t] = (const char *)folio;
 		pfn = folio_pfn(mm, folio) + folio_nr_pages(folio);

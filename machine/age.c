@@ -16,6 +16,7 @@
 static const char *const age_name[DESC_AGE_NR] = {
 	[DESC_AGED] = "aged",
 	[DESC_FRESH] = "fresh",
+	[DESC_FRESH_ORDERED] = "fresh-ordered",
 };
 
 const char *desc_age_name(enum desc_age age)

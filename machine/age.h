@@ -33,11 +33,14 @@
 
 enum desc_age {
 	DESC_AGED,		/* after the churn: the default */
-	DESC_FRESH,		/* straight after placement: the best case */
+	DESC_FRESH,		/* straight after placement, freelists randomised as kernels ship */
+	DESC_FRESH_ORDERED,	/* straight after placement, objects in address order: the
+				   unreachable best case (no distribution turns off
+				   CONFIG_SLAB_FREELIST_RANDOM) */
 	DESC_AGE_NR
 };
 
-/* "aged", "fresh"; and back, -1 for anything else. */
+/* "aged", "fresh", "fresh-ordered"; and back, -1 for anything else. */
 const char *desc_age_name(enum desc_age age);
 int desc_age_from_name(const char *name);
 

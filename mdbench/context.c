@@ -404,6 +404,41 @@ static json_t *hvo_json(const struct mdb_run *run)
 			 "max_map_count", (json_int_t)hvo_max_map_count());
 }
 
+/*
+ * Every cache option's folio descriptor caches, per layout that has them:
+ * object size, stride, free pointer, slab order and objects per slab, as
+ * desc_cache.c computes them (calculate_sizes(), calculate_order()).
+ */
+static json_t *desc_caches_json(const struct mdb_run *run)
+{
+	static const char *const object[] = { [DESC_FOLIO] = "folio", [DESC_FOLIO_LARGE] = "folio_large" };
+	json_t *a = json_array();
+	unsigned int l, k, t;
+
+	for (l = 0; l < run->nr_layouts; l++) {
+		const struct layout_ops *ops = run->layouts[l];
+
+		for (k = 0; k < DESC_CACHE_KIND_NR && ops->desc_size[DESC_FOLIO]; k++)
+			for (t = DESC_FOLIO; t <= DESC_FOLIO_LARGE; t++) {
+				struct desc_cache_opts o = { 0 };
+				size_t stride, freeptr, slab_bytes;
+				unsigned int objs, order = 0;
+
+				desc_cache_kind_flags(k, FOLIO_FREEPTR_OFFSET, &o);
+				desc_object_layout(&o, ops->desc_size[t], &stride, &freeptr);
+				desc_slab_geometry(stride, &objs, &slab_bytes);
+				while ((4096UL << order) < slab_bytes)
+					order++;
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+					"layout", ops->name, "desc_cache", desc_cache_kind_name(k),
+					"object", object[t], "size", (json_int_t)ops->desc_size[t],
+					"stride", (json_int_t)stride, "freeptr_offset", (json_int_t)freeptr,
+					"slab_order", (json_int_t)order, "objects_per_slab", (json_int_t)objs));
+			}
+	}
+	return a;
+}
+
 /* The conditions the run asked for and obtained (issues add to this). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
@@ -421,10 +456,13 @@ static json_t *conditions_json(const struct mdb_run *run)
 		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
-			 "slab_freelist_random", aged, "desc_churn", churn,
+			 "desc_cache", desc_cache_kind_name(run->opts.desc_cache),
+			 "slub", desc_slub_name(run->opts.slub),
+			 "desc_caches", desc_caches_json(run),
+			 "slab_freelist_random", run->opts.age != DESC_FRESH_ORDERED, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
 			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
@@ -477,23 +515,30 @@ static json_t *name_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-/* One layout's rows for one small folio size (0: its own). */
+/* One layout's rows for one small folio size (0: its own), under every cache option. */
 static void false_sharing_layout(json_t *a, const struct layout_ops *ops, unsigned int folio_bytes)
 {
 	static struct fs_row rows[FS_MAX_ROWS];
-	int n = false_sharing_rows(ops, folio_bytes, rows, FS_MAX_ROWS), i;
+	int n, i, k;
 
-	for (i = 0; i < n; i++) {
-		const struct fs_row *r = &rows[i];
+	for (k = 0; k < DESC_CACHE_KIND_NR; k++) {
+		n = false_sharing_rows(ops, folio_bytes, k, rows, FS_MAX_ROWS);
+		/* A layout without folio descriptors has the same rows under every option. */
+		if (k && !ops->desc_size[DESC_FOLIO])
+			break;
+		for (i = 0; i < n; i++) {
+			const struct fs_row *r = &rows[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
-			"layout", r->layout, "object", r->object, "stride", (json_int_t)r->stride,
-			"line_offset", (json_int_t)r->line_offset, "pairs", r->pairs,
-			"hot_field", name_or_null(r->hot_field),
-			"neighbour_field", name_or_null(r->neighbour_field),
-			"hot_offset", r->hot_field ? json_integer(r->hot_offset) : json_null(),
-			"neighbour_offset", r->hot_field ? json_integer(r->neighbour_offset) : json_null(),
-			"line", r->hot_field ? json_integer(r->line) : json_null()));
+			json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
+				"layout", r->layout, "object", r->object,
+				"desc_cache", name_or_null(r->desc_cache), "stride", (json_int_t)r->stride,
+				"line_offset", (json_int_t)r->line_offset, "pairs", r->pairs,
+				"hot_field", name_or_null(r->hot_field),
+				"neighbour_field", name_or_null(r->neighbour_field),
+				"hot_offset", r->hot_field ? json_integer(r->hot_offset) : json_null(),
+				"neighbour_offset", r->hot_field ? json_integer(r->neighbour_offset) : json_null(),
+				"line", r->hot_field ? json_integer(r->line) : json_null()));
+		}
 	}
 }
 

@@ -175,8 +175,8 @@ static void test_strides(void)
  */
 static void test_predict(void)
 {
-	struct memmap_opts fresh = { .age = DESC_FRESH, .seed = 1 }, aged = { .seed = 1 };
-	struct memmap_opts big = { .age = DESC_FRESH, .folio_desc_bytes = 128, .seed = 1 };
+	struct memmap_opts fresh = { .age = DESC_FRESH_ORDERED, .seed = 1 }, aged = { .seed = 1 };
+	struct memmap_opts big = { .age = DESC_FRESH_ORDERED, .folio_desc_bytes = 128, .seed = 1 };
 	struct model_lines lines;
 	struct mdb_err err;
 	struct mix mix;

@@ -739,7 +739,7 @@ static void check_machine(const struct mix *mix, const struct memmap_opts *opts)
 static void check_folio_sizes(const struct mix *mix)
 {
 	static const unsigned int sizes[] = { 64, 96, 128 };
-	struct memmap_opts opts = { .age = DESC_FRESH, .seed = TEST_SEED };
+	struct memmap_opts opts = { .age = DESC_FRESH_ORDERED, .seed = TEST_SEED };
 	struct mdb_err err = { { 0 } };
 	struct memmap *mm;
 	unsigned int i;

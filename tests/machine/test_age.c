@@ -128,7 +128,7 @@ static bool same_caches(const struct layout_ops *a, const struct layout_ops *b)
 static void test_layout(const struct layout_ops *ops)
 {
 	struct memmap *aged = build(ops, DESC_AGED, TEST_SEED), *again = build(ops, DESC_AGED, TEST_SEED);
-	struct memmap *other = build(ops, DESC_AGED, SEED2), *fresh = build(ops, DESC_FRESH, TEST_SEED);
+	struct memmap *other = build(ops, DESC_AGED, SEED2), *fresh = build(ops, DESC_FRESH_ORDERED, TEST_SEED);
 	const struct memmap_obtained *a = &aged->obtained, *g = &again->obtained, *o = &other->obtained,
 				     *f = &fresh->obtained;
 	struct page_info pa, pf;
