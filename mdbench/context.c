@@ -229,6 +229,7 @@ struct memmap_note {
 	uint64_t ram_bytes;
 	unsigned int folio_desc_bytes;	/* what the small folio counted for; 0: none */
 	enum hvo_mode hvo;
+	enum desc_cache_kind desc_cache;
 	unsigned long hvo_folios;	/* folios remapped, and the mappings that took */
 	unsigned long hvo_mappings;
 	unsigned long builds;
@@ -293,7 +294,8 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	for (i = 0; i < notes.nr; i++) {
 		n = &notes.note[i];
 		if (n->ops == in->ops && n->mix == in->mix && n->ram_bytes == in->ram_bytes &&
-		    n->folio_desc_bytes == fp.folio_desc_bytes && n->hvo == in->hvo) {
+		    n->folio_desc_bytes == fp.folio_desc_bytes && n->hvo == in->hvo &&
+		    n->desc_cache == in->desc_cache) {
 			n->builds++;
 			if (huge_share(ob, n->hvo) < huge_share(&n->worst, n->hvo))
 				n->worst = *ob;
@@ -312,6 +314,7 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	notes.note[notes.nr++] = (struct memmap_note){
 		.ops = in->ops, .mix = in->mix, .ram_bytes = in->ram_bytes,
 		.folio_desc_bytes = (unsigned int)fp.folio_desc_bytes, .hvo = in->hvo,
+		.desc_cache = in->desc_cache,
 		.hvo_folios = mm->hvo.nr_optimised, .hvo_mappings = mm->hvo.nr_mappings,
 		.builds = 1, .first = *ob, .worst = *ob,
 	};
@@ -323,10 +326,12 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 	json_t *o;
 
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)n->first.age_digest);
-	o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
+	o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
 			 "layout", n->ops->name, "mix", n->mix->name,
 			 "ram_bytes", (json_int_t)n->ram_bytes,
 			 "folio_desc_bytes", (json_int_t)n->folio_desc_bytes,
+			 "desc_cache", n->ops->desc_size[DESC_FOLIO] ?
+				       json_string(desc_cache_kind_name(n->desc_cache)) : json_null(),
 			 "builds", (json_int_t)n->builds,
 			 "memmap_bytes", (json_int_t)n->worst.memmap.rss,
 			 "memmap_huge_bytes", (json_int_t)n->worst.memmap.huge,

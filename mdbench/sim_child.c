@@ -32,7 +32,7 @@ json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *
 			 "seed", (json_int_t)run->opts.seed, "ops", (json_int_t)ops,
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
-			 "desc_cache", desc_cache_kind_name(run->opts.desc_cache),
+			 "desc_cache", desc_cache_kind_name(in->desc_cache),
 			 "slub", desc_slub_name(run->opts.slub),
 			 "folio_desc_bytes", (json_int_t)in->folio_desc_bytes,
 			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads);
@@ -100,7 +100,8 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	run->opts.seed = (uint64_t)seed;
 	run->opts.pages = memmap_pages_from_name(pages);
 	run->opts.age = desc_age_from_name(age);
-	run->opts.desc_cache = desc_cache_kind_from_name(cache);
+	in->desc_cache = desc_cache_kind_from_name(cache);
+	run->opts.desc_cache = in->desc_cache;
 	run->opts.slub = desc_slub_from_name(slub);
 	*ops = (uint64_t)n;
 	return *ops ? 0 : mdb_errf(err, "%s: ops is 0", path);
