@@ -29,6 +29,9 @@
 #ifndef MDB_FALSE_SHARING_H
 #define MDB_FALSE_SHARING_H
 
+/* The kernel that times what the table predicts: threads on neighbouring folios. */
+#define FS_KERNEL_NAME	"folio/getput-neighbours"
+
 #include "layout.h"
 
 #define FS_LINE			64
