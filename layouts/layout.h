@@ -154,7 +154,8 @@ struct memmap_obtained {
 	 * same one.  0 without separate folio descriptors.
 	 */
 	uint64_t desc_digest;
-	uint64_t age_digest;		/* of the churn's events; 0 when fresh */
+	uint64_t age_digest;		/* of the churn's or the trace's events; 0 when fresh */
+	unsigned long age_failures;	/* aged: folios the trace's buddy could not place again */
 };
 
 /*

@@ -281,6 +281,7 @@ static void cache_reset(struct desc_cache *c)
 	c->partial_head = c->partial_tail = NULL;
 	c->nr_partial = 0;
 	c->free_slabs = NULL;
+	c->preset = NULL;
 	c->barn_lock.locked = 0;
 	c->barn_full = c->barn_empty = c->sheaves = NULL;
 	c->nr_full = c->nr_empty = 0;
@@ -1049,6 +1050,13 @@ void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
 	assert(cpu < DESC_MAX_CPUS);
 	if (!c->obj_size)
 		return NULL;
+	if (c->preset) {
+		obj = c->preset;
+		c->preset = NULL;
+		desc_unpoison(obj, c->obj_size);
+		memset(obj, 0, c->obj_size);
+		return obj;
+	}
 	obj = c->opts.slub == DESC_SLUB_SHEAVES ? pcs_alloc(c, cpu) : cpu_slab_alloc(c, cpu);
 	if (!obj)
 		return NULL;

@@ -223,6 +223,7 @@ struct desc_cache {
 	unsigned int cpu_partial_slabs;	/* s->cpu_partial_slabs */
 	unsigned int min_partial;	/* s->min_partial */
 	unsigned int sheaf_capacity;	/* s->sheaf_capacity */
+	void *preset;			/* desc_cache_preset() */
 	bool random;			/* random_seq is in use */
 	unsigned short random_seq[DESC_SLAB_MAX_OBJS];	/* s->random_seq: object indices, shuffled */
 	/* The node: its partial list under list_lock. */
@@ -278,6 +279,16 @@ void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts);
  */
 void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu);
 void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj);
+/*
+ * The next allocation hands out obj, an object allocated before and not
+ * freed (it stays counted once): the aging trace gives a folio placed after
+ * the trace the descriptor the trace allocated for it.  NULL: none.
+ */
+static inline void desc_cache_preset(struct desc_cache *c, void *obj)
+{
+	c->preset = obj;
+}
+
 /* Frees every object and mapping; the cache is then as desc_cache_init() left it.  No thread may be in it. */
 void desc_cache_destroy(struct desc_cache *c);
 

@@ -342,6 +342,9 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 					   json_real(n->first.desc_adjacency),
 			 "desc_pairs", (json_int_t)n->first.desc_pairs,
 			 "age_digest", n->first.age_digest ? digest : NULL);
+	/* Aged by the trace: folios its buddy could not place again (the same for every layout). */
+	if (o && n->first.age_digest)
+		json_object_set_new(o, "age_failures", json_integer((json_int_t)n->first.age_failures));
 	/* With HVO on: the memfd's pages, 4 KiB-mapped, and what was remapped. */
 	if (o && n->hvo == HVO_ON)
 		json_object_update_new(o, json_pack("{s:s, s:s, s:I, s:I}", "hvo", "on",
@@ -448,7 +451,7 @@ static json_t *desc_caches_json(const struct mdb_run *run)
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
-	bool aged = run->opts.age == DESC_AGED, short_ = false;
+	bool aged = run->opts.age == DESC_AGED || run->opts.age == DESC_AGED_PERMUTE, short_ = false;
 	size_t i;
 
 	for (i = 0; i < notes.nr; i++) {
@@ -458,9 +461,10 @@ static json_t *conditions_json(const struct mdb_run *run)
 	for (i = 0; i < run->nr_folio_sizes; i++)
 		json_array_append_new(sizes, json_integer(run->folio_sizes[i]));
 	if (aged)
-		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
+		churn = json_pack("{s:i, s:f, s:f, s:b}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
-				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
+				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
+				  "pfns_move", run->opts.age == DESC_AGED);
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
