@@ -60,10 +60,12 @@ static void usage(void)
 	       "  --node=N                          bind memmaps to NUMA node N\n"
 	       "  --memmap-pages=2m|4k              memmaps and descriptor caches on 2 MiB pages, as the\n"
 	       "                                    kernel maps vmemmap and slabs (default), or 4 KiB pages\n"
-	       "  --desc-age=aged|fresh|fresh-ordered  descriptor caches after a seeded churn, as on a\n"
-	       "                                    machine that has run a while (default); fresh: as placed,\n"
+	       "  --desc-age=aged|fresh|...         after a seeded allocation trace that moves folios and\n"
+	       "                                    ages their descriptors, as on a machine that has run a\n"
+	       "                                    while (default); fresh: as placed,\n"
 	       "                                    freelists randomised as kernels ship; fresh-ordered: in\n"
-	       "                                    address order, the unreachable best case\n"
+	       "                                    address order, the unreachable best case; aged-permute:\n"
+	       "                                    the old aging, descriptors churned while pfns stay\n"
 	       "  --desc-cache=rcu|align16|rcu-tail|hwcache  the folio descriptor caches: TYPESAFE_BY_RCU\n"
 	       "                                    with freeptr_offset (default), the plan's 16-byte\n"
 	       "                                    alignment, RCU with the free pointer after the object,\n"
@@ -519,7 +521,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
 		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
 	if (o->desc_age && desc_age_from_name(o->desc_age) < 0)
-		mdb_dief("--desc-age=%s: aged, fresh or fresh-ordered", o->desc_age);
+		mdb_dief("--desc-age=%s: aged, fresh, fresh-ordered or aged-permute", o->desc_age);
 	if (o->desc_cache && desc_cache_kind_from_name(o->desc_cache) < 0)
 		mdb_dief("--desc-cache=%s: rcu, align16, rcu-tail or hwcache", o->desc_cache);
 	if (o->slub && desc_slub_from_name(o->slub) < 0)
