@@ -79,18 +79,20 @@ static void object_rows(struct fs_table *t, const struct layout_ops *ops,
 
 /* A cache's objects of obj bytes: as the slab places them, pairs within a slab. */
 static void cache_rows(struct fs_table *t, const struct layout_ops *ops, const struct fs_fields *ff,
-		       const char *object, size_t obj)
+		       const char *object, size_t obj, enum desc_cache_kind cache)
 {
-	size_t stride = (obj + DESC_ALIGN - 1) & ~(size_t)(DESC_ALIGN - 1), slab_bytes;
-	unsigned int objs;
+	size_t stride = desc_cache_kind_stride(cache, obj), slab_bytes;
+	unsigned int objs, first = t->n;
 
 	desc_slab_geometry(stride, &objs, &slab_bytes);
 	if (objs > 1)
 		object_rows(t, ops, ff, object, (unsigned int)stride, objs - 1);
+	while (first < t->n)
+		t->rows[first++].desc_cache = desc_cache_kind_name(cache);
 }
 
 int false_sharing_rows(const struct layout_ops *ops, unsigned int folio_desc_bytes,
-		       struct fs_row *rows, unsigned int max)
+		       enum desc_cache_kind cache, struct fs_row *rows, unsigned int max)
 {
 	const struct fs_fields *ff = fields_of(ops);
 	struct fs_table t = { .rows = rows, .max = max };
@@ -106,8 +108,8 @@ int false_sharing_rows(const struct layout_ops *ops, unsigned int folio_desc_byt
 		object_rows(&t, ops, ff, "struct page", (unsigned int)ops->page_size, FS_LINE);
 		return (int)t.n;
 	}
-	cache_rows(&t, ops, ff, "folio descriptor", obj[DESC_FOLIO]);
+	cache_rows(&t, ops, ff, "folio descriptor", obj[DESC_FOLIO], cache);
 	if (obj[DESC_FOLIO_LARGE])
-		cache_rows(&t, ops, ff, "large folio descriptor", obj[DESC_FOLIO_LARGE]);
+		cache_rows(&t, ops, ff, "large folio descriptor", obj[DESC_FOLIO_LARGE], cache);
 	return (int)t.n;
 }

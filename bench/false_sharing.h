@@ -29,6 +29,9 @@
 #ifndef MDB_FALSE_SHARING_H
 #define MDB_FALSE_SHARING_H
 
+/* The kernel that times what the table predicts: threads on neighbouring folios. */
+#define FS_KERNEL_NAME	"folio/getput-neighbours"
+
 #include "layout.h"
 
 #define FS_LINE			64
@@ -70,6 +73,7 @@ struct fs_fields {
 struct fs_row {
 	const char *layout;
 	const char *object;		/* "folio descriptor", "large folio descriptor", "struct page" */
+	const char *desc_cache;		/* the cache option (desc_cache.h) of a descriptor's row; NULL for struct page */
 	unsigned int stride;		/* bytes from an object to its neighbour */
 	unsigned int line_offset;
 	double pairs;
@@ -79,10 +83,11 @@ struct fs_row {
 
 /*
  * The rows of a layout, at most max, for its small folio descriptors of
- * folio_desc_bytes (0: its own size; memmap_opts' meaning).  The count, or
- * -1 when the layout registered no fields.
+ * folio_desc_bytes (0: its own size; memmap_opts' meaning), its caches made
+ * as cache says (their stride).  The count, or -1 when the layout
+ * registered no fields.
  */
 int false_sharing_rows(const struct layout_ops *ops, unsigned int folio_desc_bytes,
-		       struct fs_row *rows, unsigned int max);
+		       enum desc_cache_kind cache, struct fs_row *rows, unsigned int max);
 
 #endif /* MDB_FALSE_SHARING_H */

@@ -122,23 +122,78 @@ static double lines_per_folio(const struct layout_model *m, const struct model_r
 	return (double)lines / MODEL_RUN;
 }
 
+static int no_desc_alloc(void *arg, unsigned long id, unsigned int order)
+{
+	(void)arg, (void)id, (void)order;
+	return 0;
+}
+
+static void no_desc_free(void *arg, unsigned long id, unsigned int order)
+{
+	(void)arg, (void)id, (void)order;
+}
+
+/* The trace over the plan as memmap_create() runs it: the free blocks and churned folios it leaves. */
+static int count_traced(struct model_blocks *b, struct mix_plan *plan, unsigned long nr_pfns,
+			uint64_t seed, struct mdb_err *err)
+{
+	static const struct age_trace_ops ops = { no_desc_alloc, no_desc_free, NULL };
+	struct age_list folios = { 0 }, blocks = { 0 };
+	struct age_trace t = { 0 };
+	struct mix_block m;
+	int ret = -1;
+	size_t i;
+
+	while (mix_plan_next(plan, &m)) {
+		struct age_list *l = m.kind == PK_FREE ? &blocks :
+				     m.kind == PK_ANON || m.kind == PK_FILE ? &folios : NULL;
+
+		if (l && age_list_add(l, m.pfn, m.order, m.kind))
+			goto out;
+		if (!l)
+			b->nr[m.kind][m.order]++;
+	}
+	if (age_trace_run(&folios, &blocks, nr_pfns, seed, &ops, &t))
+		goto out;
+	for (i = 0; i < folios.nr; i++)
+		if (t.final[i].kind != AGE_GONE)
+			b->nr[t.final[i].kind][t.final[i].order]++;
+	for (i = 0; i < t.free.nr; i++)
+		b->nr[PK_FREE][t.free.f[i].order]++;
+	ret = 0;
+out:
+	age_trace_release(&t);
+	age_list_release(&folios);
+	age_list_release(&blocks);
+	return ret ? mdb_errf(err, "out of memory for the allocation trace") : 0;
+}
+
 int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned long nr_pfns,
-		       uint64_t seed, struct mdb_err *err)
+		       uint64_t seed, enum desc_age age, struct mdb_err *err)
 {
 	struct mix_plan plan;
 	unsigned long covered = 0;
 	unsigned int k, o;
+	int ret;
 
 	memset(b, 0, sizeof(*b));
 	if (mix_plan_init(&plan, mix, nr_pfns, seed, err))
 		return -1;
 	b->nr_pfns = nr_pfns;
+	if (age == DESC_AGED) {
+		ret = count_traced(b, &plan, nr_pfns, seed, err);
+		mix_plan_release(&plan);
+		if (ret)
+			return ret;
+	} else {
+		for (k = 0; k < PK_NR; k++)
+			for (o = 0; o < MIX_NR_ORDERS; o++)
+				b->nr[k][o] = plan.remaining[k][o];
+		mix_plan_release(&plan);
+	}
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o < MIX_NR_ORDERS; o++) {
-			b->nr[k][o] = plan.remaining[k][o];
-			covered += plan.remaining[k][o] << o;
-		}
-	mix_plan_release(&plan);
+		for (o = 0; o < MIX_NR_ORDERS; o++)
+			covered += b->nr[k][o] << o;
 	if (covered < nr_pfns)		/* the plan leaves the rest free, order 0 */
 		b->nr[PK_FREE][0] += nr_pfns - covered;
 	return 0;
@@ -292,13 +347,16 @@ bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix 
 	struct model_blocks b;
 	struct mdb_err err;
 
-	if (!fn || model_count_blocks(&b, mix, nr_pfns, opts->seed, &err) ||
+	if (!fn || model_count_blocks(&b, mix, nr_pfns, opts->seed, opts->age, &err) ||
 	    layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, obj, acct, &err))
 		return false;
 	if (built.model.desc_stride) {
-		built.model.desc_stride = (unsigned int)obj[DESC_FOLIO];
-		built.model.desc_stride_large = (unsigned int)obj[DESC_FOLIO_LARGE];
-		if (opts->age == DESC_AGED)
+		built.model.desc_stride = (unsigned int)desc_cache_kind_stride(opts->desc_cache,
+									      obj[DESC_FOLIO]);
+		built.model.desc_stride_large =
+			(unsigned int)desc_cache_kind_stride(opts->desc_cache, obj[DESC_FOLIO_LARGE]);
+		/* Randomised freelists scatter neighbours over a slab's lines, fresh too. */
+		if (opts->age != DESC_FRESH_ORDERED)
 			built.model.desc_stride = built.model.desc_stride_large = MODEL_DESC_SCATTERED;
 	}
 	return fn(&built, &b, lines);

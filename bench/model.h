@@ -34,9 +34,13 @@ struct model_blocks {
 	unsigned long nr[PK_NR][MIX_NR_ORDERS];	/* the leftover free pfns are order 0 */
 };
 
-/* 0, or -1 with err when the mix cannot be placed. */
+/*
+ * 0, or -1 with err when the mix cannot be placed.  age DESC_AGED counts
+ * the blocks where the allocation trace (age.h) leaves them; every other
+ * age leaves them as placed.
+ */
 int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned long nr_pfns,
-		       uint64_t seed, struct mdb_err *err);
+		       uint64_t seed, enum desc_age age, struct mdb_err *err);
 
 /*
  * The orders the compaction scan (bench/scan.c) isolates: below the target

@@ -41,6 +41,7 @@
  */
 #include <stdio.h>
 
+#include "false_sharing.h"
 #include "threads.h"
 #include "walk_ops.h"
 
@@ -276,7 +277,7 @@ MDB_KERNEL(getput_shared,
 	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 14);
 
 MDB_KERNEL(getput_neighbours,
-	   .name = "folio/getput-neighbours", .class = MDB_DEPENDENT,
+	   .name = FS_KERNEL_NAME, .class = MDB_DEPENDENT,
 	   .unit = "get+lock+unlock+put",
 	   .run = getput_neighbours, .flags = MDB_K_THREADED,
 	   .setup = getput_neighbours_setup, .teardown = parallel_teardown,

@@ -115,6 +115,15 @@ enum desc_type {
 	DESC_NR
 };
 
+/*
+ * Where the folio caches keep a free object's free pointer when
+ * --desc-cache keeps it inside (freeptr_offset): lru's first word, which
+ * RCU readers (folio_try_get() and the checks after it: flags, _refcount,
+ * mapping, index) never read; only a holder of the lru lock touches it.
+ * memmap.c asserts every layout's struct folio has lru there.
+ */
+#define FOLIO_FREEPTR_OFFSET	8
+
 /* The cache a folio of this order takes its descriptor from. */
 static inline enum desc_type folio_desc_type(unsigned int order)
 {
@@ -138,6 +147,8 @@ struct memmap_opts {
 	 * without separate folio descriptors ignore it.
 	 */
 	unsigned int folio_desc_bytes;
+	enum desc_cache_kind desc_cache;	/* how the folio descriptor caches are made (desc_cache.h) */
+	enum desc_slub slub;		/* 7.0's sheaves or 6.18's per-CPU slab, every cache */
 	uint64_t seed;			/* placement of the mix and the churn; same seed, same machine */
 	/*
 	 * HVO_ON: the memmap is a memfd of 4 KiB pages (whatever pages asks
@@ -159,7 +170,8 @@ struct memmap_obtained {
 	/*
 	 * Of the folios in pfn order whose descriptor comes from the same cache
 	 * as the previous such folio's, the fraction whose descriptor lies
-	 * right after it (address + object size); -1 without separate folio
+	 * right next to it (address + or - object size: 7.0's sheaves hand out a
+	 * refill's objects last first); -1 without separate folio
 	 * descriptors.
 	 */
 	double desc_adjacency;
@@ -170,7 +182,8 @@ struct memmap_obtained {
 	 * same one.  0 without separate folio descriptors.
 	 */
 	uint64_t desc_digest;
-	uint64_t age_digest;		/* of the churn's events; 0 when fresh */
+	uint64_t age_digest;		/* of the churn's or the trace's events; 0 when fresh */
+	unsigned long age_failures;	/* aged: folios the trace's buddy could not place again */
 };
 
 /*

@@ -177,9 +177,12 @@ static int check_memory(unsigned long nr_pfns, const struct mix *mix,
 
 /*
  * One SLUB-like cache per descriptor type, its slabs mapped as the memmap
- * is; aged caches randomise new slabs' freelists as distribution kernels
- * do (CONFIG_SLAB_FREELIST_RANDOM), fresh ones hand out objects in order.
+ * is; new slabs' freelists are randomised as distribution kernels do
+ * (CONFIG_SLAB_FREELIST_RANDOM), but for fresh-ordered, the unreachable
+ * best case that hands out objects in address order.
  */
+_Static_assert(offsetof(struct folio, lru) == FOLIO_FREEPTR_OFFSET,
+	       "the folio caches' free pointer is lru's first word");
 static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const size_t obj[DESC_NR],
 			const size_t acct[DESC_NR])
 {
@@ -190,25 +193,52 @@ static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const
 	for (t = 0; t < DESC_NR; t++) {
 		struct desc_cache_opts co = {
 			.obj_size = obj[t], .acct_size = acct[t], .expect = count[t],
-			.random_freelist = opts->age == DESC_AGED,
+			.slub = opts->slub, .random_freelist = opts->age != DESC_FRESH_ORDERED,
 			.seed = opts->seed + (uint64_t)t * 0x9e3779b97f4a7c15ULL,
 			.pages = opts->pages, .bind = opts->bind, .bind_arg = opts->bind_arg,
 		};
 
+		/* Speculative lookups read a freed folio: its caches are made as --desc-cache says. */
+		if (t == DESC_FOLIO || t == DESC_FOLIO_LARGE)
+			desc_cache_kind_flags(opts->desc_cache, FOLIO_FREEPTR_OFFSET, &co);
 		desc_cache_init(&mm->cache[t], &co);
 	}
 }
 
-static int place(struct memmap *mm, const struct mix_block *b, struct age_list *folios,
+/*
+ * What the aging does with the plan: the folios it churns (folios), and
+ * for the trace (traced) the free blocks too, which it places itself once
+ * the trace has run, with those folios.
+ */
+struct age_plan {
+	struct age_list folios, free;
+	bool traced;
+};
+
+static void age_release_plan(struct age_plan *ap)
+{
+	age_list_release(&ap->folios);
+	age_list_release(&ap->free);
+}
+
+static int place(struct memmap *mm, const struct mix_block *b, struct age_plan *ap,
 		 struct mdb_err *err)
 {
+	struct age_list *folios = ap ? &ap->folios : NULL;
+
 	switch (b->kind) {
 	case PK_FREE:
+		if (ap && ap->traced)
+			return age_list_add(&ap->free, b->pfn, b->order, b->kind) ?
+			       mdb_errf(err, "out of memory for the list of free blocks to age") : 0;
 		place_free_block(mm, b->pfn, b->order);
 		return 0;
 	case PK_ANON:
 	case PK_FILE:
 	case PK_HUGETLB:
+		if (ap && ap->traced && b->kind != PK_HUGETLB)
+			return age_list_add(folios, b->pfn, b->order, b->kind) ?
+			       mdb_errf(err, "out of memory for the list of folios to age") : 0;
 		if (!folio_create(mm, b->pfn, b->order, b->kind))
 			break;
 		/* A hugetlb pool is allocated once and kept: its folios stay out of the churn. */
@@ -224,13 +254,13 @@ static int place(struct memmap *mm, const struct mix_block *b, struct age_list *
 			b->pfn);
 }
 
-static int place_mix(struct memmap *mm, struct mix_plan *plan, struct age_list *folios,
+static int place_mix(struct memmap *mm, struct mix_plan *plan, struct age_plan *ap,
 		     struct mdb_err *err)
 {
 	struct mix_block b;
 
 	while (mix_plan_next(plan, &b))
-		if (place(mm, &b, folios, err))
+		if (place(mm, &b, ap, err))
 			return -1;
 	return 0;
 }
@@ -269,6 +299,75 @@ static void age_transient_free(void *arg, void *desc, unsigned int order)
 	struct memmap *mm = arg;
 
 	desc_free(&mm->cache[folio_desc_type(order)], desc);
+}
+
+/* The trace's descriptors by id: the folios', then the short-lived ones'. */
+struct trace_descs {
+	struct memmap *mm;
+	void **desc;
+};
+
+static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order)
+{
+	struct trace_descs *td = arg;
+	struct desc_cache *c = &td->mm->cache[folio_desc_type(order)];
+
+	if (!c->obj_size)
+		return 0;
+	td->desc[id] = desc_alloc(c);
+	return td->desc[id] ? 0 : -1;
+}
+
+static void trace_desc_free(void *arg, unsigned long id, unsigned int order)
+{
+	struct trace_descs *td = arg;
+	struct desc_cache *c = &td->mm->cache[folio_desc_type(order)];
+
+	if (c->obj_size)
+		desc_free(c, td->desc[id]);
+}
+
+/*
+ * DESC_AGED: the trace (age.h) on the plan's folios and free blocks, its
+ * descriptor events on this layout's caches as they come; then the free
+ * blocks where the trace left them, in pfn order, and each folio where it
+ * ended, with the descriptor the trace allocated for it.
+ */
+static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_err *err)
+{
+	struct trace_descs td = { .mm = mm, .desc = calloc(age_trace_max_ids(ap->folios.nr) + 1,
+							  sizeof(void *)) };
+	const struct age_trace_ops ops = {
+		.desc_alloc = trace_desc_alloc, .desc_free = trace_desc_free, .arg = &td,
+	};
+	struct age_trace t;
+	int ret = -1;
+	size_t i;
+
+	if (!td.desc || age_trace_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &ops, &t)) {
+		mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
+		goto out;
+	}
+	for (i = 0; i < t.free.nr; i++)
+		place_free_block(mm, t.free.f[i].pfn, t.free.f[i].order);
+	for (i = 0; i < ap->folios.nr; i++) {
+		const struct age_folio *f = &t.final[i];
+
+		if (f->kind == AGE_GONE)
+			continue;
+		desc_cache_preset(&mm->cache[folio_desc_type(f->order)], td.desc[i]);
+		if (!folio_create(mm, f->pfn, f->order, (enum page_kind)f->kind)) {
+			mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
+			goto out;
+		}
+	}
+	mm->obtained.age_digest = t.digest;
+	mm->obtained.age_failures = t.failures;
+	ret = 0;
+out:
+	age_trace_release(&t);
+	free(td.desc);
+	return ret;
 }
 
 static int age(struct memmap *mm, const struct age_list *folios, struct mdb_err *err)
@@ -314,7 +413,9 @@ static void measure_adjacency(struct memmap *mm)
 		h = (h ^ (uint64_t)desc_cache_index(&mm->cache[t], folio)) * 0x100000001b3ULL;
 		if (last[t]) {
 			pairs++;
-			adjacent += (const char *)folio == last[t] + mm->cache[t].obj_size;
+			/* Either way: 7.0's sheaves hand a refill's objects out last first. */
+			adjacent += (const char *)folio == last[t] + mm->cache[t].obj_size ||
+				    (const char *)folio + mm->cache[t].obj_size == last[t];
 		}
 		last[t] = (const char *)folio;
 		pfn = folio_pfn(mm, folio) + folio_nr_pages(folio);
@@ -504,7 +605,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 			    const struct memmap_opts *opts, struct mdb_err *err)
 {
 	static const struct memmap_opts defaults;
-	struct age_list folios = { 0 };
+	struct age_plan ap = { 0 };
 	size_t obj[DESC_NR], acct[DESC_NR];
 	struct mix_plan plan;
 	struct memmap *mm;
@@ -562,12 +663,13 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	init_pages(mm);
 	for (pfn = 0; pfn < nr_pfns; pfn++)
 		memmap_free_pfn(mm, pfn);
-	aged = opts->age == DESC_AGED;
-	if (place_mix(mm, &plan, aged ? &folios : NULL, err))
+	aged = opts->age == DESC_AGED || opts->age == DESC_AGED_PERMUTE;
+	ap.traced = opts->age == DESC_AGED;
+	if (place_mix(mm, &plan, aged ? &ap : NULL, err))
 		goto fail;
-	if (aged && age(mm, &folios, err))
+	if (ap.traced ? age_traced(mm, &ap, err) : aged && age(mm, &ap.folios, err))
 		goto fail;
-	age_list_release(&folios);
+	age_release_plan(&ap);
 	mix_plan_release(&plan);
 	if (hvo_optimise_all(mm, err))
 		goto fail;
@@ -579,7 +681,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 nomem:
 	mdb_errf(err, "out of memory for a memmap of %lu pfns", nr_pfns);
 fail:
-	age_list_release(&folios);
+	age_release_plan(&ap);
 	mix_plan_release(&plan);
 	op_memmap_destroy(mm);
 	return -1;

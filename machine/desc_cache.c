@@ -15,6 +15,7 @@
 #include "desc_cache.h"
 #include "err.h"
 #include "rng.h"
+#include "units.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -29,6 +30,84 @@
 #define SLUB_MAX_ORDER		3	/* PAGE_ALLOC_COSTLY_ORDER */
 #define MIN_PARTIAL		5
 #define MAX_PARTIAL		10
+#define CACHE_LINE		64	/* cache_line_size() */
+#define PTR_BYTES		sizeof(void *)
+
+static const char *const slub_name[DESC_SLUB_NR] = {
+	[DESC_SLUB_SHEAVES] = "7.0",
+	[DESC_SLUB_CPU_SLAB] = "6.18",
+};
+
+static const char *const kind_name[DESC_CACHE_KIND_NR] = {
+	[DESC_CACHE_RCU] = "rcu",
+	[DESC_CACHE_ALIGN16] = "align16",
+	[DESC_CACHE_RCU_TAIL] = "rcu-tail",
+	[DESC_CACHE_HWCACHE] = "hwcache",
+};
+
+const char *desc_slub_name(enum desc_slub v)
+{
+	return mdb_name_of(slub_name, DESC_SLUB_NR, v);
+}
+
+int desc_slub_from_name(const char *name)
+{
+	return mdb_parse_name(name, slub_name, DESC_SLUB_NR);
+}
+
+const char *desc_cache_kind_name(enum desc_cache_kind k)
+{
+	return mdb_name_of(kind_name, DESC_CACHE_KIND_NR, k);
+}
+
+int desc_cache_kind_from_name(const char *name)
+{
+	return mdb_parse_name(name, kind_name, DESC_CACHE_KIND_NR);
+}
+
+void desc_cache_kind_flags(enum desc_cache_kind k, size_t freeptr_offset,
+			   struct desc_cache_opts *opts)
+{
+	opts->typesafe_by_rcu = k != DESC_CACHE_ALIGN16;
+	opts->use_freeptr_offset = k == DESC_CACHE_RCU || k == DESC_CACHE_HWCACHE;
+	opts->freeptr_offset = opts->use_freeptr_offset ? freeptr_offset : 0;
+	opts->hwcache_align = k == DESC_CACHE_HWCACHE;
+}
+
+static size_t align_up(size_t x, size_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+/*
+ * calculate_alignment() and calculate_sizes(): SLAB_HWCACHE_ALIGN takes the
+ * line, halved while the object fits in half of it; the free pointer goes
+ * after the object for an RCU cache without freeptr_offset, at
+ * freeptr_offset with it, else in the middle of the object.
+ */
+void desc_object_layout(const struct desc_cache_opts *opts, size_t size, size_t *stride,
+			size_t *freeptr)
+{
+	size_t align = DESC_ALIGN, bytes = align_up(size, PTR_BYTES);
+
+	if (opts->hwcache_align) {
+		size_t ralign = CACHE_LINE;
+
+		while (size <= ralign / 2)
+			ralign /= 2;
+		if (ralign > align)
+			align = ralign;
+	}
+	if (opts->typesafe_by_rcu && !opts->use_freeptr_offset) {
+		*freeptr = bytes;
+		bytes += PTR_BYTES;
+	} else if (opts->typesafe_by_rcu) {
+		*freeptr = opts->freeptr_offset;
+	} else {
+		*freeptr = size / 2 / PTR_BYTES * PTR_BYTES;
+	}
+	*stride = align_up(bytes, align);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Sizes: calculate_order(), set_cpu_partial(), kmem_cache_open().          */
@@ -83,6 +162,29 @@ void desc_slab_geometry(size_t obj_size, unsigned int *objs_per_slab, size_t *sl
 {
 	*slab_bytes = PAGE_BYTES << calculate_order(obj_size);
 	*objs_per_slab = (unsigned int)(*slab_bytes / obj_size);
+}
+
+/*
+ * calculate_sheaf_capacity(): half of what 6.18 kept per CPU, rounded up to
+ * fill the sheaf's kmalloc bucket (a 32-byte header and 8 bytes a pointer).
+ */
+static unsigned int sheaf_capacity(size_t size)
+{
+	unsigned int cap, bytes, bucket = 8;
+
+	if (size >= PAGE_BYTES)
+		cap = 4;
+	else if (size >= 1024)
+		cap = 12;
+	else if (size >= 256)
+		cap = 26;
+	else
+		cap = 60;
+	bytes = 32 + 8 * cap;
+	while (bucket < bytes)
+		bucket *= 2;
+	cap = (bucket - 32) / 8;
+	return cap < DESC_SHEAF_MAX ? cap : DESC_SHEAF_MAX;
 }
 
 /* set_cpu_partial() + slub_set_cpu_partial(): objects kept per CPU, as slabs. */
@@ -179,6 +281,10 @@ static void cache_reset(struct desc_cache *c)
 	c->partial_head = c->partial_tail = NULL;
 	c->nr_partial = 0;
 	c->free_slabs = NULL;
+	c->preset = NULL;
+	c->barn_lock.locked = 0;
+	c->barn_full = c->barn_empty = c->sheaves = NULL;
+	c->nr_full = c->nr_empty = 0;
 	c->nr_slabs = c->nr_slabs_held = 0;
 	memset(c->ext, 0, sizeof(c->ext));
 	c->nr_ext = 0;
@@ -218,12 +324,19 @@ void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts)
 {
 	memset(c, 0, sizeof(*c));
 	c->opts = *opts;
-	c->obj_size = (opts->obj_size + DESC_ALIGN - 1) & ~(size_t)(DESC_ALIGN - 1);
-	c->acct_size = opts->acct_size ? opts->acct_size : c->obj_size;
-	assert(c->obj_size <= DESC_MAX_OBJ && c->acct_size <= c->obj_size);
 	cache_reset(c);
-	if (!c->obj_size)
+	if (!opts->obj_size)
 		return;
+	desc_object_layout(opts, opts->obj_size, &c->obj_size, &c->freeptr);
+	if (opts->acct_size)
+		desc_object_layout(opts, opts->acct_size, &c->acct_size, &(size_t){ 0 });
+	else
+		c->acct_size = c->obj_size;
+	if (c->acct_size > c->obj_size)
+		c->acct_size = c->obj_size;
+	assert(c->obj_size <= DESC_MAX_OBJ && c->freeptr + PTR_BYTES <= c->obj_size);
+	c->rng = c->opts.seed ^ (0x736c6162ULL * c->obj_size);	/* "slab" */
+	c->sheaf_capacity = sheaf_capacity(c->obj_size);
 	desc_slab_geometry(c->obj_size, &c->objs_per_slab, &c->slab_bytes);
 	assert(c->objs_per_slab <= DESC_SLAB_MAX_OBJS);
 	c->cpu_partial_slabs = cpu_partial_slabs(c->obj_size, c->objs_per_slab);
@@ -328,17 +441,32 @@ static struct desc_slab *get_slab_pages(struct desc_cache *c, unsigned int *pos)
 	return s;
 }
 
-static void set_freepointer(void *obj, void *next)
+/* The free pointer at s->offset: a field RCU readers do not read, or after the object. */
+static void **freeptr_addr(const struct desc_cache *c, void *obj)
 {
-	desc_unpoison(obj, sizeof(void *));
-	*(void **)obj = next;
-	desc_poison(obj, sizeof(void *));
+	return (void **)((char *)obj + c->freeptr);
 }
 
-static void *get_freepointer(void *obj)
+static void set_freepointer(const struct desc_cache *c, void *obj, void *next)
 {
-	desc_unpoison(obj, sizeof(void *));
-	return *(void **)obj;
+	void **fp = freeptr_addr(c, obj);
+
+	desc_unpoison(fp, sizeof(void *));
+	*fp = next;
+	desc_poison(fp, sizeof(void *));
+}
+
+static void *get_freepointer(const struct desc_cache *c, void *obj)
+{
+	void **fp = freeptr_addr(c, obj);
+
+	desc_unpoison(fp, sizeof(void *));
+	return *fp;
+}
+
+void *desc_get_freepointer(const struct desc_cache *c, void *obj)
+{
+	return get_freepointer(c, obj);
 }
 
 /*
@@ -361,12 +489,12 @@ static struct desc_slab *new_slab(struct desc_cache *c)
 		char *obj = s->base + (size_t)idx * c->obj_size;
 
 		if (prev)
-			set_freepointer(prev, obj);
+			set_freepointer(c, prev, obj);
 		else
 			first = obj;
 		prev = obj;
 	}
-	set_freepointer(prev, NULL);
+	set_freepointer(c, prev, NULL);
 	desc_poison(s->base, c->slab_bytes);
 	s->word = sw_make(c, s, first, 0, false);
 	s->next = s->prev = NULL;
@@ -535,30 +663,23 @@ static void *slab_alloc_slow(struct desc_cache *c, struct desc_cpu *pc)
 	return s ? freeze_slab(c, pc, s) : NULL;
 }
 
-void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
+static void *cpu_slab_alloc(struct desc_cache *c, unsigned int cpu)
 {
 	struct desc_cpu *pc = desc_cache_cpu(c, cpu);
-	void *obj;
+	void *obj = pc->freelist;
 
-	assert(cpu < DESC_MAX_CPUS);
-	if (!c->obj_size)
-		return NULL;
-	obj = pc->freelist;
 	if (!obj) {
 		cpu_used(c, cpu);
 		obj = slab_alloc_slow(c, pc);
 		if (!obj)
 			return NULL;
-		pc->freelist = get_freepointer(obj);
+		pc->freelist = get_freepointer(c, obj);
 	} else {
 		/* slab_alloc_node()'s fast path: prefetch_freepointer() of the next one (prefetchw). */
-		pc->freelist = get_freepointer(obj);
+		pc->freelist = get_freepointer(c, obj);
 		if (pc->freelist)
 			__builtin_prefetch(pc->freelist, 1);
 	}
-	desc_unpoison(obj, c->obj_size);
-	memset(obj, 0, c->obj_size);
-	pc->nr_live++;
 	return obj;
 }
 
@@ -582,7 +703,7 @@ static void slab_free(struct desc_cache *c, struct desc_cpu *pc, struct desc_sla
 			locked = false;
 		}
 		prior = sw_freelist(c, s, old);
-		set_freepointer(obj, prior);
+		set_freepointer(c, obj, prior);
 		was_frozen = sw_frozen(old);
 		new = sw_make(c, s, obj, sw_inuse(old) - 1, was_frozen);
 		if (prior && !sw_inuse(new) && !was_frozen) {
@@ -606,22 +727,353 @@ static void slab_free(struct desc_cache *c, struct desc_cpu *pc, struct desc_sla
 	mdb_spin_unlock(&c->list_lock);
 }
 
-void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj)
+static void cpu_slab_free(struct desc_cache *c, unsigned int cpu, void *obj)
 {
 	struct desc_cpu *pc = desc_cache_cpu(c, cpu);
 	struct desc_slab *s = desc_cache_slab(c, obj);
 
-	assert(s && cpu < DESC_MAX_CPUS);
+	assert(s);
 	if (s == pc->slab) {			/* do_slab_free()'s fast path */
-		pc->nr_live--;
-		set_freepointer(obj, pc->freelist);
+		set_freepointer(c, obj, pc->freelist);
 		pc->freelist = obj;
 		desc_poison(obj, c->obj_size);
 		return;
 	}
 	cpu_used(c, cpu);
-	pc->nr_live--;
 	slab_free(c, pc, s, obj);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sheaves (7.0): per-CPU arrays, the node's barn, refills and flushes.     */
+
+/* alloc_empty_sheaf(): kept on the cache's list until destroy. */
+static struct desc_sheaf *alloc_empty_sheaf(struct desc_cache *c)
+{
+	struct desc_sheaf *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	mdb_spin_lock(&c->barn_lock);
+	sh->all = c->sheaves;
+	c->sheaves = sh;
+	mdb_spin_unlock(&c->barn_lock);
+	return sh;
+}
+
+/* Pop the head of a barn list (list_first_entry() + list_del()). */
+static struct desc_sheaf *barn_pop(struct desc_sheaf **list, unsigned int *nr)
+{
+	struct desc_sheaf *sh = *list;
+
+	if (sh) {
+		*list = sh->next;
+		(*nr)--;
+	}
+	return sh;
+}
+
+static void barn_push(struct desc_sheaf **list, unsigned int *nr, struct desc_sheaf *sh)
+{
+	sh->next = *list;
+	*list = sh;
+	(*nr)++;
+}
+
+static struct desc_sheaf *barn_get_empty_sheaf(struct desc_cache *c)
+{
+	struct desc_sheaf *sh;
+
+	mdb_spin_lock(&c->barn_lock);
+	sh = barn_pop(&c->barn_empty, &c->nr_empty);
+	mdb_spin_unlock(&c->barn_lock);
+	return sh;
+}
+
+static void barn_put(struct desc_cache *c, struct desc_sheaf *sh, bool full)
+{
+	mdb_spin_lock(&c->barn_lock);
+	if (full)
+		barn_push(&c->barn_full, &c->nr_full, sh);
+	else
+		barn_push(&c->barn_empty, &c->nr_empty, sh);
+	mdb_spin_unlock(&c->barn_lock);
+}
+
+/* barn_replace_empty_sheaf(): a full sheaf for the empty one, if the barn has one. */
+static struct desc_sheaf *barn_replace_empty_sheaf(struct desc_cache *c, struct desc_sheaf *empty)
+{
+	struct desc_sheaf *full;
+
+	mdb_spin_lock(&c->barn_lock);
+	full = barn_pop(&c->barn_full, &c->nr_full);
+	if (full)
+		barn_push(&c->barn_empty, &c->nr_empty, empty);
+	mdb_spin_unlock(&c->barn_lock);
+	return full;
+}
+
+/* barn_replace_full_sheaf(): an empty sheaf for the full one; NULL with *too_many (-E2BIG) or not (-ENOMEM). */
+static struct desc_sheaf *barn_replace_full_sheaf(struct desc_cache *c, struct desc_sheaf *full,
+						  bool *too_many)
+{
+	struct desc_sheaf *empty = NULL;
+
+	mdb_spin_lock(&c->barn_lock);
+	*too_many = c->nr_full >= DESC_MAX_FULL_SHEAVES;
+	if (!*too_many) {
+		empty = barn_pop(&c->barn_empty, &c->nr_empty);
+		if (empty)
+			barn_push(&c->barn_full, &c->nr_full, full);
+	}
+	mdb_spin_unlock(&c->barn_lock);
+	return empty;
+}
+
+static void add_partial_head(struct desc_cache *c, struct desc_slab *s)
+{
+	s->prev = NULL;
+	s->next = c->partial_head;
+	if (c->partial_head)
+		c->partial_head->prev = s;
+	else
+		c->partial_tail = s;
+	c->partial_head = s;
+	s->node_partial = true;
+	c->nr_partial++;
+}
+
+/* Objects off a slab's freelist into p, in freelist order; under list_lock. */
+static unsigned int take_objects(struct desc_cache *c, struct desc_slab *s, void **p,
+				 unsigned int max)
+{
+	uint64_t w = slab_word(s);
+	void *obj = sw_freelist(c, s, w);
+	unsigned int n = 0;
+
+	while (obj && n < max) {
+		p[n++] = obj;
+		obj = get_freepointer(c, obj);
+	}
+	__atomic_store_n(&s->word, sw_make(c, s, obj, sw_inuse(w) + n, false), __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * refill_sheaf() through __refill_objects_node(): the node's partial slabs
+ * from the head, then new slabs, whose leftovers go to the head of the
+ * partial list.  Objects enter the sheaf in freelist order, so the last
+ * taken goes out first.  Returns the objects added.
+ */
+static unsigned int refill_sheaf(struct desc_cache *c, struct desc_sheaf *sh)
+{
+	unsigned int want = c->sheaf_capacity - sh->size, got = 0;
+	struct desc_slab *s;
+
+	mdb_spin_lock(&c->list_lock);
+	while (got < want && (s = c->partial_head)) {
+		got += take_objects(c, s, &sh->objects[sh->size + got], want - got);
+		if (!sw_freelist(c, s, slab_word(s)))
+			remove_partial(c, s);
+	}
+	while (got < want && (s = new_slab(c))) {
+		got += take_objects(c, s, &sh->objects[sh->size + got], want - got);
+		if (sw_freelist(c, s, slab_word(s)))
+			add_partial_head(c, s);
+	}
+	mdb_spin_unlock(&c->list_lock);
+	sh->size += got;
+	return got;
+}
+
+/*
+ * __slab_free() of a flushed object, under list_lock: onto its slab's
+ * freelist; a full slab goes to the partial list's tail, an empty one is
+ * discarded when the node keeps min_partial others.
+ */
+static void flush_object(struct desc_cache *c, void *obj)
+{
+	struct desc_slab *s = desc_cache_slab(c, obj);
+	uint64_t w = slab_word(s);
+	void *prior = sw_freelist(c, s, w);
+	unsigned int inuse = sw_inuse(w) - 1;
+
+	desc_poison(obj, c->obj_size);
+	set_freepointer(c, obj, prior);
+	__atomic_store_n(&s->word, sw_make(c, s, obj, inuse, false), __ATOMIC_RELEASE);
+	if (!inuse && c->nr_partial >= c->min_partial) {
+		if (prior)
+			remove_partial(c, s);
+		discard_slab(c, s);
+	} else if (!prior) {
+		add_partial_tail(c, s);
+	}
+}
+
+/* sheaf_flush_unused(): every object back to its slab, the last first. */
+static void sheaf_flush(struct desc_cache *c, struct desc_sheaf *sh)
+{
+	mdb_spin_lock(&c->list_lock);
+	while (sh->size)
+		flush_object(c, sh->objects[--sh->size]);
+	mdb_spin_unlock(&c->list_lock);
+}
+
+/* __pcs_replace_empty_main(): 0, or -1 when no object is left to be had. */
+static int pcs_replace_empty_main(struct desc_cache *c, struct desc_cpu *pc)
+{
+	struct desc_sheaf *full, *empty;
+
+	if (pc->spare && pc->spare->size) {
+		full = pc->spare;
+		pc->spare = pc->main;
+		pc->main = full;
+		return 0;
+	}
+	full = barn_replace_empty_sheaf(c, pc->main);
+	if (full) {
+		pc->main = full;
+		return 0;
+	}
+	if (pc->spare) {
+		empty = pc->spare;
+		pc->spare = NULL;
+	} else {
+		empty = barn_get_empty_sheaf(c);
+		if (!empty)
+			empty = alloc_empty_sheaf(c);
+		if (!empty)
+			return -1;
+	}
+	if (!refill_sheaf(c, empty)) {
+		barn_put(c, empty, false);
+		return -1;
+	}
+	if (!pc->spare)
+		pc->spare = pc->main;
+	else
+		barn_put(c, pc->main, false);
+	pc->main = empty;
+	return 0;
+}
+
+/* __pcs_replace_full_main(): an empty main, the full one kept or given away. */
+static void pcs_replace_full_main(struct desc_cache *c, struct desc_cpu *pc)
+{
+	struct desc_sheaf *empty;
+	bool too_many;
+
+	if (pc->spare && !pc->spare->size) {
+		empty = pc->spare;
+		pc->spare = pc->main;
+		pc->main = empty;
+		return;
+	}
+	if (pc->spare) {
+		empty = barn_replace_full_sheaf(c, pc->main, &too_many);
+		if (empty) {
+			pc->main = empty;
+			return;
+		}
+		if (too_many) {
+			/* -E2BIG: the full spare goes back to its slabs and is the new empty one. */
+			empty = pc->spare;
+			pc->spare = NULL;
+			sheaf_flush(c, empty);
+		}
+	} else {
+		empty = barn_get_empty_sheaf(c);
+	}
+	if (!empty)
+		empty = alloc_empty_sheaf(c);
+	if (!empty) {
+		/* No memory for a sheaf: straight to the slab, as the kernel's fallback. */
+		sheaf_flush(c, pc->main);
+		return;
+	}
+	if (!pc->spare)
+		pc->spare = pc->main;
+	else
+		barn_put(c, pc->main, true);
+	pc->main = empty;
+}
+
+/* alloc_from_pcs(): the main sheaf's last object. */
+static void *pcs_alloc(struct desc_cache *c, unsigned int cpu)
+{
+	struct desc_cpu *pc = desc_cache_cpu(c, cpu);
+
+	if (!pc->main) {
+		cpu_used(c, cpu);
+		pc->main = alloc_empty_sheaf(c);
+		if (!pc->main)
+			return NULL;
+	}
+	if (!pc->main->size && pcs_replace_empty_main(c, pc))
+		return NULL;
+	return pc->main->objects[--pc->main->size];
+}
+
+/* free_to_pcs(): after the main sheaf's last object. */
+static void pcs_free(struct desc_cache *c, unsigned int cpu, void *obj)
+{
+	struct desc_cpu *pc = desc_cache_cpu(c, cpu);
+
+	assert(desc_cache_slab(c, obj));
+	desc_poison(obj, c->obj_size);
+	if (!pc->main) {
+		cpu_used(c, cpu);
+		pc->main = alloc_empty_sheaf(c);
+		if (!pc->main) {
+			mdb_spin_lock(&c->list_lock);
+			flush_object(c, obj);
+			mdb_spin_unlock(&c->list_lock);
+			return;
+		}
+	}
+	if (pc->main->size == c->sheaf_capacity)
+		pcs_replace_full_main(c, pc);
+	if (pc->main->size == c->sheaf_capacity) {	/* no sheaf to be had */
+		mdb_spin_lock(&c->list_lock);
+		flush_object(c, obj);
+		mdb_spin_unlock(&c->list_lock);
+		return;
+	}
+	pc->main->objects[pc->main->size++] = obj;
+}
+
+/* ------------------------------------------------------------------------ */
+
+void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu)
+{
+	void *obj;
+
+	assert(cpu < DESC_MAX_CPUS);
+	if (!c->obj_size)
+		return NULL;
+	if (c->preset) {
+		obj = c->preset;
+		c->preset = NULL;
+		desc_unpoison(obj, c->obj_size);
+		memset(obj, 0, c->obj_size);
+		return obj;
+	}
+	obj = c->opts.slub == DESC_SLUB_SHEAVES ? pcs_alloc(c, cpu) : cpu_slab_alloc(c, cpu);
+	if (!obj)
+		return NULL;
+	desc_unpoison(obj, c->obj_size);
+	memset(obj, 0, c->obj_size);
+	desc_cache_cpu(c, cpu)->nr_live++;
+	return obj;
+}
+
+void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj)
+{
+	assert(cpu < DESC_MAX_CPUS);
+	desc_cache_cpu(c, cpu)->nr_live--;
+	if (c->opts.slub == DESC_SLUB_SHEAVES)
+		pcs_free(c, cpu, obj);
+	else
+		cpu_slab_free(c, cpu, obj);
 }
 
 size_t desc_cache_nr_live(const struct desc_cache *c)
@@ -639,6 +1091,12 @@ void desc_cache_destroy(struct desc_cache *c)
 {
 	unsigned int e;
 
+	while (c->sheaves) {
+		struct desc_sheaf *sh = c->sheaves;
+
+		c->sheaves = sh->all;
+		free(sh);
+	}
 	for (e = 0; e < c->nr_ext; e++) {
 		desc_unpoison(c->ext[e].map.addr, c->ext[e].nr_slabs * c->slab_bytes);
 		vmemmap_unmap(&c->ext[e].map);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * desc_cache.h - the suite's slab allocator for memory descriptors, modelled
- * on SLUB as Linux 6.18 runs it for a cache without sheaves (mm/slub.c).
+ * on SLUB (mm/slub.c) as Linux 7.0 runs it, with per-CPU sheaves and the
+ * node's barn (DESC_SLUB_SHEAVES, the default), or as 6.18 runs a cache
+ * without sheaves, with struct kmem_cache_cpu (DESC_SLUB_CPU_SLAB, below).
  *
  * Separately allocated descriptors (page32's and memdesc8's folios, slabs,
  * ptdescs, ...) come from one cache per type, as the plan asks: "All structs
@@ -37,7 +39,40 @@
  *    shuffled sequence from a random start (shuffle_freelist()); without,
  *    objects go out in address order, the best case.
  *
- * Remote frees.  Each thread stands for one CPU (desc_set_this_cpu(); 0 for
+ * Sheaves (7.0: "slab: remove struct kmem_cache_cpu"; sheaves were opt-in
+ * in 6.18).  Each CPU holds a main and a spare sheaf: arrays of up to
+ * sheaf_capacity free objects (calculate_sheaf_capacity(): 60 for objects
+ * under 256 bytes).  alloc_from_pcs() takes the main sheaf's last object,
+ * free_to_pcs() puts one after its last, whichever slab or CPU it came
+ * from (one node).  An empty main (__pcs_replace_empty_main()) swaps with a
+ * spare that has objects, else trades itself for a full sheaf of the barn
+ * (barn_replace_empty_sheaf()), else a sheaf (the spare, an empty one of
+ * the barn or a new one) is refilled from slabs (refill_sheaf(): the node's
+ * partial slabs from the head, their freelists in order, then new slabs, a
+ * new slab's leftovers to the head of the partial list) and the old main
+ * becomes the spare or goes to the barn.  A full main on free
+ * (__pcs_replace_full_main()) swaps with an empty spare; with no spare it
+ * takes an empty sheaf and keeps the full one as spare; else it trades
+ * itself for an empty sheaf of the barn while the barn holds fewer than
+ * MAX_FULL_SHEAVES (10) full ones (barn_replace_full_sheaf()); past that
+ * the spare is flushed to its slabs (sheaf_flush_unused(): each object back
+ * on its slab's freelist, from the sheaf's last; a full slab that gets one
+ * goes to the node's partial list tail, an empty one is discarded when the
+ * node keeps min_partial others) and becomes the new main, the full one the
+ * spare.  The barn's lists are LIFO (list_add, list_first_entry).  Here the
+ * slab side of refills and flushes runs under the node's list_lock (the
+ * kernel updates slab freelists with cmpxchg and takes it less often); the
+ * sheaves themselves are malloc()ed (kmalloc there) and count for nothing.
+ *
+ * Object layout (calculate_sizes(), kmem_cache_args): objects are 16-byte
+ * aligned as the plan asks; the free pointer of a plain cache sits in the
+ * middle of the object (ALIGN_DOWN(size / 2, 8)); a SLAB_TYPESAFE_BY_RCU
+ * cache must not put it where RCU readers look, so it either names a field
+ * they do not need (freeptr_offset, 6.12) or gets a word after the object;
+ * SLAB_HWCACHE_ALIGN aligns objects larger than half a line to the line.
+ * enum desc_cache_kind names the four choices issue 21 compares.
+ *
+ * Remote frees (6.18).  Each thread stands for one CPU (desc_set_this_cpu(); 0 for
  * a thread that never says, so one thread alone is CPU 0 throughout) and
  * drives that CPU's struct kmem_cache_cpu without a lock, as the kernel does
  * with preemption off; an object allocated on one CPU and freed on another
@@ -53,15 +88,14 @@
  * back slabs under a lock (the page allocator's zone lock; its per-CPU lists
  * are not modelled per CPU), then from the mapping.
  *
- * Left out: NUMA nodes (one node), sheaves (opt-in in 6.18), the
+ * Left out: NUMA nodes (one node), the rcu_free sheaf (kfree_rcu()), the
  * transaction id of the lockless fast path (nothing preempts a thread in the
  * middle of its own CPU's operation here), deactivate_slab() of a CPU slab
  * that still has objects (a CPU slab here is replaced only once it is
  * empty), SLAB_TYPESAFE_BY_RCU's grace period before a discarded slab's
  * pages are reused, the obfuscated free pointer of
- * CONFIG_SLAB_FREELIST_HARDENED (the free pointer here is the object's first
- * word: 6.12's freeptr_offset lets a TYPESAFE_BY_RCU cache keep it inside the
- * object too), debugging and accounting.  Layout independent: compiled once.
+ * CONFIG_SLAB_FREELIST_HARDENED (the pointer is stored as is, where
+ * calculate_sizes() puts it), debugging and accounting.  Layout independent: compiled once.
  */
 #ifndef MDB_DESC_CACHE_H
 #define MDB_DESC_CACHE_H
@@ -81,10 +115,51 @@
 #define DESC_MAX_EXT		40	/* mappings: each as large as all before it */
 #define DESC_LINE		64	/* bytes of a cache line: what per-CPU and slab state fill */
 
+#define DESC_SHEAF_MAX		60	/* calculate_sheaf_capacity() for objects under 256 bytes */
+#define DESC_MAX_FULL_SHEAVES	10	/* MAX_FULL_SHEAVES of a node's barn */
+
+/* Which SLUB: 7.0's sheaves (the default) or 6.18's per-CPU slab. */
+enum desc_slub {
+	DESC_SLUB_SHEAVES,
+	DESC_SLUB_CPU_SLAB,
+	DESC_SLUB_NR
+};
+
+/* "7.0", "6.18"; and back, -1 for anything else. */
+const char *desc_slub_name(enum desc_slub v);
+int desc_slub_from_name(const char *name);
+
+/*
+ * How the folio descriptor caches are created (issue 21):
+ * rcu: SLAB_TYPESAFE_BY_RCU with freeptr_offset at a field RCU readers do
+ *	not read (the default: speculative lookups must find the flags and the
+ *	refcount of a freed folio intact);
+ * align16: a plain cache with the plan's 16-byte alignment, free pointer
+ *	in the middle of the object;
+ * rcu-tail: SLAB_TYPESAFE_BY_RCU without freeptr_offset: the free pointer
+ *	after the object (80 -> 96 bytes, 160 -> 176);
+ * hwcache: rcu with SLAB_HWCACHE_ALIGN (80 -> 128 bytes, 160 -> 192).
+ */
+enum desc_cache_kind {
+	DESC_CACHE_RCU,
+	DESC_CACHE_ALIGN16,
+	DESC_CACHE_RCU_TAIL,
+	DESC_CACHE_HWCACHE,
+	DESC_CACHE_KIND_NR
+};
+
+const char *desc_cache_kind_name(enum desc_cache_kind k);
+int desc_cache_kind_from_name(const char *name);
+
 /* How a cache is built; copied into it. */
 struct desc_cache_opts {
-	size_t obj_size;		/* bytes between objects; 0: no cache */
+	size_t obj_size;		/* bytes of the object's fields; 0: no cache */
 	size_t acct_size;		/* bytes one object counts for (<= obj_size); 0: obj_size */
+	enum desc_slub slub;
+	bool typesafe_by_rcu;		/* SLAB_TYPESAFE_BY_RCU */
+	bool hwcache_align;		/* SLAB_HWCACHE_ALIGN */
+	bool use_freeptr_offset;	/* kmem_cache_args.use_freeptr_offset (with RCU) */
+	size_t freeptr_offset;		/* kmem_cache_args.freeptr_offset */
 	size_t expect;			/* objects expected: sizes the first mapping */
 	bool random_freelist;		/* CONFIG_SLAB_FREELIST_RANDOM */
 	uint64_t seed;			/* of the freelist shuffles */
@@ -115,7 +190,16 @@ struct desc_cpu {
 	struct desc_slab *slab;		/* the CPU slab, or NULL */
 	struct desc_slab *partial;	/* head of the per-CPU partial list, or NULL */
 	long nr_live;			/* objects this CPU allocated less those it freed */
-	char pad[DESC_LINE - 32];
+	struct desc_sheaf *main, *spare;	/* struct slub_percpu_sheaves (7.0) */
+	char pad[DESC_LINE - 48];
+};
+
+/* struct slab_sheaf: free objects, the last one the next to go. */
+struct desc_sheaf {
+	struct desc_sheaf *next;	/* on a barn list */
+	struct desc_sheaf *all;		/* every sheaf of the cache, to free them */
+	unsigned int size;
+	void *objects[DESC_SHEAF_MAX];
 };
 
 _Static_assert(sizeof(struct desc_slab) == DESC_LINE, "one line of slab state");
@@ -132,11 +216,14 @@ struct desc_extent {
 
 struct desc_cache {
 	struct desc_cache_opts opts;
-	size_t obj_size, acct_size;
+	size_t obj_size, acct_size;	/* s->size: the stride; and what one object counts for */
+	size_t freeptr;			/* s->offset: where a free object's free pointer lies */
 	unsigned int objs_per_slab;
 	size_t slab_bytes;
 	unsigned int cpu_partial_slabs;	/* s->cpu_partial_slabs */
 	unsigned int min_partial;	/* s->min_partial */
+	unsigned int sheaf_capacity;	/* s->sheaf_capacity */
+	void *preset;			/* desc_cache_preset() */
 	bool random;			/* random_seq is in use */
 	unsigned short random_seq[DESC_SLAB_MAX_OBJS];	/* s->random_seq: object indices, shuffled */
 	/* The node: its partial list under list_lock. */
@@ -146,6 +233,10 @@ struct desc_cache {
 	/* Slab pages, under page_lock: given back (LIFO), carved, held. */
 	struct mdb_spinlock page_lock;	/* the page allocator's zone lock */
 	struct desc_slab *free_slabs;
+	/* The node's barn, under barn_lock; and every sheaf made. */
+	struct mdb_spinlock barn_lock;
+	struct desc_sheaf *barn_full, *barn_empty, *sheaves;
+	unsigned int nr_full, nr_empty;
 	size_t nr_slabs, nr_slabs_held;
 	uint64_t rng;			/* the freelist shuffles' generator */
 	unsigned int cpus_used;		/* CPUs whose state is not as reset: 1 + the highest */
@@ -154,6 +245,27 @@ struct desc_cache {
 	/* DESC_MAX_CPUS struct desc_cpu on lines of their own: desc_cache_cpu(). */
 	char cpu_area[(DESC_MAX_CPUS + 1) * DESC_LINE];
 };
+
+/*
+ * calculate_sizes(): the stride of objects of size bytes built with opts'
+ * flags, and where a free object's free pointer lies in it.
+ */
+void desc_object_layout(const struct desc_cache_opts *opts, size_t size, size_t *stride,
+			size_t *freeptr);
+/* opts' flags for a folio descriptor cache of kind k; freeptr_offset: the field rcu names. */
+void desc_cache_kind_flags(enum desc_cache_kind k, size_t freeptr_offset,
+			   struct desc_cache_opts *opts);
+
+/* The stride of a folio descriptor cache of kind k for objects of size bytes. */
+static inline size_t desc_cache_kind_stride(enum desc_cache_kind k, size_t size)
+{
+	struct desc_cache_opts o = { 0 };
+	size_t stride, freeptr;
+
+	desc_cache_kind_flags(k, 8, &o);
+	desc_object_layout(&o, size, &stride, &freeptr);
+	return stride;
+}
 
 /* Objects per slab and the slab's bytes for objects of obj_size, as calculate_order(). */
 void desc_slab_geometry(size_t obj_size, unsigned int *objs_per_slab, size_t *slab_bytes);
@@ -167,6 +279,16 @@ void desc_cache_init(struct desc_cache *c, const struct desc_cache_opts *opts);
  */
 void *desc_alloc_cpu(struct desc_cache *c, unsigned int cpu);
 void desc_free_cpu(struct desc_cache *c, unsigned int cpu, void *obj);
+/*
+ * The next allocation hands out obj, an object allocated before and not
+ * freed (it stays counted once): the aging trace gives a folio placed after
+ * the trace the descriptor the trace allocated for it.  NULL: none.
+ */
+static inline void desc_cache_preset(struct desc_cache *c, void *obj)
+{
+	c->preset = obj;
+}
+
 /* Frees every object and mapping; the cache is then as desc_cache_init() left it.  No thread may be in it. */
 void desc_cache_destroy(struct desc_cache *c);
 
@@ -215,6 +337,8 @@ static inline size_t desc_cache_reserved_bytes(const struct desc_cache *c)
 long desc_cache_index(const struct desc_cache *c, const void *obj);
 /* The slab an object of the cache lies in; NULL if none. */
 struct desc_slab *desc_cache_slab(const struct desc_cache *c, const void *obj);
+/* A free object's free pointer (at c->freeptr). */
+void *desc_get_freepointer(const struct desc_cache *c, void *obj);
 /* The first object of a slab's freelist (its word's), NULL if empty. */
 void *desc_slab_freelist(const struct desc_cache *c, const struct desc_slab *s);
 /* Adds what smaps says of the cache's mappings; populated bytes in *populated. */

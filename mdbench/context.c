@@ -232,6 +232,7 @@ struct memmap_note {
 	uint64_t ram_bytes;
 	unsigned int folio_desc_bytes;	/* what the small folio counted for; 0: none */
 	enum hvo_mode hvo;
+	enum desc_cache_kind desc_cache;
 	unsigned long hvo_folios;	/* folios remapped, and the mappings that took */
 	unsigned long hvo_mappings;
 	unsigned long builds;
@@ -296,7 +297,8 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	for (i = 0; i < notes.nr; i++) {
 		n = &notes.note[i];
 		if (n->ops == in->ops && n->mix == in->mix && n->ram_bytes == in->ram_bytes &&
-		    n->folio_desc_bytes == fp.folio_desc_bytes && n->hvo == in->hvo) {
+		    n->folio_desc_bytes == fp.folio_desc_bytes && n->hvo == in->hvo &&
+		    n->desc_cache == in->desc_cache) {
 			n->builds++;
 			if (huge_share(ob, n->hvo) < huge_share(&n->worst, n->hvo))
 				n->worst = *ob;
@@ -315,6 +317,7 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	notes.note[notes.nr++] = (struct memmap_note){
 		.ops = in->ops, .mix = in->mix, .ram_bytes = in->ram_bytes,
 		.folio_desc_bytes = (unsigned int)fp.folio_desc_bytes, .hvo = in->hvo,
+		.desc_cache = in->desc_cache,
 		.hvo_folios = mm->hvo.nr_optimised, .hvo_mappings = mm->hvo.nr_mappings,
 		.builds = 1, .first = *ob, .worst = *ob,
 	};
@@ -326,10 +329,12 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 	json_t *o;
 
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)n->first.age_digest);
-	o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
+	o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
 			 "layout", n->ops->name, "mix", n->mix->name,
 			 "ram_bytes", (json_int_t)n->ram_bytes,
 			 "folio_desc_bytes", (json_int_t)n->folio_desc_bytes,
+			 "desc_cache", n->ops->desc_size[DESC_FOLIO] ?
+				       json_string(desc_cache_kind_name(n->desc_cache)) : json_null(),
 			 "builds", (json_int_t)n->builds,
 			 "memmap_bytes", (json_int_t)n->worst.memmap.rss,
 			 "memmap_huge_bytes", (json_int_t)n->worst.memmap.huge,
@@ -340,6 +345,9 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 					   json_real(n->first.desc_adjacency),
 			 "desc_pairs", (json_int_t)n->first.desc_pairs,
 			 "age_digest", n->first.age_digest ? digest : NULL);
+	/* Aged by the trace: folios its buddy could not place again (the same for every layout). */
+	if (o && n->first.age_digest)
+		json_object_set_new(o, "age_failures", json_integer((json_int_t)n->first.age_failures));
 	/* With HVO on: the memfd's pages, 4 KiB-mapped, and what was remapped. */
 	if (o && n->hvo == HVO_ON)
 		json_object_update_new(o, json_pack("{s:s, s:s, s:I, s:I}", "hvo", "on",
@@ -459,11 +467,46 @@ static json_t *machine_json(const struct mdb_run *run)
 			 "headline_ws_times", MDB_HEADLINE_WS_TIMES);
 }
 
+/*
+ * Every cache option's folio descriptor caches, per layout that has them:
+ * object size, stride, free pointer, slab order and objects per slab, as
+ * desc_cache.c computes them (calculate_sizes(), calculate_order()).
+ */
+static json_t *desc_caches_json(const struct mdb_run *run)
+{
+	static const char *const object[] = { [DESC_FOLIO] = "folio", [DESC_FOLIO_LARGE] = "folio_large" };
+	json_t *a = json_array();
+	unsigned int l, k, t;
+
+	for (l = 0; l < run->nr_layouts; l++) {
+		const struct layout_ops *ops = run->layouts[l];
+
+		for (k = 0; k < DESC_CACHE_KIND_NR && ops->desc_size[DESC_FOLIO]; k++)
+			for (t = DESC_FOLIO; t <= DESC_FOLIO_LARGE; t++) {
+				struct desc_cache_opts o = { 0 };
+				size_t stride, freeptr, slab_bytes;
+				unsigned int objs, order = 0;
+
+				desc_cache_kind_flags(k, FOLIO_FREEPTR_OFFSET, &o);
+				desc_object_layout(&o, ops->desc_size[t], &stride, &freeptr);
+				desc_slab_geometry(stride, &objs, &slab_bytes);
+				while ((4096UL << order) < slab_bytes)
+					order++;
+				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+					"layout", ops->name, "desc_cache", desc_cache_kind_name(k),
+					"object", object[t], "size", (json_int_t)ops->desc_size[t],
+					"stride", (json_int_t)stride, "freeptr_offset", (json_int_t)freeptr,
+					"slab_order", (json_int_t)order, "objects_per_slab", (json_int_t)objs));
+			}
+	}
+	return a;
+}
+
 /* The conditions the run asked for and obtained (issues add to this). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
-	bool aged = run->opts.age == DESC_AGED, short_ = false;
+	bool aged = run->opts.age == DESC_AGED || run->opts.age == DESC_AGED_PERMUTE, short_ = false;
 	size_t i;
 
 	for (i = 0; i < notes.nr; i++) {
@@ -473,13 +516,18 @@ static json_t *conditions_json(const struct mdb_run *run)
 	for (i = 0; i < run->nr_folio_sizes; i++)
 		json_array_append_new(sizes, json_integer(run->folio_sizes[i]));
 	if (aged)
-		churn = json_pack("{s:i, s:f, s:f}", "rounds", AGE_ROUNDS,
+		churn = json_pack("{s:i, s:f, s:f, s:b}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
-				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
-	return json_pack("{s:s, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
+				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
+				  "pfns_move", run->opts.age == DESC_AGED);
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
-			 "slab_freelist_random", aged, "desc_churn", churn,
+			 "desc_cache", desc_cache_kind_name(run->opts.desc_cache),
+			 "slub", desc_slub_name(run->opts.slub),
+			 "desc_caches", desc_caches_json(run),
+			 "false_sharing_kernel", FS_KERNEL_NAME,
+			 "slab_freelist_random", run->opts.age != DESC_FRESH_ORDERED, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
 			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
@@ -534,23 +582,30 @@ static json_t *name_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-/* One layout's rows for one small folio size (0: its own). */
+/* One layout's rows for one small folio size (0: its own), under every cache option. */
 static void false_sharing_layout(json_t *a, const struct layout_ops *ops, unsigned int folio_bytes)
 {
 	static struct fs_row rows[FS_MAX_ROWS];
-	int n = false_sharing_rows(ops, folio_bytes, rows, FS_MAX_ROWS), i;
+	int n, i, k;
 
-	for (i = 0; i < n; i++) {
-		const struct fs_row *r = &rows[i];
+	for (k = 0; k < DESC_CACHE_KIND_NR; k++) {
+		n = false_sharing_rows(ops, folio_bytes, k, rows, FS_MAX_ROWS);
+		/* A layout without folio descriptors has the same rows under every option. */
+		if (k && !ops->desc_size[DESC_FOLIO])
+			break;
+		for (i = 0; i < n; i++) {
+			const struct fs_row *r = &rows[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
-			"layout", r->layout, "object", r->object, "stride", (json_int_t)r->stride,
-			"line_offset", (json_int_t)r->line_offset, "pairs", r->pairs,
-			"hot_field", name_or_null(r->hot_field),
-			"neighbour_field", name_or_null(r->neighbour_field),
-			"hot_offset", r->hot_field ? json_integer(r->hot_offset) : json_null(),
-			"neighbour_offset", r->hot_field ? json_integer(r->neighbour_offset) : json_null(),
-			"line", r->hot_field ? json_integer(r->line) : json_null()));
+			json_array_append_new(a, json_pack("{s:s, s:s, s:o, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
+				"layout", r->layout, "object", r->object,
+				"desc_cache", name_or_null(r->desc_cache), "stride", (json_int_t)r->stride,
+				"line_offset", (json_int_t)r->line_offset, "pairs", r->pairs,
+				"hot_field", name_or_null(r->hot_field),
+				"neighbour_field", name_or_null(r->neighbour_field),
+				"hot_offset", r->hot_field ? json_integer(r->hot_offset) : json_null(),
+				"neighbour_offset", r->hot_field ? json_integer(r->neighbour_offset) : json_null(),
+				"line", r->hot_field ? json_integer(r->line) : json_null()));
+		}
 	}
 }
 

@@ -43,6 +43,9 @@ static json_t *instance_json(const struct mdb_run *run, const struct mdb_instanc
 			json_object_set_new(params, "folio", json_sprintf("%uB", in->folio_desc_bytes));
 		if (in->hvo_named)
 			json_object_set_new(params, "hvo", json_string(hvo_mode_name(in->hvo)));
+		if (in->cache_named)
+			json_object_set_new(params, "cache",
+					    json_string(desc_cache_kind_name(in->desc_cache)));
 	} else {
 		mdb_format_size(in->buf_bytes, size, sizeof(size));
 		json_object_set_new(params, "bytes", json_string(size));

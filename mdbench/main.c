@@ -32,7 +32,7 @@
 struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
-	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads;
+	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 };
@@ -71,8 +71,18 @@ static void usage(void)
 	       "  --node=N                          bind memmaps to NUMA node N\n"
 	       "  --memmap-pages=2m|4k              memmaps and descriptor caches on 2 MiB pages, as the\n"
 	       "                                    kernel maps vmemmap and slabs (default), or 4 KiB pages\n"
-	       "  --desc-age=aged|fresh             descriptor caches after a seeded churn, as on a machine\n"
-	       "                                    that has run a while (default), or fresh: the best case\n"
+	       "  --desc-age=aged|fresh|...         after a seeded allocation trace that moves folios and\n"
+	       "                                    ages their descriptors, as on a machine that has run a\n"
+	       "                                    while (default); fresh: as placed,\n"
+	       "                                    freelists randomised as kernels ship; fresh-ordered: in\n"
+	       "                                    address order, the unreachable best case; aged-permute:\n"
+	       "                                    the old aging, descriptors churned while pfns stay\n"
+	       "  --desc-cache=rcu|align16|rcu-tail|hwcache  the folio descriptor caches: TYPESAFE_BY_RCU\n"
+	       "                                    with freeptr_offset (default), the plan's 16-byte\n"
+	       "                                    alignment, RCU with the free pointer after the object,\n"
+	       "                                    or SLAB_HWCACHE_ALIGN\n"
+	       "  --slub=7.0|6.18                   SLUB with per-CPU sheaves and the barn (default), or\n"
+	       "                                    6.18's per-CPU slab (struct kmem_cache_cpu)\n"
 	       "  --folio-desc-bytes=64,80,...      sweep the small folio descriptor's size (multiples of 16;\n"
 	       "                                    below the layout's struct folio only footprint runs)\n"
 	       "  --hvo=off|on|off,on               HugeTLB Vmemmap Optimisation on mixes with hugetlb folios:\n"
@@ -143,6 +153,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--sim-cache", sim_cache), OPT("--sim-instance", sim_instance),
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
+		OPT("--desc-cache", desc_cache), OPT("--slub", slub),
 		OPT("--hvo", hvo),
 		OPT("--threads", threads), OPT("--time-budget", time_budget),
 #undef OPT
@@ -598,7 +609,13 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
 		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
 	if (o->desc_age && desc_age_from_name(o->desc_age) < 0)
-		mdb_dief("--desc-age=%s: aged or fresh", o->desc_age);
+		mdb_dief("--desc-age=%s: aged, fresh, fresh-ordered or aged-permute", o->desc_age);
+	if (o->desc_cache && desc_cache_kind_from_name(o->desc_cache) < 0)
+		mdb_dief("--desc-cache=%s: rcu, align16, rcu-tail or hwcache", o->desc_cache);
+	if (o->slub && desc_slub_from_name(o->slub) < 0)
+		mdb_dief("--slub=%s: 7.0 or 6.18", o->slub);
+	run->opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
+	run->opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
 	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
 	run->opts.age = o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
 	if (o->folio_desc_bytes)

@@ -54,6 +54,8 @@ struct mdb_instance {
 	unsigned int folio_desc_bytes;	/* --folio-desc-bytes' size for this one; 0: the layout's */
 	enum hvo_mode hvo;		/* its memmap's HVO */
 	bool hvo_named;			/* the mix has hugetlb folios: the name says hvo:<mode> */
+	enum desc_cache_kind desc_cache;	/* its folio caches (--desc-cache, or another option's report group) */
+	bool cache_named;		/* not the run's --desc-cache: the name says cache:<option> */
 	unsigned int threads;		/* a threaded kernel's thread count; 0: unthreaded */
 	bool selected;			/* passes --benchmark_filter */
 	/* The metadata its walk touches (bench/ws.h), or a baseline's buffer. */

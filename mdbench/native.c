@@ -30,6 +30,7 @@ static struct {
 	unsigned long nr_pfns;
 	unsigned int folio_desc_bytes;
 	enum hvo_mode hvo;
+	enum desc_cache_kind desc_cache;
 	struct memmap *mm;
 } cache;
 
@@ -62,7 +63,8 @@ static struct memmap *build(const struct mdb_run *run, const struct mdb_instance
 static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
 {
 	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns &&
-	    cache.folio_desc_bytes == in->folio_desc_bytes && cache.hvo == in->hvo)
+	    cache.folio_desc_bytes == in->folio_desc_bytes && cache.hvo == in->hvo &&
+	    cache.desc_cache == in->desc_cache)
 		return cache.mm;
 	cache_drop();
 	cache.mm = build(the_run, in, err);
@@ -72,6 +74,7 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 		cache.nr_pfns = in->nr_pfns;
 		cache.folio_desc_bytes = in->folio_desc_bytes;
 		cache.hvo = in->hvo;
+		cache.desc_cache = in->desc_cache;
 	}
 	return cache.mm;
 }

@@ -16,7 +16,9 @@
  * HVO off and again with it on (.../hvo:off, .../hvo:on; --hvo chooses):
  * with HVO on only the kernels that measure hugetlb folios and the reports
  * run unless --hvo asked for it, and the kernels that remap (MDB_K_HVO_ON)
- * run only there.  On other mixes HVO changes nothing and the names say
+ * run only there.  A layout with folio descriptors also gets, for every
+ * --desc-cache option other than the run's, a group of the report kernels
+ * alone (.../cache:<option>): the footprint pass covers every option.  On other mixes HVO changes nothing and the names say
  * nothing of it.  Baselines follow, over the byte sizes of the memmaps the
  * run's layouts and RAM sizes give.
  *
@@ -56,6 +58,8 @@ struct group {
 	bool hvo_kernels_only;		/* HVO on by default: the MDB_K_HVO kernels and reports */
 	bool real;			/* the live kernel's */
 	bool lean;			/* the quick profile's headline size: no kernel that changes its memmap */
+	bool cache_named;		/* another --desc-cache option's report group */
+	enum desc_cache_kind desc_cache;	/* its option, when cache_named */
 };
 
 /* The mix's blocks over nr_pfns, counted once for the run's last (mix, size). */
@@ -68,7 +72,7 @@ static const struct model_blocks *blocks_of(const struct mdb_run *run, const str
 	struct mdb_err err;
 
 	if (memcmp(&mix_of, mix, sizeof(*mix)) || b.nr_pfns != nr_pfns || seed_of != run->opts.seed) {
-		if (model_count_blocks(&b, mix, nr_pfns, run->opts.seed, &err))
+		if (model_count_blocks(&b, mix, nr_pfns, run->opts.seed, run->opts.age, &err))
 			mdb_die(&err);
 		mix_of = *mix;
 		seed_of = run->opts.seed;
@@ -146,6 +150,8 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->folio_desc_bytes = g->folio_bytes;
 	in->hvo = g->hvo;
 	in->hvo_named = g->hvo_named;
+	in->cache_named = g->cache_named;
+	in->desc_cache = g->cache_named ? g->desc_cache : run->opts.desc_cache;
 	in->real = g->real;
 	in->threads = threads;
 	if (ops || g->real) {
@@ -157,6 +163,9 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 		if (g->hvo_named && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/hvo:%s",
 				      hvo_mode_name(g->hvo));
+		if (g->cache_named && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/cache:%s",
+				      desc_cache_kind_name(g->desc_cache));
 		/* Google Benchmark's own suffix for Threads(n), last */
 		if (threads && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/threads:%u", threads);
@@ -184,7 +193,8 @@ static unsigned int kernel_pass(const struct mdb_kernel *k)
 static bool in_group(const struct mdb_kernel *k, const struct layout_ops *on,
 		     const struct layout_ops *ops, const struct mix *mix, const struct group *g)
 {
-	bool reports_only = ops && g->folio_bytes && g->folio_bytes < ops->desc_size[DESC_FOLIO];
+	bool reports_only = (ops && g->folio_bytes && g->folio_bytes < ops->desc_size[DESC_FOLIO]) ||
+			    g->cache_named;
 	bool report = k->class == MDB_REPORT;
 
 	if (!mdb_kernel_runs_on(k, on) || !mdb_kernel_applies(k, mix, g->real ? NULL : ops) ||
@@ -227,10 +237,10 @@ static void add_group(struct mdb_run *run, const struct mdb_kernel *const *k, un
 /* The HVO groups of one folio size: one, or off and on where the mix has hugetlb folios. */
 static void add_hvo_groups(struct mdb_run *run, const struct mdb_kernel *const *k,
 			   unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
-			   uint64_t ram, unsigned int folio_bytes)
+			   uint64_t ram, const struct group *base)
 {
-	struct group g = { .folio_bytes = folio_bytes,
-			   .lean = run->lean_headline && ram == run->machine.headline_ram };
+	struct group g = *base;
+	g.lean = run->lean_headline && ram == run->machine.headline_ram;
 	enum hvo_mode m;
 
 	if (!mix_has_hugetlb(mix, 0)) {
@@ -252,14 +262,27 @@ static void add_layout_groups(struct mdb_run *run, const struct mdb_kernel *cons
 			      unsigned int nr, const struct layout_ops *ops, const struct mix *mix,
 			      uint64_t ram)
 {
+	struct group g = { 0 };
 	unsigned int f;
+	int c;
 
 	if (!run->nr_folio_sizes || !ops->desc_size[DESC_FOLIO]) {
-		add_hvo_groups(run, k, nr, ops, mix, ram, 0);
-		return;
+		add_hvo_groups(run, k, nr, ops, mix, ram, &g);
+	} else {
+		for (f = 0; f < run->nr_folio_sizes; f++) {
+			g.folio_bytes = run->folio_sizes[f];
+			add_hvo_groups(run, k, nr, ops, mix, ram, &g);
+		}
 	}
-	for (f = 0; f < run->nr_folio_sizes; f++)
-		add_hvo_groups(run, k, nr, ops, mix, ram, run->folio_sizes[f]);
+	if (!ops->desc_size[DESC_FOLIO])
+		return;
+	g = (struct group){ .cache_named = true };
+	for (c = 0; c < DESC_CACHE_KIND_NR; c++) {
+		if (c == (int)run->opts.desc_cache)
+			continue;
+		g.desc_cache = c;
+		add_hvo_groups(run, k, nr, ops, mix, ram, &g);
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -298,6 +321,7 @@ struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb
 
 	opts.folio_desc_bytes = in->folio_desc_bytes;
 	opts.hvo = in->hvo;
+	opts.desc_cache = in->desc_cache;
 	return opts;
 }
 

@@ -24,7 +24,7 @@
 
 json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:s, s:I}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, s:I}",
 			 "name", in->name, "kernel", in->kernel->name,
 			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
 			 "mix", in->mix ? mix_to_json(in->mix) : json_null(),
@@ -32,6 +32,8 @@ json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *
 			 "seed", (json_int_t)run->opts.seed, "ops", (json_int_t)ops,
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
+			 "desc_cache", desc_cache_kind_name(in->desc_cache),
+			 "slub", desc_slub_name(run->opts.slub),
 			 "folio_desc_bytes", (json_int_t)in->folio_desc_bytes,
 			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads);
 }
@@ -54,19 +56,22 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 			 struct mix *mix, uint64_t *ops, const char **result, json_t **doc,
 			 struct mdb_err *err)
 {
-	const char *name, *kernel, *layout = NULL, *pages, *age, *hvo;
+	const char *name, *kernel, *layout = NULL, *pages, *age, *hvo, *cache, *slub;
 	json_t *jmix, *jlayout;
 	json_int_t ram, buf, seed, n, folio, threads;
 
 	*doc = mdb_json_load_file(path, 1 << 20, err);
 	if (!*doc)
 		return -1;
-	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:I, s:s, s:I, s:s}",
+	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, "
+			"s:I, s:s}",
 			"name", &name, "kernel", &kernel, "layout", &jlayout, "mix", &jmix,
 			"ram_bytes", &ram, "buf_bytes", &buf, "seed", &seed, "ops", &n,
-			"memmap_pages", &pages, "desc_age", &age, "folio_desc_bytes", &folio,
+			"memmap_pages", &pages, "desc_age", &age, "desc_cache", &cache, "slub", &slub,
+			"folio_desc_bytes", &folio,
 			"hvo", &hvo, "threads", &threads, "result", result) ||
-	    memmap_pages_from_name(pages) < 0 || desc_age_from_name(age) < 0 || folio < 0 ||
+	    memmap_pages_from_name(pages) < 0 || desc_age_from_name(age) < 0 ||
+	    desc_cache_kind_from_name(cache) < 0 || desc_slub_from_name(slub) < 0 || folio < 0 ||
 	    folio > FOLIO_DESC_BYTES_MAX || hvo_mode_from_name(hvo) < 0 || threads < 0 ||
 	    threads > 1)
 		return mdb_errf(err, "%s: not an instance description", path);
@@ -95,6 +100,9 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	run->opts.seed = (uint64_t)seed;
 	run->opts.pages = memmap_pages_from_name(pages);
 	run->opts.age = desc_age_from_name(age);
+	in->desc_cache = desc_cache_kind_from_name(cache);
+	run->opts.desc_cache = in->desc_cache;
+	run->opts.slub = desc_slub_from_name(slub);
 	*ops = (uint64_t)n;
 	return *ops ? 0 : mdb_errf(err, "%s: ops is 0", path);
 }

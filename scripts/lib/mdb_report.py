@@ -397,7 +397,67 @@ def headline(dump, alpha):
 	if fp:
 		out += ["", f"{dump.label}: footprint in bytes per GiB of RAM (change against {ref})"]
 		out += md.text_table(["mix", *names], fp)
-	return out
+	return out + cache_options(dump)
+
+
+# The name parameter of a report group built with another --desc-cache option.
+CACHE_PARAM = "cache"
+
+
+def cache_options(dump):
+	"""Lines of the table per --desc-cache option (issue 21), all from the
+	dump: per mix, each layout's footprint against the reference's; the
+	share of neighbouring small-folio descriptors whose written fields
+	share a line (context false_sharing); and the false-sharing kernel's
+	time per op at 2 threads against 1, measured only under the run's
+	option."""
+	cond = dump.mb.get("conditions") or {}
+	run_opt, kernel = cond.get("desc_cache"), cond.get("false_sharing_kernel")
+	opts = md.first_seen(c["desc_cache"] for c in cond.get("desc_caches") or [])
+	layouts = md.first_seen(c["layout"] for c in cond.get("desc_caches") or [])
+	if not opts:
+		return []
+	fp = {}
+	for b in report_benches(dump):
+		opt = b.params.get(CACHE_PARAM, run_opt)
+		k = (opt, b.mix or "", b.layout)
+		if k not in fp or (b.ram or 0) > (fp[k].ram or 0):
+			fp[k] = b
+	pairs = {}
+	for r in dump.mb.get("false_sharing") or []:
+		k = (r.get("desc_cache"), r["layout"])
+		first = pairs.setdefault(k, (r["object"], {}))
+		if r["object"] == first[0]:
+			first[1][r["line_offset"]] = max(first[1].get(r["line_offset"], 0),
+							 r["pairs"] if r.get("hot_field") else 0)
+	t = {}
+	for b in dump.native.values():
+		if b.kernel == kernel and not b.error and b.reps:
+			t[(b.layout, b.threads)] = median(b.values("real_time"))
+	ref, rows = dump.reference, []
+	for opt in opts:
+		for mix in md.first_seen(m for o, m, _ in fp if o == opt):
+			refb = fp.get((run_opt, mix, ref))
+			row = [opt, mix]
+			for l in layouts:
+				b = fp.get((opt, mix, l))
+				x = b and value(b, "total_bytes")
+				r = refb and value(refb, "total_bytes")
+				row.append(f"{x / r - 1:+.1%}" if x and r else "-")
+			for l in layouts:
+				share = pairs.get((opt, l))
+				row.append(f"{sum(share[1].values()):.2f}" if share else "-")
+			for l in layouts:
+				t1, t2 = t.get((l, 1)), t.get((l, 2))
+				if opt != run_opt:
+					row.append("unavailable: another option")
+				else:
+					row.append(f"{t2 / t1:.2f}" if t1 and t2 else "unavailable: not run")
+			rows.append(row)
+	return ["", f"{dump.label}: per --desc-cache option: footprint against {ref}, "
+		f"false-sharing pairs, {kernel} 2 threads / 1"] + md.text_table(
+		["cache", "mix", *[f"{l}/{ref}" for l in layouts], *[f"{l} pairs" for l in layouts],
+		 *[f"{l} 2T/1T" for l in layouts]], rows)
 
 
 # -- footprint ---------------------------------------------------------------

@@ -76,7 +76,7 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 	unsigned int k, o;
 
 	if (build(&mm, ops, mix_name, nr_pfns, 1, folio_bytes, HVO_OFF, &mix) ||
-	    model_count_blocks(&b, &mix, nr_pfns, 1, &err)) {
+	    model_count_blocks(&b, &mix, nr_pfns, 1, DESC_AGED, &err)) {
 		failures++;
 		return;
 	}

@@ -27,7 +27,7 @@ static void test_counts(const struct layout_ops *ops, const struct mix *mix)
 	unsigned int k, o;
 
 	memset(blocks, 0, sizeof(blocks));
-	if (model_count_blocks(&b, mix, NR_PFNS, 7, &err) ||
+	if (model_count_blocks(&b, mix, NR_PFNS, 7, DESC_AGED, &err) ||
 	    ops->memmap_create(&mm, NR_PFNS, mix, &opts, &err)) {
 		CHECK(0, "%s/%s: %s", ops->name, mix->name, err.msg);
 		return;

@@ -176,8 +176,8 @@ static void test_strides(void)
  */
 static void test_predict(void)
 {
-	struct memmap_opts fresh = { .age = DESC_FRESH, .seed = 1 }, aged = { .seed = 1 };
-	struct memmap_opts big = { .age = DESC_FRESH, .folio_desc_bytes = 128, .seed = 1 };
+	struct memmap_opts fresh = { .age = DESC_FRESH_ORDERED, .seed = 1 }, aged = { .seed = 1 };
+	struct memmap_opts big = { .age = DESC_FRESH_ORDERED, .folio_desc_bytes = 128, .seed = 1 };
 	struct model_lines lines;
 	struct mdb_err err;
 	struct mix mix;
@@ -259,7 +259,7 @@ static void test_layouts(void)
 static void test_counts(const struct layout_ops *ops, const char *mix_name)
 {
 	unsigned long pfns[PK_NR] = { 0 }, want_pfns[PK_NR] = { 0 };
-	unsigned long blocks[PK_NR][MAX_FOLIO_ORDER + 1] = { { 0 } };
+	unsigned long blocks[PK_NR][MIX_NR_ORDERS] = { { 0 } };	/* the trace merges up to MAX_PAGE_ORDER */
 	struct mdb_err err;
 	struct model_blocks b;
 	struct memmap_opts opts = { .seed = 7 };
@@ -270,7 +270,7 @@ static void test_counts(const struct layout_ops *ops, const char *mix_name)
 	struct mix mix;
 	unsigned int k, o;
 
-	if (mix_builtin(mix_name, &mix, &err) || model_count_blocks(&b, &mix, NR_PFNS, 7, &err)) {
+	if (mix_builtin(mix_name, &mix, &err) || model_count_blocks(&b, &mix, NR_PFNS, 7, opts.age, &err)) {
 		CHECK(0, "mix %s: %s", mix_name, err.msg);
 		return;
 	}
@@ -286,7 +286,7 @@ static void test_counts(const struct layout_ops *ops, const char *mix_name)
 	}
 	ops->memmap_destroy(mm);
 	for (k = 0; k < PK_NR; k++)
-		for (o = 0; o <= MAX_FOLIO_ORDER; o++) {
+		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			want_pfns[k] += b.nr[k][o] << o;
 			total += b.nr[k][o] << o;
 			if (k == PK_FREE || k == PK_ANON || k == PK_FILE)

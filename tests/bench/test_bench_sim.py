@@ -90,8 +90,8 @@ def test_model(mdbench):
 	failures = []
 	with tempfile.TemporaryDirectory() as out:
 		fresh, _ = simulate(mdbench, out, ["--ram=256MiB", "--mix=" + ",".join(mixes),
-						   "--desc-age=fresh", filt])
-	if fresh["context"]["memdesc_bench"]["conditions"]["desc_age"] != "fresh":
+						   "--desc-age=fresh-ordered", filt])
+	if fresh["context"]["memdesc_bench"]["conditions"]["desc_age"] != "fresh-ordered":
 		failures.append("the fresh run's sim.json does not say fresh")
 	want = len(SEQUENTIAL) * len(lay) * len(mixes)
 	if len(fresh["benchmarks"]) != want:

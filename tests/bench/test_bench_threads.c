@@ -309,7 +309,9 @@ static struct folio *cache_pair(unsigned long i, struct folio **b, void *arg)
 /* A fresh cache's first slab, as it hands it out: neighbours are consecutive allocations. */
 static void check_cache(const char *object, size_t size, const struct fs_row *rows, int nr_rows)
 {
-	struct desc_cache_opts o = { .obj_size = size, .expect = 1, .pages = MEMMAP_PAGES_4K };
+	/* 6.18's CPU slab hands a fresh slab out in address order, as the rows pair objects. */
+	struct desc_cache_opts o = { .obj_size = size, .expect = 1, .pages = MEMMAP_PAGES_4K,
+				     .slub = DESC_SLUB_CPU_SLAB };
 	static struct desc_cache c;
 	struct cache_pairs p;
 	unsigned int i;
@@ -334,7 +336,7 @@ static struct folio *memmap_pair(unsigned long i, struct folio **b, void *arg)
 static void test_false_sharing(const struct mix *mix)
 {
 	static struct fs_row rows[FS_MAX_ROWS];
-	int n = false_sharing_rows(ops, 0, rows, FS_MAX_ROWS);
+	int n = false_sharing_rows(ops, 0, DESC_CACHE_RCU, rows, FS_MAX_ROWS);
 	struct memmap *mm;
 
 	CHECK(n > 0, "%s: no false-sharing rows", ops->name);

@@ -63,11 +63,11 @@ rows = mb["false_sharing"]
 keys = {"layout", "object", "stride", "line_offset", "pairs", "hot_field", "neighbour_field"}
 if not rows or any(not keys <= set(r) for r in rows):
 	bad.append("false_sharing rows missing or incomplete")
-for layout in {r["layout"] for r in rows}:
-	for obj in {r["object"] for r in rows if r["layout"] == layout}:
-		at = {r["line_offset"]: r["pairs"] for r in rows if r["layout"] == layout and r["object"] == obj}
-		if abs(sum(at.values()) - 1) > 1e-9:
-			bad.append(f"false_sharing {layout} {obj}: the pairs add up to {sum(at.values())}")
+for layout, obj, cache in {(r["layout"], r["object"], r.get("desc_cache")) for r in rows}:
+	at = {r["line_offset"]: r["pairs"] for r in rows
+	      if (r["layout"], r["object"], r.get("desc_cache")) == (layout, obj, cache)}
+	if abs(sum(at.values()) - 1) > 1e-9:
+		bad.append(f"false_sharing {layout} {obj} {cache}: the pairs add up to {sum(at.values())}")
 for b in bad:
 	print("FAIL", b)
 sys.exit(1 if bad else 0)

@@ -121,7 +121,7 @@ static void check_layout_mix(const struct layout_ops *ops, const char *mix_name)
 	unsigned int i;
 
 	if (mix_resolve(mix_name, &mix, &err) || ops->memmap_create(&mm, NR_PFNS, &mix, &opts, &err) ||
-	    model_count_blocks(&b, &mix, NR_PFNS, 1, &err)) {
+	    model_count_blocks(&b, &mix, NR_PFNS, 1, opts.age, &err)) {
 		CHECK(0, "%s/%s: %s", ops->name, mix_name, err.msg);
 		return;
 	}
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	CHECK(page64 && random && convert, "page64, a sampled walk of every pfn and convert/ registered");
 	if (!page64 || !random || !convert)
 		return 1;
-	if (mix_builtin("desktop", &mix, &err) || model_count_blocks(&b, &mix, 65536, 1, &err))
+	if (mix_builtin("desktop", &mix, &err) || model_count_blocks(&b, &mix, 65536, 1, DESC_FRESH_ORDERED, &err))
 		return 1;
 	CHECK(mdb_working_set(random, page64, &b, 0) == 4194304, "page64 at 256 MiB: %llu",
 	      (unsigned long long)mdb_working_set(random, page64, &b, 0));

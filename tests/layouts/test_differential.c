@@ -346,7 +346,7 @@ int main(void)
 		{ PK_ANON, 0, 0.1 }, { PK_FILE, 4, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 9, 0.05 },
 		{ PK_SLAB, 0, 0.05 },
 	};
-	static const enum desc_age ages[] = { DESC_AGED, DESC_FRESH };
+	static const enum desc_age ages[] = { DESC_AGED, DESC_FRESH_ORDERED };
 	struct mix mix, giga = { .name = "gigantic" };
 	unsigned int a;
 

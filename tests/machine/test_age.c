@@ -10,9 +10,14 @@
  *    (digests, adjacency) every time; another seed another one; the churn
  *    is the same on every layout, and layouts whose caches are built alike
  *    place every descriptor alike;
- *  - aged and fresh machines are the same machine (page_info of every pfn),
- *    and where descriptors are separate, fresh ones follow pfn order and
- *    aged ones do not (the adjacency measure).
+ *  - the old churn (aged-permute) leaves the machine as placed (page_info of
+ *    every pfn); the trace (aged) moves folios, the same way on every
+ *    layout, keeping the pages of every kind; where descriptors are
+ *    separate, fresh-ordered ones follow pfn order, randomised fresh ones
+ *    less, aged ones hardly (the adjacency measure);
+ *  - the trace on a list of its own: the same seed the same events and
+ *    final pfns; every pfn ends in exactly one folio or free block; every
+ *    descriptor it allocates but the live folios' is freed.
  */
 #include <stdint.h>
 
@@ -107,6 +112,103 @@ static void test_churn(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The trace on a list of its own.                                          */
+
+#define TRACE_PFNS	(1UL << 16)
+
+struct trace_rec {
+	unsigned char *live;
+	unsigned long allocs, frees, bad;
+};
+
+static int rec_alloc(void *arg, unsigned long id, unsigned int order)
+{
+	struct trace_rec *r = arg;
+
+	(void)order;
+	r->bad += r->live[id];
+	r->live[id] = 1;
+	r->allocs++;
+	return 0;
+}
+
+static void rec_free(void *arg, unsigned long id, unsigned int order)
+{
+	struct trace_rec *r = arg;
+
+	(void)order;
+	r->bad += !r->live[id];
+	r->live[id] = 0;
+	r->frees++;
+}
+
+/* Folios of orders 0, 0, 2 and 9 every 2 MiB, the rest of each 2 MiB free. */
+static void trace_plan(struct age_list *folios, struct age_list *blocks)
+{
+	unsigned long base;
+
+	for (base = 0; base < TRACE_PFNS; base += 512) {
+		if ((base / 512) % 4 == 3) {
+			age_list_add(folios, base, 9, PK_ANON);
+			continue;
+		}
+		age_list_add(folios, base, 0, PK_FILE);
+		age_list_add(folios, base + 1, 0, PK_ANON);
+		age_list_add(blocks, base + 2, 1, PK_FREE);
+		age_list_add(folios, base + 4, 2, PK_ANON);
+		for (unsigned int o = 3; o < 9; o++)
+			age_list_add(blocks, base + (1UL << o), o, PK_FREE);
+	}
+}
+
+static void test_trace(void)
+{
+	struct age_list folios = { 0 }, blocks = { 0 };
+	struct age_trace t, u;
+	struct trace_rec r = { 0 }, q = { 0 };
+	unsigned char *cover = calloc(TRACE_PFNS, 1);
+	unsigned long i, j, live = 0, twice = 0;
+
+	trace_plan(&folios, &blocks);
+	r.live = calloc(age_trace_max_ids(folios.nr), 1);
+	q.live = calloc(age_trace_max_ids(folios.nr), 1);
+	CHECK(!age_trace_run(&folios, &blocks, TRACE_PFNS, TEST_SEED,
+			     &(struct age_trace_ops){ rec_alloc, rec_free, &r }, &t) &&
+	      !age_trace_run(&folios, &blocks, TRACE_PFNS, TEST_SEED,
+			     &(struct age_trace_ops){ rec_alloc, rec_free, &q }, &u), "age_trace_run");
+	CHECK(t.digest == u.digest && !memcmp(t.final, u.final, folios.nr * sizeof(*t.final)) &&
+	      t.free.nr == u.free.nr, "the same seed, another trace");
+	for (i = 0; i < folios.nr; i++) {
+		if (t.final[i].kind == AGE_GONE)
+			continue;
+		live++;
+		CHECK(t.final[i].order == folios.f[i].order && t.final[i].kind == folios.f[i].kind &&
+		      !(t.final[i].pfn & ((1U << t.final[i].order) - 1)), "folio %lu changed", i);
+		for (j = 0; j < 1UL << t.final[i].order; j++)
+			twice += cover[t.final[i].pfn + j]++;
+	}
+	for (i = 0; i < t.free.nr; i++)
+		for (j = 0; j < 1UL << t.free.f[i].order; j++)
+			twice += cover[t.free.f[i].pfn + j]++;
+	for (i = 0, j = 0; i < TRACE_PFNS; i++)
+		j += cover[i] == 1;
+	CHECK(!twice && j == TRACE_PFNS, "%lu pfns covered twice, %lu once of %lu", twice, j,
+	      TRACE_PFNS);
+	CHECK(!r.bad && r.allocs - r.frees == live && live + t.failures == folios.nr,
+	      "descriptors: %lu allocated, %lu freed, %lu live, %lu failures, %lu bad", r.allocs,
+	      r.frees, live, t.failures, r.bad);
+	printf("trace: %zu folios, %lu events, %lu failures, %zu free blocks at the end\n",
+	       folios.nr, r.allocs + r.frees, t.failures, t.free.nr);
+	age_trace_release(&t);
+	age_trace_release(&u);
+	age_list_release(&folios);
+	age_list_release(&blocks);
+	free(r.live);
+	free(q.live);
+	free(cover);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Machines.                                                                */
 
 static struct memmap *build(const struct layout_ops *ops, enum desc_age age, uint64_t seed)
@@ -125,42 +227,80 @@ static bool same_caches(const struct layout_ops *a, const struct layout_ops *b)
 	return !memcmp(a->desc_size, b->desc_size, sizeof(a->desc_size));
 }
 
+/* Pages of each kind (and free ones): what aging must keep, wherever it moves them. */
+static void kind_pages(const struct layout_ops *ops, struct memmap *mm, unsigned long *n)
+{
+	struct page_info pi;
+	unsigned long pfn;
+
+	memset(n, 0, PK_NR * sizeof(*n));
+	for (pfn = 0; pfn < TEST_NR_PFNS; pfn++) {
+		ops->page_info(mm, pfn, &pi);
+		n[pi.kind < PK_NR ? pi.kind : 0]++;
+	}
+}
+
+/*
+ * aged (the trace), fresh, fresh-ordered and aged-permute (the old churn)
+ * on one layout: the same seed builds the same machine; another seed
+ * another; fresh machines are not churned; the old churn keeps every pfn
+ * as placed, the trace moves folios but keeps the pages of every kind;
+ * adjacency from best to worst.
+ */
 static void test_layout(const struct layout_ops *ops)
 {
 	struct memmap *aged = build(ops, DESC_AGED, TEST_SEED), *again = build(ops, DESC_AGED, TEST_SEED);
-	struct memmap *other = build(ops, DESC_AGED, SEED2), *fresh = build(ops, DESC_FRESH, TEST_SEED);
+	struct memmap *other = build(ops, DESC_AGED, SEED2);
+	struct memmap *ordered = build(ops, DESC_FRESH_ORDERED, TEST_SEED);
+	struct memmap *fresh = build(ops, DESC_FRESH, TEST_SEED);
+	struct memmap *permuted = build(ops, DESC_AGED_PERMUTE, TEST_SEED);
 	const struct memmap_obtained *a = &aged->obtained, *g = &again->obtained, *o = &other->obtained,
-				     *f = &fresh->obtained;
-	struct page_info pa, pf;
-	unsigned long pfn, differ = 0;
+				     *f = &ordered->obtained, *r = &fresh->obtained,
+				     *p = &permuted->obtained;
+	unsigned long pfn, differ = 0, moved = 0, na[PK_NR], nf[PK_NR];
+	struct page_info pa, pf, pp;
 
 	CHECK(a->age_digest && a->age_digest == g->age_digest && a->desc_digest == g->desc_digest &&
 	      a->desc_adjacency == g->desc_adjacency, "%s: the same seed, another machine", ops->name);
-	CHECK(o->age_digest != a->age_digest, "%s: another seed, the same churn", ops->name);
-	CHECK(!f->age_digest, "%s: a fresh machine was churned", ops->name);
+	CHECK(o->age_digest != a->age_digest, "%s: another seed, the same trace", ops->name);
+	CHECK(!f->age_digest && !r->age_digest && p->age_digest && p->age_digest != a->age_digest,
+	      "%s: fresh machines churned, or the two agings alike", ops->name);
+	CHECK(!a->age_failures, "%s: %lu folios the trace could not place again", ops->name,
+	      a->age_failures);
 	for (pfn = 0; pfn < TEST_NR_PFNS; pfn++) {
+		ops->page_info(permuted, pfn, &pp);
+		ops->page_info(ordered, pfn, &pf);
 		ops->page_info(aged, pfn, &pa);
-		ops->page_info(fresh, pfn, &pf);
-		differ += !page_info_equal(&pa, &pf);
+		differ += !page_info_equal(&pp, &pf);
+		moved += pa.kind != pf.kind || pa.head_pfn != pf.head_pfn;
 	}
-	CHECK(!differ, "%s: %lu pfns read differently aged and fresh", ops->name, differ);
+	CHECK(!differ, "%s: %lu pfns read differently after the old churn", ops->name, differ);
+	kind_pages(ops, aged, na);
+	kind_pages(ops, ordered, nf);
+	CHECK(moved > TEST_NR_PFNS / 20 && !memcmp(na, nf, sizeof(na)),
+	      "%s: the trace moved %lu pfns; pages per kind %s", ops->name, moved,
+	      memcmp(na, nf, sizeof(na)) ? "differ" : "kept");
 	if (!ops->desc_size[DESC_FOLIO]) {
 		CHECK(a->desc_adjacency == -1 && f->desc_adjacency == -1 && !a->desc_digest,
 		      "%s: adjacency without folio descriptors", ops->name);
 	} else {
 		CHECK(o->desc_digest != a->desc_digest && f->desc_digest != a->desc_digest,
 		      "%s: the placement does not follow the seed and the age", ops->name);
-		CHECK(f->desc_adjacency > 0.9 && a->desc_adjacency < 0.25 && a->desc_pairs == f->desc_pairs,
-		      "%s: adjacency fresh %.3f, aged %.3f over %lu, %lu pairs", ops->name,
-		      f->desc_adjacency, a->desc_adjacency, f->desc_pairs, a->desc_pairs);
+		CHECK(f->desc_adjacency > 0.9 && r->desc_adjacency < f->desc_adjacency &&
+		      a->desc_adjacency < 0.25 && p->desc_adjacency < 0.25 &&
+		      p->desc_pairs == f->desc_pairs,
+		      "%s: adjacency fresh-ordered %.3f, fresh %.3f, aged %.3f, permuted %.3f", ops->name,
+		      f->desc_adjacency, r->desc_adjacency, a->desc_adjacency, p->desc_adjacency);
 	}
-	printf("%s: adjacency fresh %.4f, aged %.4f (%lu pairs); churn %016llx\n", ops->name,
-	       f->desc_adjacency, a->desc_adjacency, a->desc_pairs,
-	       (unsigned long long)a->age_digest);
+	printf("%s: adjacency fresh-ordered %.4f, fresh %.4f, aged %.4f, aged-permute %.4f "
+	       "(%lu pairs aged); trace %016llx\n", ops->name, f->desc_adjacency, r->desc_adjacency,
+	       a->desc_adjacency, p->desc_adjacency, a->desc_pairs, (unsigned long long)a->age_digest);
 	ops->memmap_destroy(aged);
 	ops->memmap_destroy(again);
 	ops->memmap_destroy(other);
+	ops->memmap_destroy(ordered);
 	ops->memmap_destroy(fresh);
+	ops->memmap_destroy(permuted);
 }
 
 /* The churn's events are the plan's: one digest for every layout; alike caches, alike placement. */
@@ -174,8 +314,20 @@ static void test_across_layouts(void)
 		for (m = l + 1; *m; m++) {
 			struct memmap *y = build(*m, DESC_AGED, TEST_SEED);
 
+			unsigned long pfn, differ = 0;
+			struct page_info px, py;
+
 			CHECK(x->obtained.age_digest == y->obtained.age_digest,
-			      "%s and %s saw different churns", (*l)->name, (*m)->name);
+			      "%s and %s saw different traces", (*l)->name, (*m)->name);
+			/* The trace moves folios alike in every layout: the same kind and head at every pfn. */
+			for (pfn = 0; pfn < TEST_NR_PFNS; pfn++) {
+				(*l)->page_info(x, pfn, &px);
+				(*m)->page_info(y, pfn, &py);
+				differ += px.kind != py.kind || px.head_pfn != py.head_pfn ||
+					  px.order != py.order;
+			}
+			CHECK(!differ, "%s and %s: %lu pfns placed differently by the trace", (*l)->name,
+			      (*m)->name, differ);
 			if (layout_has_descriptors(*l) && same_caches(*l, *m))
 				CHECK(x->obtained.desc_digest == y->obtained.desc_digest &&
 				      x->obtained.desc_adjacency == y->obtained.desc_adjacency,
@@ -192,6 +344,7 @@ int main(void)
 	const struct layout_ops *const *l;
 
 	test_churn();
+	test_trace();
 	for (l = mdb_layouts; *l; l++)
 		test_layout(*l);
 	test_across_layouts();

@@ -26,13 +26,141 @@
 
 #define SEED	0x5eed
 
-static void make(struct desc_cache *c, size_t size, bool random, uint64_t seed)
+static void make_slub(struct desc_cache *c, size_t size, bool random, uint64_t seed,
+		      enum desc_slub slub)
 {
 	struct desc_cache_opts o = { .obj_size = size, .expect = 1000, .random_freelist = random,
-				     .seed = seed, .pages = MEMMAP_PAGES_4K };
+				     .seed = seed, .pages = MEMMAP_PAGES_4K, .slub = slub };
 
 	desc_cache_init(c, &o);
 }
+
+/* 6.18's per-CPU slab: the tests below that name kmem_cache_cpu's lists. */
+static void make(struct desc_cache *c, size_t size, bool random, uint64_t seed)
+{
+	make_slub(c, size, random, seed, DESC_SLUB_CPU_SLAB);
+}
+
+/*
+ * Every --desc-cache option on the plan's 80-byte folio and 160-byte large
+ * folio: stride, free pointer, slab bytes and objects as calculate_sizes()
+ * and calculate_order() give them; and the cache built from the option
+ * agrees.  The free pointer is never word 0 (flags).
+ */
+static void test_kinds(void)
+{
+	static const struct {
+		enum desc_cache_kind k;
+		size_t size, stride, freeptr, slab_bytes;
+		unsigned int objs;
+	} want[] = {
+		{ DESC_CACHE_RCU, 80, 80, 8, 4096, 51 },
+		{ DESC_CACHE_RCU, 160, 160, 8, 4096, 25 },
+		{ DESC_CACHE_ALIGN16, 80, 80, 40, 4096, 51 },
+		{ DESC_CACHE_ALIGN16, 160, 160, 80, 4096, 25 },
+		{ DESC_CACHE_RCU_TAIL, 80, 96, 80, 4096, 42 },
+		{ DESC_CACHE_RCU_TAIL, 160, 176, 160, 8192, 46 },
+		{ DESC_CACHE_HWCACHE, 80, 128, 8, 4096, 32 },
+		{ DESC_CACHE_HWCACHE, 160, 192, 8, 8192, 42 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct desc_cache_opts o = { .obj_size = want[i].size, .expect = 100,
+					     .pages = MEMMAP_PAGES_4K, .slub = DESC_SLUB_CPU_SLAB };
+		const char *name = desc_cache_kind_name(want[i].k);
+		unsigned long *obj;
+		static struct desc_cache c;
+
+		desc_cache_kind_flags(want[i].k, 8, &o);
+		desc_cache_init(&c, &o);
+		CHECK(c.obj_size == want[i].stride && c.freeptr == want[i].freeptr &&
+		      c.slab_bytes == want[i].slab_bytes && c.objs_per_slab == want[i].objs &&
+		      c.acct_size == want[i].stride,
+		      "%s %zu B: stride %zu free pointer @%zu, %u objects in %zu bytes", name,
+		      want[i].size, c.obj_size, c.freeptr, c.objs_per_slab, c.slab_bytes);
+		CHECK(desc_cache_kind_stride(want[i].k, want[i].size) == want[i].stride,
+		      "%s %zu B: desc_cache_kind_stride()", name, want[i].size);
+		/* A freed object keeps its flags: RCU readers may still look at them. */
+		obj = desc_alloc(&c);
+		obj[0] = 0xf1a95UL;
+		desc_alloc(&c);			/* the CPU freelist now starts at the third */
+		desc_free(&c, obj);
+#if defined(__SANITIZE_ADDRESS__)
+		ASAN_UNPOISON_MEMORY_REGION(obj, sizeof(*obj));
+#endif
+		CHECK(obj[0] == 0xf1a95UL && desc_get_freepointer(&c, obj) == (char *)obj + 2 * c.obj_size,
+		      "%s: a free object's flags %#lx, free pointer %p", name, obj[0],
+		      desc_get_freepointer(&c, obj));
+		desc_cache_destroy(&c);
+		CHECK(desc_cache_kind_from_name(name) == (int)want[i].k, "%s: name round trip", name);
+	}
+	CHECK(desc_cache_kind_from_name("rcu-head") < 0 && desc_slub_from_name("6.19") < 0 &&
+	      !strcmp(desc_slub_name(DESC_SLUB_SHEAVES), "7.0") &&
+	      desc_slub_from_name("6.18") == DESC_SLUB_CPU_SLAB, "names");
+}
+
+/* The k-th object of slab sl (in the order slabs were carved) of a cache without random freelists. */
+static char *nth(const struct desc_cache *c, unsigned int sl, unsigned int k)
+{
+	return (char *)c->ext[0].slab[sl].base + (size_t)k * c->obj_size;
+}
+
+/*
+ * 7.0's sheaves on 80-byte objects (51 a slab, 60 a sheaf), step by step:
+ * a refill takes a new slab whole and 9 of the next, whose 42 others wait
+ * on the partial list, and hands them out last first; the next refill takes
+ * those 42 first.  Then 780 frees: main and spare fill, full sheaves go to
+ * the barn until it holds 10, then the spare is flushed to its slabs; the
+ * allocations after them come back last in, first out, sheaf by sheaf.
+ */
+static void test_sheaves(void)
+{
+	enum { N = 13 * 60 };
+	static struct desc_cache c;
+	char **o = malloc(N * sizeof(*o));
+	struct desc_cpu *pc;
+	unsigned int i;
+
+	make_slub(&c, 80, false, SEED, DESC_SLUB_SHEAVES);
+	CHECK(c.sheaf_capacity == 60, "sheaf capacity %u", c.sheaf_capacity);
+	for (i = 0; i < N; i++)
+		o[i] = desc_alloc(&c);
+	for (i = 0; i < 9; i++)
+		CHECK(o[i] == nth(&c, 1, 8 - i), "allocation %u: slab %zu object %ld", i,
+		      desc_cache_slab(&c, o[i])->id, desc_cache_index(&c, o[i]) % 51);
+	for (i = 9; i < 60; i++)
+		CHECK(o[i] == nth(&c, 0, 59 - i), "allocation %u: index %ld", i, desc_cache_index(&c, o[i]));
+	/* The second refill: slab 1's 42 from the partial list, then 18 of slab 2. */
+	CHECK(o[60] == nth(&c, 2, 17) && o[77] == nth(&c, 2, 0) && o[78] == nth(&c, 1, 50) &&
+	      o[119] == nth(&c, 1, 9), "second refill: %ld %ld %ld %ld", desc_cache_index(&c, o[60]),
+	      desc_cache_index(&c, o[77]), desc_cache_index(&c, o[78]), desc_cache_index(&c, o[119]));
+	CHECK(c.nr_slabs_held == 16 && !c.nr_full && !c.nr_empty && desc_cache_nr_live(&c) == N,
+	      "%zu slabs, barn %u full %u empty, %zu live", c.nr_slabs_held, c.nr_full, c.nr_empty,
+	      desc_cache_nr_live(&c));
+	for (i = 0; i < N; i++)
+		desc_free(&c, o[i]);
+	pc = desc_cache_cpu(&c, 0);
+	CHECK(c.nr_full == DESC_MAX_FULL_SHEAVES && !c.nr_empty && pc->main->size == 60 &&
+	      pc->spare->size == 60, "barn %u full %u empty; main %u spare %u", c.nr_full, c.nr_empty,
+	      pc->main->size, pc->spare->size);
+	/* The flushed spare held o[0..59]: slab 0 whole, its last flushed first on its freelist. */
+	CHECK(c.nr_partial == 3 && desc_slab_freelist(&c, &c.ext[0].slab[0]) == o[9] &&
+	      c.nr_slabs_held == 16, "%lu partial slabs, slab 0's freelist at %ld", c.nr_partial,
+	      desc_cache_index(&c, desc_slab_freelist(&c, &c.ext[0].slab[0])));
+	CHECK(desc_alloc(&c) == o[N - 1], "the last freed comes back first");
+	for (i = 1; i < 60; i++)
+		desc_alloc(&c);
+	CHECK(desc_alloc(&c) == o[N - 61], "then the spare's last");
+	for (i = 1; i < 60; i++)
+		desc_alloc(&c);
+	CHECK(desc_alloc(&c) == o[N - 121] && c.nr_full == DESC_MAX_FULL_SHEAVES - 1,
+	      "then the barn's last full sheaf (%u left)", c.nr_full);
+	desc_cache_destroy(&c);
+	CHECK(!c.sheaves && !c.nr_full && !desc_cache_nr_live(&c), "destroyed");
+	free(o);
+}
+
 
 /*
  * calculate_order() for 16 CPUs: min_objects 24, at most 1/16 wasted.  (A
@@ -219,37 +347,41 @@ static void *rf_run(void *arg)
 	return NULL;
 }
 
-/* A free object's free pointer (the cache keeps free objects poisoned under ASan). */
-static void *next_free(void *obj)
+/* Objects a sheaf of the cache holds (7.0), counted into free[] by slab. */
+static void count_sheaves(const struct desc_cache *c, unsigned int *free)
 {
-#if defined(__SANITIZE_ADDRESS__)
-	ASAN_UNPOISON_MEMORY_REGION(obj, sizeof(void *));
-#endif
-	return *(void **)obj;
+	const struct desc_sheaf *sh;
+	unsigned int i;
+
+	for (sh = c->sheaves; sh; sh = sh->all)
+		for (i = 0; i < sh->size; i++)
+			free[desc_cache_slab(c, sh->objects[i])->id]++;
 }
 
-/* Every object of every slab held is free exactly once: on its slab's freelist or a CPU's. */
+/* Every object of every slab held is free exactly once: on its slab's freelist, a CPU's or a sheaf. */
 static void rf_check_free(struct desc_cache *c)
 {
-	unsigned int e, cpu;
+	unsigned int e, cpu, *in_sheaves = calloc(c->nr_slabs + 1, sizeof(*in_sheaves));
 	size_t i, given_back = 0, held = 0;
 	struct desc_slab *s;
 
+	count_sheaves(c, in_sheaves);
 	for (s = c->free_slabs; s; s = s->next)
 		given_back++;
 	for (e = 0; e < c->nr_ext; e++) {
 		for (i = 0; i < c->ext[e].nr_slabs; i++) {
-			unsigned int n = 0;
+			unsigned int n;
 			void *obj;
 
 			s = &c->ext[e].slab[i];
+			n = in_sheaves[s->id];
 			for (obj = desc_slab_freelist(c, s); obj && n <= c->objs_per_slab;
-			     obj = next_free(obj))
+			     obj = desc_get_freepointer(c, obj))
 				n++;
 			for (cpu = 0; cpu < RF_THREADS; cpu++)
 				if (desc_cache_cpu(c, cpu)->slab == s)
 					for (obj = desc_cache_cpu(c, cpu)->freelist; obj && n <= c->objs_per_slab;
-					     obj = next_free(obj))
+					     obj = desc_get_freepointer(c, obj))
 						n++;
 			held += n != 0;
 			CHECK(n == 0 || n == c->objs_per_slab, "slab %zu: %u of %u objects free", s->id, n,
@@ -259,19 +391,25 @@ static void rf_check_free(struct desc_cache *c)
 	CHECK(held + given_back == c->nr_slabs && held == c->nr_slabs_held,
 	      "%zu slabs held, %zu given back, %zu carved, %zu counted held", held, given_back,
 	      c->nr_slabs, c->nr_slabs_held);
-	CHECK(held <= RF_THREADS * (1 + c->cpu_partial_slabs) + c->min_partial,
-	      "%zu slabs held when empty (CPU partial %u, min_partial %u)", held, c->cpu_partial_slabs,
-	      c->min_partial);
+	if (c->opts.slub == DESC_SLUB_CPU_SLAB)
+		CHECK(held <= RF_THREADS * (1 + c->cpu_partial_slabs) + c->min_partial,
+		      "%zu slabs held when empty (CPU partial %u, min_partial %u)", held,
+		      c->cpu_partial_slabs, c->min_partial);
+	else	/* what the sheaves hold spreads over at most as many slabs, plus min_partial */
+		CHECK(held <= (RF_THREADS * 2 + DESC_MAX_FULL_SHEAVES) * c->sheaf_capacity + c->min_partial,
+		      "%zu slabs held when empty", held);
+	free(in_sheaves);
 }
 
-static void test_remote_free(void)
+static void test_remote_free(enum desc_slub slub)
 {
 	static struct rf rf;
 	struct rf_thread t[RF_THREADS];
 	pthread_t tid[RF_THREADS];
 	unsigned int i;
 
-	make(&rf.c, 80, true, SEED);
+	memset(&rf, 0, sizeof(rf));
+	make_slub(&rf.c, 80, true, SEED, slub);
 	rf.nr_index = 1 << 20;
 	rf.live = calloc(rf.nr_index, 1);
 	for (i = 0; i < RF_THREADS; i++) {
@@ -291,10 +429,13 @@ static void test_remote_free(void)
 int main(void)
 {
 	test_geometry();
+	test_kinds();
 	test_fresh_order_and_lifo();
 	test_discard();
 	test_random();
-	test_remote_free();
+	test_sheaves();
+	test_remote_free(DESC_SLUB_CPU_SLAB);
+	test_remote_free(DESC_SLUB_SHEAVES);
 	if (failures) {
 		fprintf(stderr, "test_desc_cache: %d failures\n", failures);
 		return 1;

@@ -85,7 +85,7 @@ static void build(const struct layout_ops *ops, struct memmap **mm, struct mix *
 	mix->nr = nr;
 	memcpy(mix->entry, e, nr * sizeof(*e));
 	create_or_die(ops, mm, nr_pfns, mix,
-		      &(struct memmap_opts){ .seed = TEST_SEED, .hvo = hvo, .age = DESC_FRESH });
+		      &(struct memmap_opts){ .seed = TEST_SEED, .hvo = hvo, .age = DESC_FRESH_ORDERED });
 }
 
 /* Every pfn of a memmap with HVO on reads as on the same machine with it off. */
@@ -98,7 +98,7 @@ static void check_same_machine(const struct layout_ops *ops, struct memmap *on,
 	char s0[160], s1[160];
 
 	create_or_die(ops, &off, on->nr_pfns, mix,
-		      &(struct memmap_opts){ .seed = TEST_SEED, .age = DESC_FRESH });
+		      &(struct memmap_opts){ .seed = TEST_SEED, .age = DESC_FRESH_ORDERED });
 	for (pfn = 0; pfn < on->nr_pfns; pfn++) {
 		ops->page_info(off, pfn, &a);
 		ops->page_info(on, pfn, &b);

@@ -86,7 +86,7 @@ static void test_context(void)
 	uint64_t items;
 	char buf[1024];
 	size_t i;
-	int nr_rows;
+	int nr_rows, k;
 
 	test_run_mix(&mix, "plain", false);
 	test_run_init(&run, "^test/(seen|spin)/", two, &mix, 1, TEST_RAM);
@@ -156,9 +156,10 @@ static void test_context(void)
 	a = json_object_get(json_object_get(c, "threads"), "counts");
 	CHECK(json_array_size(a) == 2 && json_integer_value(json_array_get(a, 1)) == 2, "thread counts");
 
-	/* One row set per layout at its own folio size. */
-	nr_rows = false_sharing_rows(layout_by_name("page64"), 0, rows, FS_MAX_ROWS) +
-		  false_sharing_rows(md8, 0, rows, FS_MAX_ROWS);
+	/* One row set per layout at its own folio size; memdesc8's under every cache option. */
+	nr_rows = false_sharing_rows(layout_by_name("page64"), 0, DESC_CACHE_RCU, rows, FS_MAX_ROWS);
+	for (k = 0; k < DESC_CACHE_KIND_NR; k++)
+		nr_rows += false_sharing_rows(md8, 0, k, rows, FS_MAX_ROWS);
 	a = json_object_get(o, "false_sharing");
 	CHECK(json_array_size(a) == (size_t)nr_rows, "%zu false-sharing rows, want %d",
 	      json_array_size(a), nr_rows);

@@ -104,7 +104,9 @@ expect "^mdbench: unknown option '--hugepage'" --hugepage $L
 expect "^mdbench: --memmap-pages=1g: 2m or 4k$" --memmap-pages=1g $L
 expect "^mdbench: --memmap-pages=2M: 2m or 4k$" --memmap-pages=2M $L
 expect "^mdbench: --memmap-pages needs a value" --memmap-pages $L
-expect "^mdbench: --desc-age=old: aged or fresh$" --desc-age=old $L
+expect "^mdbench: --desc-age=old: aged, fresh, fresh-ordered or aged-permute$" --desc-age=old $L
+expect "^mdbench: --desc-cache=rcu-head: rcu, align16, rcu-tail or hwcache$" --desc-cache=rcu-head $L
+expect "^mdbench: --slub=6.19: 7.0 or 6.18$" --slub=6.19 $L
 expect "^mdbench: --desc-age given twice$" --desc-age=aged --desc-age=fresh $L
 expect "^mdbench: --folio-desc-bytes: 72 is not a multiple of 16 from 16 to 2048" --folio-desc-bytes=72 $L
 expect "^mdbench: --folio-desc-bytes: 0 is not a multiple of 16" --folio-desc-bytes=0 $L

@@ -145,8 +145,10 @@ for b in d["benchmarks"]:
 	check(b["kernel"] in classes, f"{b['name']}: kernel listed")
 	if b["layout"]:
 		threads = f"/threads:{b['params']['threads']}" if "threads" in b["params"] else ""
+		variant = "".join(f"/{k}:{v}" for k, v in b["params"].items()
+				  if k not in ("mix", "ram", "threads"))
 		check(b["name"] == f"{b['kernel']}/{b['layout']}/mix:{b['mix']}/ram:{b['params']['ram']}"
-		      f"{threads}", f"{b['name']}: parts")
+		      f"{variant}{threads}", f"{b['name']}: parts")
 		check(b["threads"] == b["params"].get("threads", 1), f"{b['name']}: threads")
 	else:
 		check(b["name"] == f"{b['kernel']}/bytes:{b['params']['bytes']}", f"{b['name']}: parts")
