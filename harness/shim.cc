@@ -43,6 +43,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <regex.h>
 #include <unistd.h>
 
@@ -355,6 +356,27 @@ int check_min_time(const std::string &name, const std::string &v, char **fixed, 
 	return 0;
 }
 
+/* A file that is there and writable, or one its directory lets us create. */
+int check_out_file(const std::string &opt, const std::string &v, struct mdb_err *err)
+{
+	std::string dir = v.find('/') == std::string::npos ? "." :
+			  v.substr(0, v.rfind('/') ? v.rfind('/') : 1);
+	struct stat st;
+
+	if (!stat(v.c_str(), &st)) {
+		if (!S_ISREG(st.st_mode))
+			return mdb_errf(err, "%s=%s: not a regular file", opt.c_str(), v.c_str());
+		if (access(v.c_str(), W_OK))
+			return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
+					strerror(errno));
+		return 0;
+	}
+	if (errno != ENOENT || access(dir.c_str(), W_OK | X_OK))
+		return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
+				strerror(errno));
+	return 0;
+}
+
 int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb_err *err)
 {
 	static const char *const formats[] = { "console", "json", "csv", nullptr };
@@ -366,7 +388,6 @@ int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb
 	std::string opt = std::string("--") + f.name;
 	uint64_t n;
 	double d;
-	int fd;
 
 	switch (f.kind) {
 	case F_REGEX: {
@@ -403,13 +424,12 @@ int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb
 	case F_OUT:
 		if (v.empty())
 			return mdb_errf(err, "%s= needs a file name", opt.c_str());
-		/* Google Benchmark would only say so at the end, exiting 1. */
-		fd = open(v.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
-					strerror(errno));
-		close(fd);
-		return 0;
+		/*
+		 * Google Benchmark would only say so at the end, exiting 1.
+		 * Checked without creating or truncating it: a run refused
+		 * for another option leaves no empty file, an old one stays.
+		 */
+		return check_out_file(opt, v, err);
 	case F_UNIT:
 		if (!one_of(v.c_str(), units))
 			return mdb_errf(err, "%s=%s: ns, us, ms or s", opt.c_str(), v.c_str());
