@@ -6,6 +6,7 @@
 #  - .mdbench.lock as a symlink is refused, its target left alone;
 #  - an out dir replaced by a symlink mid-run does not redirect the dump;
 #  - --benchmark_out=F is checked without creating or truncating F;
+#  - --mix of a FIFO or /dev/zero is refused, not waited on or read;
 #  - a full disk or no inodes: exit 2, nothing left that blocks the next run;
 #  - SIGHUP and SIGPIPE end a run like SIGINT, with the "interrupted" line;
 #  - --fixed-ops=abc --list, a CPU outside the allowed ones, a Google
@@ -106,6 +107,11 @@ refused "--benchmark_out in a missing directory" "cannot write" \
 	"$mdbench" --benchmark_out="$tmp/no/such/gb.json" --list
 refused "--benchmark_out a directory" "not a regular file" \
 	"$mdbench" --benchmark_out="$tmp" --list
+
+# 5. --mix of a FIFO or a device: refused at once, never waited on or read without end.
+mkfifo "$tmp/fifo.json"
+refused "--mix a FIFO" "not a regular file" timeout 60 "$mdbench" --mix="$tmp/fifo.json" --list
+refused "--mix /dev/zero" "not a regular file" timeout 60 "$mdbench" --mix=/dev/zero --list
 
 # 11. Options checked whatever else is asked.
 refused "--fixed-ops=abc --list" "--fixed-ops" "$mdbench" --fixed-ops=abc --list

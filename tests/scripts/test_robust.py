@@ -107,11 +107,13 @@ class RunSigterm(Scratch):
 		except subprocess.TimeoutExpired:
 			p.kill()
 			rc = None
-		out = p.stdout.read()
-		t.join()
-		left = procs_with(results)
+		left = procs_with(results)	# before reading: a detached one holds the pipes
 		for pid in left:
 			os.kill(pid, signal.SIGKILL)
+		out = p.stdout.read()
+		t.join()
+		p.stdout.close()
+		p.stderr.close()
 		self.assertEqual(rc, 128 + signal.SIGTERM, "".join(err) + out)
 		self.assertEqual(left, [], "mdbench left running")
 		stamp = os.listdir(results)
