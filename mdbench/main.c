@@ -9,7 +9,6 @@
  * the whole string, nothing else.
  */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,25 +33,6 @@ struct options {
 	bool simulate, force, min_time;
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
 };
-
-void mdb_die(const struct mdb_err *err)
-{
-	fprintf(stderr, "mdbench: %s\n", err->msg);
-	exit(2);
-}
-
-void mdb_dief(const char *fmt, ...)
-{
-	struct mdb_err err;
-	char msg[MDB_ERR_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	mdb_errf(&err, "%s", msg);
-	mdb_die(&err);
-}
 
 static void usage(void)
 {
