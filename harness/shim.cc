@@ -356,24 +356,33 @@ int check_min_time(const std::string &name, const std::string &v, char **fixed, 
 	return 0;
 }
 
-/* A file that is there and writable, or one its directory lets us create. */
+/*
+ * A regular file that opens for writing (not truncated), or one that can be
+ * created there: tried with O_EXCL and removed again at once, so that no
+ * empty file is left by a run refused for another option.
+ */
 int check_out_file(const std::string &opt, const std::string &v, struct mdb_err *err)
 {
-	std::string dir = v.find('/') == std::string::npos ? "." :
-			  v.substr(0, v.rfind('/') ? v.rfind('/') : 1);
 	struct stat st;
+	bool made = false;
+	int fd = open(v.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	if (!stat(v.c_str(), &st)) {
-		if (!S_ISREG(st.st_mode))
-			return mdb_errf(err, "%s=%s: not a regular file", opt.c_str(), v.c_str());
-		if (access(v.c_str(), W_OK))
-			return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
-					strerror(errno));
-		return 0;
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(v.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		made = fd >= 0;
 	}
-	if (errno != ENOENT || access(dir.c_str(), W_OK | X_OK))
+	if (fd < 0 && errno == EISDIR)
+		return mdb_errf(err, "%s=%s: not a regular file", opt.c_str(), v.c_str());
+	if (fd < 0)
 		return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
 				strerror(errno));
+	if (made)
+		unlink(v.c_str());
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return mdb_errf(err, "%s=%s: not a regular file", opt.c_str(), v.c_str());
+	}
+	close(fd);
 	return 0;
 }
 
