@@ -103,6 +103,10 @@ echo keep >"$tmp/gb2.json"
 	>/dev/null 2>&1
 [ "$(cat "$tmp/gb2.json")" = keep ] && ok "--benchmark_list_tests leaves F alone" ||
 	bad "--benchmark_list_tests truncated F"
+# alone it lists and exits 0 (under ASan: nothing leaked, or LeakSanitizer's status)
+"$mdbench" --benchmark_list_tests=true $QUICK --layout="$L0" >/dev/null 2>"$tmp/lt.err" &&
+	ok "--benchmark_list_tests=true: exit 0" ||
+	bad "--benchmark_list_tests=true: $(tail -n 3 "$tmp/lt.err")"
 refused "--benchmark_out in a missing directory" "cannot write" \
 	"$mdbench" --benchmark_out="$tmp/no/such/gb.json" --list
 refused "--benchmark_out a directory" "not a regular file" \
