@@ -459,17 +459,19 @@ def _check_entry(e, i, c, counters):
 		if key in ("ram", "bytes") and colon and (_size_or_none(value) or 0) > SIZE_MAX:
 			c.fail(w[:-1], f"{key}:{_what(value, 40)[1:-1]} is out of range (at most "
 				       f"{format_size(SIZE_MAX)})")
+	# A time itself (a run, or its mean or median), not a spread of times.
+	a_time = rt != "aggregate" or e.get("aggregate_name") in ("mean", "median")
 	for k, v in e.items():		# every number finite; times not negative
 		t = type(v)
-		if k in TIME_METRICS and _is_num(v) and v - v == 0 and v and \
+		if k in TIME_METRICS and a_time and _is_num(v) and v - v == 0 and v > 0 and \
 		   not TIME_RANGE[0] <= v <= TIME_RANGE[1]:
 			c.fail(field(w, k), f"{_what(v)} is out of range [{TIME_RANGE[0]:g}, "
 					    f"{TIME_RANGE[1]:g}]")
 		if t is float:
 			if v - v == 0 and (v >= 0 or k not in TIME_METRICS):
 				continue
-			if rt == "aggregate" and v != v and k not in TIME_METRICS:
-				continue	# Google Benchmark's NaN cv of a counter whose mean is 0
+			if rt == "aggregate" and v != v and not (k in TIME_METRICS and a_time):
+				continue	# Google Benchmark's NaN cv of a value whose mean is 0
 		elif t is int:
 			if -_INT_MAX < v < _INT_MAX and (v >= 0 or k not in TIME_METRICS):
 				continue

@@ -62,7 +62,8 @@ MAX_ROUNDS = 1000
 def check_rounds_options(prog, a):
 	for opt, v in (("--rounds", a.rounds), ("--rerun-rounds", a.rerun_rounds)):
 		if not 1 <= v <= MAX_ROUNDS:
-			md.die(prog, f"{opt} {v}: want 1 to {MAX_ROUNDS} (mdbench --rounds)")
+			md.die(prog, f"--rounds and --rerun-rounds want 1 or more, at most {MAX_ROUNDS} "
+				     f"(mdbench --rounds): {opt} {v}")
 	if not 0 <= a.rerun_spread < 10:
 		md.die(prog, f"--rerun-spread {a.rerun_spread}: want a fraction, e.g. 0.05")
 
