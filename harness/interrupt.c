@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * interrupt.c - one SIGINT/SIGTERM handler (see interrupt.h).  The file
- * half written when the signal comes is jsonio.c's mdb_atomic_tmp.
+ * interrupt.c - one handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE (see
+ * interrupt.h).  The file half written when the signal comes is jsonio.c's
+ * mdb_atomic_tmp, in the directory mdb_atomic_tmp_dir.
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,10 +27,24 @@ static void on_signal(int sig)
 	if (!exit_at_once)
 		return;
 	if (mdb_atomic_tmp_set)		/* a file half written: only whole ones stay */
-		unlink(mdb_atomic_tmp);
+		unlinkat(mdb_atomic_tmp_dir, mdb_atomic_tmp, 0);
 	ignored = write(STDERR_FILENO, message, strlen(message));
 	(void)ignored;
 	_exit(128 + sig);
+}
+
+/*
+ * A closed terminal (SIGHUP) or a reader gone from a pipe (SIGPIPE) ends a
+ * run as Ctrl-C does: with its temporary removed and the line saying what
+ * is kept, not silently by the default action.
+ */
+static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+static void caught_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (unsigned int i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaddset(set, caught[i]);
 }
 
 static void set_action(void (*handler)(int))
@@ -37,9 +53,9 @@ static void set_action(void (*handler)(int))
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	caught_set(&sa.sa_mask);	/* one at a time: the message is written once */
+	for (unsigned int i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaction(caught[i], &sa, NULL);
 }
 
 void mdb_interrupt_catch(bool exit_now)
@@ -82,9 +98,7 @@ static sigset_t held, before_hold;
 
 void mdb_interrupt_hold(void)
 {
-	sigemptyset(&held);
-	sigaddset(&held, SIGINT);
-	sigaddset(&held, SIGTERM);
+	caught_set(&held);
 	sigprocmask(SIG_BLOCK, &held, &before_hold);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * interrupt.h - SIGINT and SIGTERM for a run that keeps what finished.
+ * interrupt.h - SIGINT, SIGTERM, SIGHUP and SIGPIPE for a run that keeps what
+ * finished.
  *
  * One handler for the whole program.  It removes the temporary of the file
  * being written (mdb_write_atomic()'s PATH.tmp.PID, whichever file), so that

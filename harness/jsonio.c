@@ -4,14 +4,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jsonio.h"
@@ -114,7 +116,8 @@ json_t *mdb_json_load_text(const char *text, size_t len, const char *what, struc
 
 json_t *mdb_json_load_file(const char *path, size_t max_bytes, struct mdb_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	size_t n = 0;
 	struct stat st;
 	json_t *doc = NULL;
@@ -125,9 +128,16 @@ json_t *mdb_json_load_file(const char *path, size_t max_bytes, struct mdb_err *e
 			 errno == EACCES || errno == EPERM ? " (needs root?)" : "");
 		return NULL;
 	}
-	if (!fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		/* A FIFO would hang, /dev/zero never end: only files are read. */
+		mdb_errf(err, "cannot read %s: %s", path, S_ISDIR(st.st_mode) ? strerror(EISDIR) :
+			 "not a regular file (a FIFO, a device or a socket)");
 		close(fd);
-		mdb_errf(err, "cannot read %s: %s", path, strerror(EISDIR));
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > max_bytes) {
+		mdb_errf(err, "%s: larger than %zu bytes", path, max_bytes);
+		close(fd);
 		return NULL;
 	}
 	buf = malloc(max_bytes + 1);
@@ -216,31 +226,69 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* fsync() of the directory holding path, so the rename itself is durable. */
-static void sync_dir(const char *path)
-{
-	char copy[PATH_MAX];
+/*
+ * The directory the run's files go to, opened once (mdb_json_pin_dir()):
+ * files under it are written through its descriptor, so that the directory
+ * renamed, or replaced by a symlink to another run's, does not take them
+ * elsewhere.
+ */
+static struct {
+	char path[PATH_MAX];
 	int fd;
+} pinned = { "", -1 };
 
-	snprintf(copy, sizeof(copy), "%s", path);
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
+void mdb_json_pin_dir(const char *dir, int fd)
+{
+	snprintf(pinned.path, sizeof(pinned.path), "%s", dir);
+	pinned.fd = fd;
 }
 
 /*
- * The temporary being written, for the interrupt handler to remove: valid
- * only while mdb_atomic_tmp_set is, which is set after the name and cleared
- * before it changes, so a signal never sees half a name.
+ * The temporary being written, for the interrupt handler to remove: its
+ * name in the directory mdb_atomic_tmp_dir, valid only while
+ * mdb_atomic_tmp_set is, which is set after both and cleared before they
+ * change, so a signal never sees half a name.
  */
-char mdb_atomic_tmp[PATH_MAX + 32];
+char mdb_atomic_tmp[NAME_MAX + 1];
+int mdb_atomic_tmp_dir = AT_FDCWD;
 volatile sig_atomic_t mdb_atomic_tmp_set;
 
-static int write_tmp(const char *tmp, const void *data, size_t len, unsigned int mode)
+/*
+ * The temporary's name in the directory: base.tmp.PID.RANDOM, made with
+ * O_EXCL | O_NOFOLLOW, so that nothing already there - a symlink to
+ * another file, another writer's temporary - is followed or truncated.
+ */
+static int open_tmp(int dir, const char *base, unsigned int mode)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode), saved;
+	for (int tries = 0; tries < 64; tries++) {
+		unsigned int r = 0;
+		int fd;
+
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+			r = (unsigned int)tries * 2654435761u ^ (unsigned int)time(NULL);
+		if (snprintf(mdb_atomic_tmp, sizeof(mdb_atomic_tmp), "%s.tmp.%ld.%08x", base,
+			     (long)getpid(), r) >= (int)sizeof(mdb_atomic_tmp)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		mdb_atomic_tmp_dir = dir;
+		mdb_atomic_tmp_set = 1;
+		fd = openat(dir, mdb_atomic_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+		if (fd >= 0 || errno != EEXIST) {
+			if (fd < 0)
+				mdb_atomic_tmp_set = 0;
+			return fd;
+		}
+		mdb_atomic_tmp_set = 0;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+static int write_tmp(int dir, const char *base, const void *data, size_t len, unsigned int mode)
+{
+	int fd = open_tmp(dir, base, mode), saved;
 
 	if (fd < 0)
 		return -1;
@@ -256,23 +304,38 @@ static int write_tmp(const char *tmp, const void *data, size_t len, unsigned int
 int mdb_write_atomic(const char *path, const void *data, size_t len, unsigned int mode,
 		     struct mdb_err *err)
 {
-	int ret, saved = 0;
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[PATH_MAX];
+	int dfd, ret, saved = 0;
 
-	if (snprintf(mdb_atomic_tmp, sizeof(mdb_atomic_tmp), "%s.tmp.%ld", path, (long)getpid()) >=
-	    (int)sizeof(mdb_atomic_tmp))
+	if (!*base)
+		return mdb_errf(err, "cannot write %s: not a file name", path);
+	if (!slash)
+		strcpy(dir, ".");
+	else if (snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path),
+			  path) >= (int)sizeof(dir))
 		return mdb_errf(err, "cannot write %s: path too long", path);
-	mdb_atomic_tmp_set = 1;
-	ret = write_tmp(mdb_atomic_tmp, data, len, mode);
+	if (pinned.fd >= 0 && !strcmp(dir, pinned.path))
+		dfd = pinned.fd;
+	else
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return mdb_errf(err, "cannot write %s: %s", path, strerror(errno));
+	ret = write_tmp(dfd, base, data, len, mode);
 	if (!ret)
-		ret = rename(mdb_atomic_tmp, path);
+		ret = renameat(dfd, mdb_atomic_tmp, dfd, base);
 	if (ret) {
 		saved = errno;
-		unlink(mdb_atomic_tmp);
+		if (mdb_atomic_tmp_set)
+			unlinkat(dfd, mdb_atomic_tmp, 0);
 	}
 	mdb_atomic_tmp_set = 0;
+	if (!ret)
+		fsync(dfd);	/* the rename itself durable */
+	if (dfd != pinned.fd)
+		close(dfd);
 	if (ret)
 		return mdb_errf(err, "cannot write %s: %s", path, strerror(saved));
-	sync_dir(path);
 	return 0;
 }
 

@@ -6,7 +6,8 @@
  * Reading is strict (jansson's RFC 8259 parser with JSON_REJECT_DUPLICATES,
  * whose duplicate check is a hash lookup, linear in the keys); an error is
  * one line naming the file, line, column and the problem.  Writing goes to a
- * temporary file in the same directory, is fsync()ed, renamed over the
+ * temporary file in the same directory (created with O_EXCL | O_NOFOLLOW,
+ * through a descriptor of the directory), is fsync()ed, renamed over the
  * target and the directory fsync()ed: at any moment the target is either the
  * old file or the whole new one, also after a crash or a full disk.
  */
@@ -41,9 +42,19 @@ json_t *mdb_json_load_gb(const char *text, size_t len, const char *what, struct 
 /* Writes data to path atomically (see above); mode as for open(2).  0 or -1 with err. */
 int mdb_write_atomic(const char *path, const void *data, size_t len, unsigned int mode,
 		     struct mdb_err *err);
-/* The temporary mdb_write_atomic() is writing, while mdb_atomic_tmp_set (interrupt.c). */
+/*
+ * The temporary mdb_write_atomic() is writing: its name in the directory
+ * mdb_atomic_tmp_dir, while mdb_atomic_tmp_set (interrupt.c).
+ */
 extern char mdb_atomic_tmp[];
+extern int mdb_atomic_tmp_dir;
 extern volatile sig_atomic_t mdb_atomic_tmp_set;
+/*
+ * Files written to dir/NAME from now on go through fd, a descriptor of dir
+ * (--out's, held for the run): dir renamed or replaced by a symlink cannot
+ * send them elsewhere.
+ */
+void mdb_json_pin_dir(const char *dir, int fd);
 
 /* doc, dumped with MDB_JSON_DUMP_FLAGS and a final newline, atomically. */
 int mdb_json_write(const char *path, const json_t *doc, struct mdb_err *err);

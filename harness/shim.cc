@@ -45,6 +45,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <regex.h>
 #include <unistd.h>
 
@@ -357,6 +358,36 @@ int check_min_time(const std::string &name, const std::string &v, char **fixed, 
 	return 0;
 }
 
+/*
+ * A regular file that opens for writing (not truncated), or one that can be
+ * created there: tried with O_EXCL and removed again at once, so that no
+ * empty file is left by a run refused for another option.
+ */
+int check_out_file(const std::string &opt, const std::string &v, struct mdb_err *err)
+{
+	struct stat st;
+	bool made = false;
+	int fd = open(v.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(v.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		made = fd >= 0;
+	}
+	if (fd < 0 && errno == EISDIR)
+		return mdb_errf(err, "%s=%s: not a regular file", opt.c_str(), v.c_str());
+	if (fd < 0)
+		return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
+				strerror(errno));
+	if (made)
+		unlink(v.c_str());
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return mdb_errf(err, "%s=%s: not a regular file", opt.c_str(), v.c_str());
+	}
+	close(fd);
+	return 0;
+}
+
 int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb_err *err)
 {
 	static const char *const formats[] = { "console", "json", "csv", nullptr };
@@ -368,7 +399,6 @@ int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb
 	std::string opt = std::string("--") + f.name;
 	uint64_t n;
 	double d;
-	int fd;
 
 	switch (f.kind) {
 	case F_REGEX: {
@@ -405,13 +435,12 @@ int check_value(const gb_flag &f, const std::string &v, char **fixed, struct mdb
 	case F_OUT:
 		if (v.empty())
 			return mdb_errf(err, "%s= needs a file name", opt.c_str());
-		/* Google Benchmark would only say so at the end, exiting 1. */
-		fd = open(v.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return mdb_errf(err, "%s=%s: cannot write it: %s", opt.c_str(), v.c_str(),
-					strerror(errno));
-		close(fd);
-		return 0;
+		/*
+		 * Google Benchmark would only say so at the end, exiting 1.
+		 * Checked without creating or truncating it: a run refused
+		 * for another option leaves no empty file, an old one stays.
+		 */
+		return check_out_file(opt, v, err);
 	case F_UNIT:
 		if (!one_of(v.c_str(), units))
 			return mdb_errf(err, "%s=%s: ns, us, ms or s", opt.c_str(), v.c_str());

@@ -157,6 +157,13 @@ int mdb_topology_pin(struct mdb_topology *t, int cpu, struct mdb_err *err)
 		mdb_errf(err, "no CPU %d (this machine has CPUs %s)", cpu, have);
 		return -1;
 	}
+	/* taskset or a cpuset cgroup: hwloc would pin outside them, the kernel refuse later. */
+	if (!hwloc_bitmap_isset(t->allowed, (unsigned int)cpu)) {
+		list_set(t->allowed, have, sizeof(have));
+		mdb_errf(err, "--cpu=%d: not one of the CPUs this process may run on (%s; taskset "
+			 "or a cpuset cgroup)", cpu, have);
+		return -1;
+	}
 	if (hwloc_set_cpubind(t->topo, pu->cpuset, HWLOC_CPUBIND_THREAD)) {
 		mdb_errf(err, "cannot pin to CPU %d: %s", cpu, strerror(errno));
 		return -1;

@@ -16,7 +16,9 @@
  *   refcheck   folio/getput and folio/tail on this process's own pages,
  *              then unmap them: none may stay in use (no reference leaked)
  *   deny       open the device as uid 65534, and as root without
- *              CAP_SYS_ADMIN: both must be refused
+ *              CAP_SYS_ADMIN; an ioctl on an fd kept after dropping
+ *              CAP_SYS_ADMIN; a pfn array that wraps the address space
+ *              and a scan past the nodes' span: all must be refused
  *
  * Exit status: 0 done, 1 a kernel or a check failed, 2 bad usage or no
  * module (one line on stderr).
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -602,11 +605,87 @@ static int try_as(const struct opts *o, const char *who)
 	return WEXITSTATUS(status);
 }
 
+/* In a child: open as root, then drop CAP_SYS_ADMIN: the fd kept (or passed on) is refused too. */
+static int try_kept_fd(const struct opts *o)
+{
+	const char *who = "fd-kept-without-cap_sys_admin";
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		struct mdb_kmod_info info = { .abi = MDB_KMOD_ABI };
+		struct mdb_kmod k;
+		struct mdb_err err;
+
+		if (mdb_kmod_open(&k, o->device, &err) || drop_cap_sys_admin()) {
+			printf("deny as=%s refused=0 error=\"cannot open, then drop: %s\"\n", who,
+			       err.msg);
+			_exit(1);
+		}
+		if (!ioctl(k.fd, MDB_KMOD_IOC_INFO, &info) || errno != EPERM) {
+			printf("deny as=%s refused=0\n", who);
+			_exit(1);
+		}
+		printf("deny as=%s refused=1 reason=\"%s\"\n", who, strerror(errno));
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return 1;
+	return WEXITSTATUS(status);
+}
+
+/* A request the client would never send, straight to the module: refused with EINVAL. */
+static int try_request(struct mdb_kmod *k, const char *what, struct mdb_kmod_run *r)
+{
+	int ret;
+
+	r->magic = MDB_KMOD_MAGIC;
+	r->abi = MDB_KMOD_ABI;
+	r->ops = 1;
+	ret = ioctl(k->fd, MDB_KMOD_IOC_RUN, r);
+	r->error[sizeof(r->error) - 1] = '\0';
+	printf("deny as=request-%s refused=%d reason=\"%s\"\n", what,
+	       ret && errno == EINVAL && r->error[0], ret ? r->error : "accepted");
+	return !(ret && errno == EINVAL && r->error[0]);
+}
+
+/* An array whose end wraps the address space; a scan past the nodes' span. */
+static int try_requests(const struct opts *o)
+{
+	struct mdb_kmod_run r;
+	struct mdb_kmod k;
+	struct mdb_err err;
+	int bad;
+
+	if (mdb_kmod_open(&k, o->device, &err)) {
+		printf("deny as=request refused=0 error=\"%s\"\n", err.msg);
+		return 1;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kernel = MDB_KMOD_FOLIO_TAIL;
+	r.pfns = UINT64_MAX - 4095;
+	r.nr_pfns = 1ULL << 60;
+	r.pos = 1ULL << 59;
+	bad = try_request(&k, "wrapping-array", &r);
+	memset(&r, 0, sizeof(r));
+	r.kernel = MDB_KMOD_SCAN_COMPACTION;
+	r.lo_pfn = r.pos = k.info.end_pfn;
+	r.hi_pfn = k.info.end_pfn + 512;
+	bad |= try_request(&k, "scan-past-nodes", &r);
+	mdb_kmod_close(&k);
+	return bad;
+}
+
 static int cmd_deny(const struct opts *o)
 {
 	int a = try_as(o, "uid65534"), b = try_as(o, "root-without-cap_sys_admin");
+	int c = try_kept_fd(o), d = try_requests(o);
 
-	return a || b;
+	return a || b || c || d;
 }
 
 /* --- main ------------------------------------------------------------------ */

@@ -413,14 +413,36 @@ static void k_lookup_random_dep(struct mdb_ctx *c)
 /*
  * folio/tail: from a tail page to its folio and the folio's first field
  * read by rmap and the page cache: page_folio() then folio_mapping(), as a
- * PTE-mapped large folio is looked up in follow_page_pte().  The user's
- * pfns were tails when it picked them; one that is not a tail now (the
- * folio was split or freed) is counted in skipped and not looked up.
+ * PTE-mapped large folio is looked up in follow_page_pte(), with a
+ * reference held across the lookup (tail_folio_get()), whose atomic get and
+ * put are timed with it.  The user's pfns were tails when it picked them;
+ * one that is not a tail now (the folio was split or freed) is counted in
+ * skipped and not looked up.
  */
+/*
+ * The folio of a tail page with a reference held, or NULL: without one the
+ * folio may be split or freed under folio_mapping().  As
+ * page_idle_get_folio() (mm/page_idle.c): folio_try_get(), then check that
+ * the page still belongs to that folio.
+ */
+static struct folio *tail_folio_get(struct page *page)
+{
+	struct folio *folio = page_folio(page);
+
+	if (!folio_try_get(folio))
+		return NULL;
+	if (unlikely(page_folio(page) != folio)) {
+		folio_put(folio);
+		return NULL;
+	}
+	return folio;
+}
+
 static void k_folio_tail(struct mdb_ctx *c)
 {
 	struct mdb_kmod_run *r = c->r;
 	const u64 *pfns = c->f->pfns;
+	struct folio *folio;
 	unsigned long sink = 0;
 	u64 i = 0;
 
@@ -436,7 +458,13 @@ static void k_folio_tail(struct mdb_ctx *c)
 				r->skipped++;
 				continue;
 			}
-			sink += (unsigned long)folio_mapping(page_folio(page));
+			folio = tail_folio_get(page);
+			if (!folio) {
+				r->skipped++;
+				continue;
+			}
+			sink += (unsigned long)folio_mapping(folio);
+			folio_put(folio);
 		}
 	} while (i < c->nr && batch_end(c));
 	r->next_pos = r->pos + i;
@@ -716,6 +744,19 @@ static int bad_request(struct mdb_kmod_run *r, const char *why)
 	return -EINVAL;
 }
 
+/* [lo, hi): from the first online node's start pfn to the last one's end. */
+static void nodes_span(u64 *lo, u64 *hi)
+{
+	int nid;
+
+	*lo = U64_MAX;
+	*hi = 0;
+	for_each_online_node(nid) {
+		*lo = min_t(u64, *lo, node_start_pfn(nid));
+		*hi = max_t(u64, *hi, node_end_pfn(nid));
+	}
+}
+
 /* Checks the request and copies the slice of pfns it walks. */
 static int prepare(struct mdb_ctx *c)
 {
@@ -736,15 +777,23 @@ static int prepare(struct mdb_ctx *c)
 		return bad_request(r, "unknown flags");
 	c->want = r->ops;
 	if (kernel_takes_range(r->kernel)) {
+		u64 lo, hi;
+
 		if (r->lo_pfn >= r->hi_pfn || r->pos < r->lo_pfn || r->pos >= r->hi_pfn)
 			return bad_request(r, "need lo_pfn <= pos < hi_pfn");
 		if (r->hi_pfn - r->lo_pfn > (1ULL << 40))
 			return bad_request(r, "pfn range larger than 4 PiB");
+		nodes_span(&lo, &hi);
+		if (r->lo_pfn < lo || r->hi_pfn > hi)
+			return bad_request(r, "pfn range outside the online nodes' span");
 	}
 	if (!kernel_takes_pfns(r->kernel))
 		return 0;
 	if (!r->nr_pfns || !r->pfns || r->pos >= r->nr_pfns)
 		return bad_request(r, "need a pfn array and pos < nr_pfns");
+	/* up + pos below must not wrap: the whole array lies in the address space. */
+	if (r->nr_pfns > (U64_MAX - r->pfns) / sizeof(u64))
+		return bad_request(r, "pfn array wraps the address space");
 	c->nr = min3((u64)MDB_CHUNK, r->nr_pfns - r->pos, r->ops);
 	up = u64_to_user_ptr(r->pfns);
 	if (copy_from_user(c->f->pfns, up + r->pos, c->nr * sizeof(u64))) {
@@ -961,12 +1010,20 @@ static long mdb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
+	/*
+	 * Checked at each call, not only at open: an fd passed over
+	 * SCM_RIGHTS, or kept across a drop of privileges, must not keep
+	 * reading the memmap and counting kernel-mode events.
+	 */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	switch (cmd) {
 	case MDB_KMOD_IOC_INFO:
 		return do_info(uarg);
 	case MDB_KMOD_IOC_RUN:
+		/* A signal while waiting: the call is restarted, or EINTR if it may not be. */
 		if (mutex_lock_interruptible(&f->lock))
-			return -EINTR;
+			return -ERESTARTSYS;
 		ret = do_run(f, uarg);
 		mutex_unlock(&f->lock);
 		return ret;

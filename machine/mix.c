@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -388,8 +389,8 @@ static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
 
 int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
 {
-	static const char *const keys[] = { "name", "entries", NULL };
-	const json_t *name, *entries;
+	static const char *const keys[] = { "name", "entries", "classified", NULL };
+	const json_t *name, *entries, *classified;
 	struct mix m;
 
 	if (check_type(doc, "object", "top level ", err) || only_keys(doc, keys, "", err))
@@ -405,6 +406,13 @@ int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
 				MIX_MAX_ENTRIES);
 	memset(&m, 0, sizeof(m));
 	memcpy(m.name, json_string_value(name), json_string_length(name));
+	classified = json_object_get(doc, "classified");
+	if (classified) {
+		if (!json_is_string(classified) || json_string_length(classified) >= MIX_CLASSIFIED_LEN)
+			return mdb_errf(err, "classified: want a string of at most %d bytes",
+					MIX_CLASSIFIED_LEN - 1);
+		memcpy(m.classified, json_string_value(classified), json_string_length(classified));
+	}
 	m.nr = (unsigned int)json_array_size(entries);
 	for (unsigned int i = 0; i < m.nr; i++)
 		if (entry_from_json(json_array_get(entries, i), i, &m.entry[i], err))
@@ -461,6 +469,8 @@ json_t *mix_to_json(const struct mix *mix)
 	doc = json_pack("{s:s, s:o}", "name", mix->name, "entries", entries);
 	if (!doc)
 		return NULL;
+	if (mix->classified[0])
+		json_object_set_new(doc, "classified", json_string(mix->classified));
 	for (unsigned int i = 0; i < mix->nr; i++) {
 		const struct mix_entry *e = &mix->entry[i];
 		json_t *entry = json_pack("{s:s, s:i, s:o}", "kind", kind_name[e->kind],
@@ -517,6 +527,41 @@ enum kpf_run {
 	RUN_FREE,		/* only the first free pfn so far */
 	RUN_FREE_FLAGGED,	/* every pfn KPF_BUDDY: exact */
 	RUN_FREE_UNFLAGGED,	/* head, then unflagged pfns: order inferred */
+	RUN_UNFLAGGED,		/* pfns without any flag, in one zone: decided at the end */
+};
+
+/*
+ * A pfn with no flag at all is free memory on some kernels (a free block's
+ * pages past its head; free pages of a VM's memory the kernel reports
+ * unflagged) and reserved memory on others (present but never managed:
+ * memblock reservations, a balloon), or not memory at all (a hole in the
+ * physical map that has a memmap).  kpageflags alone cannot tell; beside it
+ * in the same directory:
+ *  - /proc/iomem: an unflagged pfn outside every "System RAM" range is a
+ *    hole, left out of the mix like KPF_NOPAGE;
+ *  - /proc/zoneinfo: each zone's span (start_pfn, spanned), and present -
+ *    managed, the pages the buddy allocator never got (reported);
+ *  - /proc/buddyinfo: each zone's free pages (the free_area counts the
+ *    buddy keeps, mm/vmstat.c frag_show_print()).  Free pages the scan did
+ *    not find flagged KPF_BUDDY in a zone are taken from its unflagged
+ *    pfns, largest aligned blocks first; the rest of them is reserved.
+ * Without zoneinfo and buddyinfo every unflagged pfn is reserved, and the
+ * mix says so (mix->classified).
+ */
+#define KPF_MAX_ZONES		32	/* (node, zone) pairs; one more: pfns in none */
+
+struct kpf_zone {
+	int node;
+	char name[16];
+	uint64_t start, end;		/* [start_pfn, start_pfn + spanned) */
+	unsigned long long present, managed;
+	unsigned long long buddy_free;	/* /proc/buddyinfo */
+	unsigned long long flagged_free;	/* free pfns the scan found flagged */
+	unsigned long long unflagged[MAX_PAGE_ORDER + 1];	/* aligned blocks, in pages */
+};
+
+struct kpf_ram {
+	uint64_t start, end;		/* pfns of a System RAM range: [start, end) */
 };
 
 struct kpf_scan {
@@ -525,6 +570,14 @@ struct kpf_scan {
 	enum kpf_run run;
 	enum page_kind kind;
 	uint64_t start, len;
+	unsigned int zone;		/* RUN_UNFLAGGED's */
+	/* The evidence for unflagged pfns; nr_zones 0 or nr_ram 0: none. */
+	struct kpf_zone zones[KPF_MAX_ZONES + 1];
+	unsigned int nr_zones;
+	struct kpf_ram *ram;
+	unsigned int nr_ram, ram_at;
+	unsigned long long holes;	/* unflagged pfns outside System RAM */
+	bool have_buddy;		/* buddyinfo read for the zones */
 };
 
 static int read_error(struct mdb_err *err, const char *path, int error)
@@ -625,6 +678,41 @@ static void count_hugetlb(struct kpf_scan *s, uint64_t start, uint64_t len)
 	count_aligned(s, PK_FILE, start, len);
 }
 
+/* The zone whose span holds pfn; nr_zones (no zone) if none does. */
+static unsigned int kpf_zone_of(const struct kpf_scan *s, uint64_t pfn)
+{
+	unsigned int z;
+
+	for (z = 0; z < s->nr_zones; z++)
+		if (pfn >= s->zones[z].start && pfn < s->zones[z].end)
+			return z;
+	return s->nr_zones;
+}
+
+/* Whether pfn lies in a System RAM range of /proc/iomem (pfns come in ascending order). */
+static bool kpf_in_ram(struct kpf_scan *s, uint64_t pfn)
+{
+	if (!s->nr_ram)
+		return true;
+	while (s->ram_at < s->nr_ram && s->ram[s->ram_at].end <= pfn)
+		s->ram_at++;
+	return s->ram_at < s->nr_ram && pfn >= s->ram[s->ram_at].start;
+}
+
+/* Unflagged pfns [start, start + len) of zone z: aligned blocks, decided at the end. */
+static void add_unflagged(struct kpf_scan *s, unsigned int z, uint64_t start, uint64_t len)
+{
+	while (len) {
+		unsigned int order = max_order_at(start, MAX_PAGE_ORDER);
+
+		if (order > floor_log2(len))
+			order = floor_log2(len);
+		s->zones[z].unflagged[order] += 1ULL << order;
+		start += 1ULL << order;
+		len -= 1ULL << order;
+	}
+}
+
 static void run_close(struct kpf_scan *s)
 {
 	unsigned int order;
@@ -641,12 +729,18 @@ static void run_close(struct kpf_scan *s)
 	case RUN_FREE:
 	case RUN_FREE_FLAGGED:
 		count_aligned(s, PK_FREE, s->start, s->len);
+		s->zones[kpf_zone_of(s, s->start)].flagged_free += s->len;
 		break;
 	case RUN_FREE_UNFLAGGED:
 		/* The block is the largest power of two; what follows it is unknown. */
 		order = floor_log2(s->len);
 		s->pages[PK_FREE][order] += 1ULL << order;
-		s->pages[PK_RESERVED][0] += s->len - (1ULL << order);
+		s->zones[kpf_zone_of(s, s->start)].flagged_free += 1ULL << order;
+		add_unflagged(s, kpf_zone_of(s, s->start), s->start + (1ULL << order),
+			      s->len - (1ULL << order));
+		break;
+	case RUN_UNFLAGGED:
+		add_unflagged(s, s->zone, s->start, s->len);
 		break;
 	}
 	s->run = RUN_NONE;
@@ -664,9 +758,11 @@ static bool kpf_free(uint64_t flags)
 }
 
 /* Whether the pfn after the run belongs to it; may settle a free run's dialect. */
-static bool run_extends(struct kpf_scan *s, uint64_t flags)
+static bool run_extends(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 {
 	switch (s->run) {
+	case RUN_UNFLAGGED:
+		return kpf_unflagged(flags) && kpf_zone_of(s, pfn) == s->zone && kpf_in_ram(s, pfn);
 	case RUN_COMPOUND:
 		return (flags & (KPF(COMPOUND_TAIL) | KPF(NOPAGE))) == KPF(COMPOUND_TAIL);
 	case RUN_FREE:
@@ -699,7 +795,7 @@ static void run_open(struct kpf_scan *s, enum kpf_run run, enum page_kind kind, 
 
 static void kpf_pfn(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 {
-	if (s->run != RUN_NONE && run_extends(s, flags)) {
+	if (s->run != RUN_NONE && run_extends(s, pfn, flags)) {
 		s->len++;
 		s->total++;
 		return;
@@ -707,8 +803,15 @@ static void kpf_pfn(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 	run_close(s);
 	if (flags & KPF(NOPAGE))
 		return;
+	if (kpf_unflagged(flags) && !kpf_in_ram(s, pfn)) {
+		s->holes++;		/* a memmap over no RAM: not memory */
+		return;
+	}
 	s->total++;
-	if (flags & KPF(COMPOUND_HEAD))
+	if (kpf_unflagged(flags)) {
+		run_open(s, RUN_UNFLAGGED, PK_RESERVED, pfn);
+		s->zone = kpf_zone_of(s, pfn);
+	} else if (flags & KPF(COMPOUND_HEAD))
 		run_open(s, RUN_COMPOUND, kpf_kind(flags), pfn);
 	else if (flags & KPF(BUDDY))
 		run_open(s, RUN_FREE, PK_FREE, pfn);
@@ -732,8 +835,167 @@ static void kpf_mix_name(char *name)
 			*c = '_';
 }
 
-static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mix,
-		      struct mdb_err *err)
+/* path's sibling name (/proc/kpageflags -> /proc/zoneinfo), opened for reading; NULL if absent. */
+static FILE *kpf_sibling(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	char p[4096];
+
+	if (snprintf(p, sizeof(p), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name) >=
+	    (int)sizeof(p))
+		return NULL;
+	return fopen(p, "re");
+}
+
+/* The zone named on a "Node N, zone NAME" line, made if new (zoneinfo) or found (buddyinfo). */
+static struct kpf_zone *kpf_zone_line(struct kpf_scan *s, const char *line, bool make, int *used)
+{
+	struct kpf_zone *z;
+	char name[16];
+	int node;
+
+	if (sscanf(line, "Node %d, zone %15s%n", &node, name, used) != 2)
+		return NULL;
+	for (unsigned int i = 0; i < s->nr_zones; i++)
+		if (s->zones[i].node == node && !strcmp(s->zones[i].name, name))
+			return &s->zones[i];
+	if (!make || s->nr_zones == KPF_MAX_ZONES)
+		return NULL;
+	z = &s->zones[s->nr_zones++];
+	z->node = node;
+	snprintf(z->name, sizeof(z->name), "%s", name);
+	return z;
+}
+
+/* /proc/zoneinfo: spans, present and managed pages; /proc/buddyinfo: free pages per zone. */
+static void kpf_read_zones(struct kpf_scan *s, const char *path)
+{
+	FILE *f = kpf_sibling(path, "zoneinfo");
+	struct kpf_zone *z = NULL;
+	unsigned long long v;
+	char line[512];
+	int used;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct kpf_zone *n = kpf_zone_line(s, line, true, &used);
+
+		if (n) {
+			z = n;
+		} else if (z && sscanf(line, " spanned %llu", &v) == 1) {
+			z->end = z->start + v;
+		} else if (z && sscanf(line, " present %llu", &v) == 1) {
+			z->present = v;
+		} else if (z && sscanf(line, " managed %llu", &v) == 1) {
+			z->managed = v;
+		} else if (z && sscanf(line, " start_pfn: %llu", &v) == 1) {
+			z->end = v + (z->end - z->start);
+			z->start = v;
+		}
+	}
+	fclose(f);
+	f = kpf_sibling(path, "buddyinfo");
+	if (!f) {
+		s->nr_zones = 0;	/* spans alone tell nothing */
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *p;
+		unsigned int order = 0;
+		int n;
+
+		z = kpf_zone_line(s, line, false, &used);
+		if (!z)
+			continue;
+		for (p = line + used; sscanf(p, " %llu%n", &v, &n) == 1 && order < 64; p += n)
+			z->buddy_free += v << order++;
+		s->have_buddy = true;
+	}
+	fclose(f);
+	if (!s->have_buddy)
+		s->nr_zones = 0;
+}
+
+/* /proc/iomem's top-level "System RAM" ranges, as pfns (root sees the addresses, others 0). */
+static void kpf_read_ram(struct kpf_scan *s, const char *path)
+{
+	FILE *f = kpf_sibling(path, "iomem");
+	unsigned long long a, b;
+	bool any = false;
+	char line[512];
+	int n;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		struct kpf_ram *r;
+
+		if (sscanf(line, "%llx-%llx : %n", &a, &b, &n) != 2 || strncmp(line + n, "System RAM", 10))
+			continue;
+		r = realloc(s->ram, (s->nr_ram + 1) * sizeof(*s->ram));
+		if (!r)
+			break;
+		s->ram = r;
+		r[s->nr_ram].start = a >> 12;
+		r[s->nr_ram++].end = (b + 1) >> 12;
+		any |= b != 0;
+	}
+	fclose(f);
+	if (!any)
+		s->nr_ram = 0;		/* addresses hidden: no evidence */
+}
+
+/*
+ * The unflagged pfns, decided (see struct kpf_zone): free up to what each
+ * zone's buddyinfo has beyond the free pfns flagged in it, largest blocks
+ * first; reserved the rest.  how says on what evidence.
+ */
+static void kpf_decide(struct kpf_scan *s, char *how, size_t len)
+{
+	unsigned long long to_free = 0, to_reserved = 0, unmanaged = 0, flagged = 0, buddy = 0;
+	char holes[160];
+
+	for (unsigned int z = 0; z <= s->nr_zones; z++) {
+		struct kpf_zone *zn = &s->zones[z];
+		unsigned long long want = zn->buddy_free > zn->flagged_free ?
+					  zn->buddy_free - zn->flagged_free : 0;
+
+		for (int o = MAX_PAGE_ORDER; o >= 0; o--) {
+			unsigned long long take = zn->unflagged[o] >> o;
+
+			if (take > want >> o)
+				take = want >> o;
+			s->pages[PK_FREE][o] += take << o;
+			to_free += take << o;
+			want -= take << o;
+			s->pages[PK_RESERVED][0] += zn->unflagged[o] - (take << o);
+			to_reserved += zn->unflagged[o] - (take << o);
+		}
+		if (z < s->nr_zones) {
+			unmanaged += zn->present > zn->managed ? zn->present - zn->managed : 0;
+			flagged += zn->flagged_free;
+			buddy += zn->buddy_free;
+		}
+	}
+	if (s->nr_ram)
+		snprintf(holes, sizeof(holes), "%llu outside System RAM in /proc/iomem left out as "
+			 "holes", s->holes);
+	else
+		snprintf(holes, sizeof(holes), "none left out as holes (no /proc/iomem with addresses)");
+	if (!s->nr_zones)
+		snprintf(how, len, "pfns without any kpageflags bit: %llu counted reserved (no "
+			 "/proc/zoneinfo and /proc/buddyinfo to tell free from reserved); %s",
+			 to_reserved, holes);
+	else
+		snprintf(how, len, "pfns without any kpageflags bit: %llu counted free (/proc/buddyinfo's "
+			 "%llu free pages per zone beyond the %llu found flagged KPF_BUDDY), %llu "
+			 "counted reserved (the rest; /proc/zoneinfo present - managed: %llu); %s",
+			 to_free, buddy, flagged, to_reserved, unmanaged, holes);
+}
+
+static int kpf_to_mix(const struct kpf_scan *s, const char *path, const char *how,
+		      struct mix *mix, struct mdb_err *err)
 {
 	unsigned long long sum = 0;
 	struct mix m;
@@ -753,6 +1015,7 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mi
 	}
 	if (sum != s->total)
 		return mdb_errf(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
+	snprintf(m.classified, sizeof(m.classified), "%s", how);
 	if (mix_validate(&m, err))
 		return -1;
 	*mix = m;
@@ -762,6 +1025,7 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, struct mix *mi
 int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 {
 	const size_t chunk = KPF_CHUNK_ENTRIES * sizeof(uint64_t);
+	char how[MIX_CLASSIFIED_LEN];
 	struct kpf_scan *s = calloc(1, sizeof(*s));
 	uint64_t *buf = malloc(chunk), pfn = 0;
 	size_t have = 0;	/* bytes in buf, less than one entry between reads */
@@ -776,6 +1040,8 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 		read_error(err, path, errno);
 		goto out;
 	}
+	kpf_read_zones(s, path);
+	kpf_read_ram(s, path);
 	for (;;) {
 		ssize_t r = read(fd, (char *)buf + have, chunk - have);
 		size_t nr;
@@ -800,12 +1066,16 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 		mdb_errf(err, "%s: ends in a partial entry (%zu bytes; entries are 8)", path, have);
 	else if (!s->total)
 		mdb_errf(err, "%s: no memory in it (empty, or only holes)", path);
-	else
-		ret = kpf_to_mix(s, path, mix, err);
+	else {
+		kpf_decide(s, how, sizeof(how));
+		ret = kpf_to_mix(s, path, how, mix, err);
+	}
 out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
+	if (s)
+		free(s->ram);
 	free(s);
 	return ret;
 }

@@ -48,6 +48,7 @@ enum page_kind {
  */
 #define MIX_MAX_ENTRIES		((PK_NR - 2) * (MAX_FOLIO_ORDER + 1) + MAX_PAGE_ORDER + 1 + 2)
 #define MIX_NAME_LEN		64
+#define MIX_CLASSIFIED_LEN	512
 
 struct mix_entry {
 	enum page_kind kind;
@@ -59,6 +60,11 @@ struct mix {
 	char name[MIX_NAME_LEN];
 	unsigned int nr;
 	struct mix_entry entry[MIX_MAX_ENTRIES];
+	/*
+	 * A kpageflags snapshot's: how its pfns without any flag were told
+	 * apart (free, reserved, holes) and on what evidence; "" otherwise.
+	 */
+	char classified[MIX_CLASSIFIED_LEN];
 };
 
 /* "free", "anon", ... and back; -1 for an unknown name. */

@@ -548,7 +548,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
 	json_object_set_new(o, "rounds_auto", rounds_auto_json(run));
-	json_object_set_new(o, "reference_layout", json_string(layout_reference()->name));
+	json_object_set_new(o, "reference_layout", json_string(mdb_run_reference(run)));
 	json_object_set_new(o, "layouts", layouts_json(run, false));
 	json_object_set_new(o, "kernels", kernels_json(run));
 	json_object_set_new(o, "mixes", mixes_json(run));
@@ -652,7 +652,7 @@ void mdb_add_gb_context(const struct mdb_run *run)
 	mdb_add_custom_context("memdesc_bench.run_id", run->run_id);
 	mdb_add_custom_context("memdesc_bench.git_commit", MDB_GIT_COMMIT);
 	mdb_add_custom_context("memdesc_bench.git_dirty", MDB_GIT_DIRTY);
-	mdb_add_custom_context("memdesc_bench.reference_layout", layout_reference()->name);
+	mdb_add_custom_context("memdesc_bench.reference_layout", mdb_run_reference(run));
 	add_gb_json("memdesc_bench.layouts", layouts_json(run, true));
 	add_gb_json("memdesc_bench.kernels", kernels_json(run));
 	for (i = 0; i < run->nr_mixes; i++)

@@ -103,7 +103,7 @@ static int list_text(const struct mdb_run *run)
 	for (n = 0; n < run->nr_inst; n++)
 		if (run->inst[n].selected)
 			printf("  %s\n", run->inst[n].name);
-	printf("layouts (reference: %s):\n", layout_reference()->name);
+	printf("layouts (reference: %s):\n", mdb_run_reference(run));
 	for (i = 0; mdb_layouts[i]; i++) {
 		const struct layout_ops *ops = mdb_layouts[i];
 

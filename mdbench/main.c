@@ -35,6 +35,7 @@ struct options {
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
+	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
 };
 
 static void usage(void)
@@ -139,6 +140,29 @@ static bool opt_flag(const char *arg, const char *name)
 	return !arg[n];
 }
 
+/* Whether Google Benchmark's flag a names the same flag as b, values aside. */
+static bool same_gb_flag(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "=");
+
+	return n == strcspn(b, "=") && !strncmp(a, b, n);
+}
+
+/* A Google Benchmark boolean as it reads one: no value, or one of its true words. */
+static bool gb_true(const char *arg)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1", NULL };
+	const char *v = strchr(arg, '=');
+	const char *const *y;
+
+	if (!v)
+		return true;
+	for (y = yes; *y; y++)
+		if (!strcmp(v + 1, *y))
+			return true;
+	return false;
+}
+
 /* Ours out of argv, Google Benchmark's (checked) into gb_argv. */
 static void parse_args(int argc, char **argv, struct options *o, char **gb_argv, int *gb_argc)
 {
@@ -221,9 +245,17 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 				o->filter = arg + 19;
 				continue;
 			}
+			/* Google Benchmark keeps the last silently: the first was meant too. */
+			for (i = 1; i < (unsigned int)*gb_argc; i++)
+				if (same_gb_flag(gb_argv[i], arg))
+					mdb_dief("%.*s given twice", (int)strcspn(arg, "="), arg);
 			gb_argv[(*gb_argc)++] = fixed ? fixed : argv[a];
 			if (!strncmp(arg, "--benchmark_min_time=", 21))
 				o->min_time = arg + 21;
+			if (same_gb_flag(arg, "--benchmark_out"))
+				o->gb_out = true;
+			if (same_gb_flag(arg, "--benchmark_list_tests"))
+				o->gb_list_tests = gb_true(arg);
 		} else {
 			mdb_dief("unknown option '%s' (mdbench --help lists them)", arg);
 		}
@@ -587,6 +619,12 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		mdb_dief("--force needs --out=DIR");
 	if (o->simulate && !o->out)
 		mdb_dief("--simulate needs --out=DIR for its sim.json");
+	/* Google Benchmark opens its out file before it lists, and writes nothing there. */
+	if (o->gb_out && o->gb_list_tests)
+		mdb_dief("--benchmark_out with --benchmark_list_tests: the listing goes to stdout, "
+			 "and the file would only be emptied");
+	if (o->fixed_ops)
+		run->fixed_ops = parse_number("--fixed-ops", o->fixed_ops, UINT32_MAX);
 	run->out_dir = o->out;
 	run->force = o->force;
 	run->filter = o->filter ? o->filter : "";
@@ -730,7 +768,7 @@ int main(int argc, char **argv)
 	if (o.list)
 		ret = mdb_list(&run, !strcmp(o.list, "json"));
 	else if (o.fixed_ops)
-		ret = mdb_run_fixed_all(&run, parse_number("--fixed-ops", o.fixed_ops, UINT32_MAX));
+		ret = mdb_run_fixed_all(&run, run.fixed_ops);
 	else if (run.out_dir && mdb_outdir_open(run.out_dir, run.force, o.simulate, &err))
 		mdb_die(&err);
 	else if (o.simulate)

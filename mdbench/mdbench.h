@@ -109,6 +109,7 @@ struct mdb_run {
 	double time_budget;		/* --time-budget in seconds; 0: none */
 	struct mdb_group *groups;	/* --rounds=auto's, once it ran */
 	size_t nr_groups;
+	uint64_t fixed_ops;		/* --fixed-ops, checked with the other options; 0: not given */
 	const struct layout_ops **layouts;	/* NULL-terminated, layouts.list order */
 	unsigned int nr_layouts;
 	uint64_t *ram_sizes;
@@ -188,6 +189,15 @@ void mdb_instance_gb_name(const struct mdb_instance *in, char *buf, size_t len);
 bool mdb_filter_match(const char *filter, const char *name);
 /* The distinct kernels of the selected instances, in plan order; NULL-terminated, malloc'd. */
 const struct mdb_kernel **mdb_run_kernels(const struct mdb_run *run);
+/*
+ * The layout the dump's ratios are taken against: the first layout run
+ * (layouts.list order), never one the run left out; with --layout=kernel
+ * alone, the live kernel itself.
+ */
+static inline const char *mdb_run_reference(const struct mdb_run *run)
+{
+	return run->nr_layouts ? run->layouts[0]->name : MDB_REAL_LAYOUT;
+}
 
 /* native.c: the Google Benchmark run, and one instance for a fixed count of ops. */
 int mdb_run_native(struct mdb_run *run);
@@ -223,6 +233,8 @@ void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *
 
 /* outdir.c: --out: the directory, its lock, and no earlier run's files left looking current. */
 int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err);
+/* The run could not start: the files it wrote into --out so far are removed. */
+void mdb_outdir_abandon(void);
 
 /*
  * realkernel.c: the layout "kernel", the running kernel's own memmap through

@@ -446,8 +446,10 @@ int mdb_run_native(struct mdb_run *run)
 		snprintf(path, sizeof(path), "%s/mdbench.json", run->out_dir);
 		rep.path = path;
 		/* From here on the files in DIR are this run's. */
-		if (mdb_report_start(&rep, &err) || mdb_write_side_files(run, &err))
+		if (mdb_report_start(&rep, &err) || mdb_write_side_files(run, &err)) {
+			mdb_outdir_abandon();	/* nothing left to block the next run */
 			mdb_die(&err);
+		}
 	}
 	if (mdb_counters_missing(&run->counters, missing, sizeof(missing)))
 		fprintf(stderr, "mdbench: %s\n", missing);

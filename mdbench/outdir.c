@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "interrupt.h"
+#include "jsonio.h"
 #include "mdbench.h"
 
 static int make_dirs(const char *dir, struct mdb_err *err)
@@ -43,17 +44,39 @@ static int make_dirs(const char *dir, struct mdb_err *err)
 	}
 }
 
-/* The lock lives until exit: the descriptor is never closed. */
+/*
+ * DIR, opened once: the lock, the removals and every file of the run go
+ * through this descriptor (mdb_json_pin_dir()), so DIR renamed or replaced
+ * by a symlink mid-run sends nothing into another run's directory.
+ */
+static int out_fd = -1;
+static bool out_simulate;
+
+/*
+ * The lock lives until exit: the descriptor is never closed.  O_NOFOLLOW
+ * and a regular file only: a symlink planted as the lock would have its
+ * target truncated.  The pid in it is only for the message of a second
+ * run: on a full disk the lock holds without it.
+ */
 static int lock_dir(const char *dir, struct mdb_err *err)
 {
-	char path[PATH_MAX], pid[32] = "";
+	char pid[32] = "";
+	struct stat st;
 	int fd;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/.mdbench.lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = openat(out_fd, ".mdbench.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0644);
+	if (fd < 0 && errno == ELOOP)
+		return mdb_errf(err, "--out=%s: .mdbench.lock is a symlink, not mdbench's lock: "
+				"remove it", dir);
 	if (fd < 0)
 		return mdb_errf(err, "--out=%s: cannot write there: %s", dir, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return mdb_errf(err, "--out=%s: .mdbench.lock is not a regular file, not mdbench's "
+				"lock: remove it", dir);
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		n = read(fd, pid, sizeof(pid) - 1);
 		pid[n > 0 ? n : 0] = '\0';
@@ -63,35 +86,49 @@ static int lock_dir(const char *dir, struct mdb_err *err)
 				pid[0] ? " (pid " : "", pid[0] ? strcat(pid, ")") : "");
 	}
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0)
-		return mdb_errf(err, "--out=%s: cannot write its lock: %s", dir, strerror(errno));
+	if (!ftruncate(fd, 0) && pwrite(fd, pid, strlen(pid), 0) < 0)
+		pid[0] = '\0';		/* a full disk: an empty lock still locks */
 	return 0;
 }
 
-int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err)
+/* The files a run writes into DIR (simulate: sim.json alone). */
+static const char *const *run_files(bool simulate)
 {
 	static const char *const native[] = { "mdbench.json", "sim.json", "mix.json", "topology.xml",
 					      NULL };
 	static const char *const sim[] = { "sim.json", NULL };
+
+	return simulate ? sim : native;
+}
+
+int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err)
+{
 	const char *const *f;
 	char path[PATH_MAX];
 
-	if (make_dirs(dir, err) || lock_dir(dir, err))
+	if (make_dirs(dir, err))
 		return -1;
+	out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (out_fd < 0)
+		return mdb_errf(err, "--out=%s: cannot open it: %s", dir, strerror(errno));
+	out_simulate = simulate;
+	if (lock_dir(dir, err))
+		return -1;
+	mdb_json_pin_dir(dir, out_fd);
 	/* The files go and the interrupt message changes with them, as one. */
 	mdb_interrupt_hold();
-	for (f = simulate ? sim : native; *f; f++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, *f);
-		if (access(path, F_OK))
+	for (f = run_files(simulate); *f; f++) {
+		if (faccessat(out_fd, *f, F_OK, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (!force) {
 			mdb_interrupt_resume();
 			return mdb_errf(err, "--out=%s holds %s of an earlier run: give another --out, "
 					"or --force to replace it", dir, *f);
 		}
-		if (unlink(path)) {
+		if (unlinkat(out_fd, *f, 0)) {
 			mdb_interrupt_resume();
-			return mdb_errf(err, "--force: cannot remove %s: %s", path, strerror(errno));
+			return mdb_errf(err, "--force: cannot remove %s/%s: %s", dir, *f,
+					strerror(errno));
 		}
 	}
 	/* From here on an interrupt leaves no earlier run's file: say so if it comes. */
@@ -99,4 +136,21 @@ int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *
 	mdb_interrupt_kept(path, -1, NULL);
 	mdb_interrupt_resume();
 	return 0;
+}
+
+/*
+ * The run could not start (a full disk, no inodes): what it wrote so far
+ * goes again, so that the next run on DIR is not refused for holding an
+ * earlier run's files that hold no result.
+ */
+void mdb_outdir_abandon(void)
+{
+	const char *const *f;
+
+	if (out_fd < 0)
+		return;
+	mdb_interrupt_hold();
+	for (f = run_files(out_simulate); *f; f++)
+		unlinkat(out_fd, *f, 0);
+	mdb_interrupt_resume();
 }

@@ -21,7 +21,9 @@ import json
 import math
 import os
 import re
+import stat
 import sys
+import tempfile
 
 SCHEMA_VERSION = 2
 KERNEL_CLASSES = ("sequential", "dependent", "mutating", "baseline", "report")
@@ -48,6 +50,14 @@ FOLIO_FIELD, FOLIO_PARAM = "folio_desc_bytes", "folio"
 _GB_FLAG_PARTS = {"real_time", "manual_time", "process_time"}
 _GB_KEY_PARTS = {"threads", "iterations", "repeats", "min_time", "min_warmup_time"}
 _INT_MAX = 1 << 63
+# A time in its unit is 0 (a failed run) or within this range: beyond it a
+# ratio of two times overflows or underflows a double (1e308 / 5e-324).
+TIME_RANGE = (1e-9, 1e15)
+# A size in a benchmark name (ram:, bytes:) is at most this (1 EiB): one
+# larger is no machine's, and its arithmetic leaves a double's exact range.
+SIZE_MAX = 1 << 60
+# The largest file read as a dump; a FIFO or a device is never read.
+DUMP_MAX_BYTES = 1 << 30
 _UNITS = (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20),
 	  ("KiB", 1 << 10), ("B", 1))
 
@@ -235,10 +245,33 @@ def field(where, key):
 	return f"{where} {printable(key)}" if where.endswith(":") else f"{where}.{printable(key)}"
 
 
+def read_regular(path, limit=DUMP_MAX_BYTES):
+	"""The bytes of the regular file at path, at most limit of them: a
+	FIFO (which would wait for a writer), a device (/dev/zero never ends)
+	or a larger file is a DumpError, found before reading."""
+	fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+	try:
+		st = os.fstat(fd)
+		if stat.S_ISDIR(st.st_mode):
+			raise IsADirectoryError
+		if not stat.S_ISREG(st.st_mode):
+			raise DumpError(f"{printable(path)}: not a regular file (a FIFO, a device or a "
+					"socket)")
+		if st.st_size > limit:
+			raise DumpError(f"{printable(path)}: larger than {limit} bytes")
+		os.set_blocking(fd, True)
+		with os.fdopen(fd, "rb", closefd=False) as f:
+			raw = f.read(limit + 1)
+		if len(raw) > limit:		# grew while read
+			raise DumpError(f"{printable(path)}: larger than {limit} bytes")
+		return raw
+	finally:
+		os.close(fd)
+
+
 def _read_json(path):
 	try:
-		with open(path, "rb") as f:
-			raw = f.read()
+		raw = read_regular(path)
 	except FileNotFoundError:
 		raise DumpError(f"{printable(path)}: no such file")
 	except IsADirectoryError:
@@ -424,13 +457,24 @@ def _check_entry(e, i, c, counters):
 		c.opt(e, k, c.int, where=w)
 	if "time_unit" in e:
 		c.one_of(e["time_unit"], field(w, "time_unit"), tuple(TIME_TO_NS))
+	for part in name.split("/"):	# sizes the plots compute with
+		key, colon, value = part.partition(":")
+		if key in ("ram", "bytes") and colon and (_size_or_none(value) or 0) > SIZE_MAX:
+			c.fail(w[:-1], f"{key}:{_what(value, 40)[1:-1]} is out of range (at most "
+				       f"{format_size(SIZE_MAX)})")
+	# A time itself (a run, or its mean or median), not a spread of times.
+	a_time = rt != "aggregate" or e.get("aggregate_name") in ("mean", "median")
 	for k, v in e.items():		# every number finite; times not negative
 		t = type(v)
+		if k in TIME_METRICS and a_time and _is_num(v) and v - v == 0 and v > 0 and \
+		   not TIME_RANGE[0] <= v <= TIME_RANGE[1]:
+			c.fail(field(w, k), f"{_what(v)} is out of range [{TIME_RANGE[0]:g}, "
+					    f"{TIME_RANGE[1]:g}]")
 		if t is float:
 			if v - v == 0 and (v >= 0 or k not in TIME_METRICS):
 				continue
-			if rt == "aggregate" and v != v:
-				continue	# Google Benchmark's NaN cv of a counter whose mean is 0
+			if rt == "aggregate" and v != v and not (k in TIME_METRICS and a_time):
+				continue	# Google Benchmark's NaN cv of a value whose mean is 0
 		elif t is int:
 			if -_INT_MAX < v < _INT_MAX and (v >= 0 or k not in TIME_METRICS):
 				continue
@@ -842,13 +886,28 @@ def _union(lists, field):
 	return out
 
 
+def replace_file(path, write, mode="w"):
+	"""write(f) into a temporary of this process's own (created with
+	O_EXCL beside path: two processes writing path at once never share
+	one, nothing already there is followed), then renamed over path."""
+	d, base = os.path.split(path)
+	fd, tmp = tempfile.mkstemp(prefix=base + ".", suffix=".tmp", dir=d or ".")
+	try:
+		os.fchmod(fd, 0o644)
+		with os.fdopen(fd, mode) as f:
+			write(f)
+		os.replace(tmp, path)
+	except BaseException:
+		os.unlink(tmp)
+		raise
+
+
 def write_doc(doc, path):
 	"""Written to a temporary name, then renamed, as mdbench does."""
-	tmp = path + ".tmp"
-	with open(tmp, "w") as f:
+	def write(f):
 		json.dump(doc, f, indent=1)
 		f.write("\n")
-	os.replace(tmp, path)
+	replace_file(path, write)
 
 
 # -- the commands' shared frame -------------------------------------------

@@ -84,9 +84,16 @@ def add_rounds_options(p, rerun=True, rounds="auto"):
 			       help=f"rounds of such a re-run (default {RERUN_ROUNDS})")
 
 
+# mdbench --rounds takes 1 to this: checked here before any work, not by
+# mdbench after the first parts have run.
+MAX_ROUNDS = 1000
+
+
 def check_rounds_options(prog, a):
-	if getattr(a, "rerun_rounds", 1) < 1:
-		md.die(prog, "--rerun-rounds wants 1 or more")
+	for opt, v in (("--rounds", a.rounds), ("--rerun-rounds", getattr(a, "rerun_rounds", 1))):
+		if v != "auto" and not 1 <= v <= MAX_ROUNDS:
+			md.die(prog, f"--rounds and --rerun-rounds want 1 or more, at most {MAX_ROUNDS} "
+				     f"(mdbench --rounds): {opt} {v}")
 	if not 0 <= getattr(a, "rerun_spread", 0) < 10:
 		md.die(prog, f"--rerun-spread {a.rerun_spread}: want a fraction, e.g. 0.05")
 	if getattr(a, "time_budget", None) is not None and a.rounds != "auto":
@@ -149,6 +156,10 @@ class Listing:
 		self.mixes = [c.str(m, f"mixes_builtin[{i}]")
 			      for i, m in enumerate(c.list(doc.get("mixes_builtin", []), "mixes_builtin"))]
 		self.reference = doc.get("reference_layout") or (self.layouts or [None])[0]
+		if self.reference is not None and self.reference not in self.layouts:
+			# plot and compare would refuse the dump, after the whole suite
+			c.fail("reference_layout", f"{md._what(self.reference)} is not one of the layouts "
+				  "run (" + ", ".join(self.layouts) + ")")
 		self.doc = doc
 
 	@property
@@ -207,6 +218,16 @@ def list_json(mdbench, args):
 		err = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
 		raise md.DumpError(f"mdbench --list=json failed: {err}")
 	return Listing(p.stdout)
+
+
+def mdbench_args(extra, args):
+	"""The user's mdbench options extra, then args: where args select the
+	benchmarks themselves (--benchmark_filter: exact names the listing took
+	from the user's selection, or a pass of run's own), the user's filter is
+	left out, which mdbench would refuse as given twice."""
+	if any(a.startswith("--benchmark_filter=") for a in args):
+		extra = [x for x in extra if not x.startswith("--benchmark_filter=")]
+	return [*extra, *args]
 
 
 def exact_filter(names):

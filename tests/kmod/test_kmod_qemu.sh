@@ -229,7 +229,12 @@ grep -q '^census .*stable=1 sum_ok=1 match=1' "$log" ||
 	fail "the scan's census and kpageflags' differ (or never held still)"
 [ "$(rc_of census)" = 0 ] || fail "mdbench-kmod census failed"
 grep -q '^refcheck .* in_use_after_unmap=0 ok=1' "$log" || fail "reference check failed"
-[ "$(grep -c '^deny .*refused=1' "$log")" = 2 ] || fail "an unprivileged open was not refused"
+[ "$(grep -c '^deny .*refused=1' "$log")" = 5 ] ||
+	fail "an unprivileged open, an ioctl on a kept fd without CAP_SYS_ADMIN or a bad request was not refused"
+grep -q '^deny as=request-wrapping-array refused=1 reason="pfn array wraps' "$log" ||
+	fail "a pfn array wrapping the address space was not refused"
+grep -q '^deny as=request-scan-past-nodes refused=1 reason="pfn range outside' "$log" ||
+	fail "a scan past the nodes' span was not refused"
 [ "$(rc_of deny)" = 0 ] || fail "mdbench-kmod deny failed"
 bounded=$(grep '^bounded ' "$log")
 req=$(echo "$bounded" | sed -n 's/.* requests=\([0-9]*\).*/\1/p')

@@ -1132,6 +1132,87 @@ static int test_kpageflags(void)
 	return 0;
 }
 
+/* Copies fixtures/kpageflags-vm/NAME into the scratch directory, beside its kpageflags. */
+static void copy_fixture(const char *name)
+{
+	char from[4096], to[4096], buf[4096];
+	FILE *in, *out;
+	size_t n;
+
+	path_join(from, sizeof(from), fixtures, "kpageflags-vm");
+	path_join(from + strlen(from), sizeof(from) - strlen(from), "", name);
+	in = fopen(from, "r");
+	out = fopen(tmp_path(to, sizeof(to), name), "w");
+	check(in && out, "copy %s", from);
+	while (in && out && (n = fread(buf, 1, sizeof(buf), in)))
+		fwrite(buf, 1, n, out);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
+/*
+ * Unflagged pfns told apart with /proc/zoneinfo, buddyinfo and iomem beside
+ * the snapshot (fixtures/kpageflags-vm/README): free up to buddyinfo's free
+ * pages beyond those flagged, reserved the rest, holes outside System RAM
+ * left out; and what the mix says it decided.  Without the three files,
+ * every unflagged pfn is reserved, said so.
+ */
+static int test_kpageflags_evidence(void)
+{
+	uint64_t *flags = calloc(4096, sizeof(*flags));
+	char path[4096];
+	struct mdb_err err;
+	struct mix m;
+
+	if (!mkdtemp(tmpdir))
+		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
+	for (unsigned int i = 0; i < 1024; i++)
+		flags[i] = F_BUDDY;
+	for (unsigned int i = 3072; i < 3584; i++)
+		flags[i] = F_ANON | F_MMAP | F_LRU;
+	write_file(tmp_path(path, sizeof(path), "kpageflags"), flags, 4096 * sizeof(*flags));
+	copy_fixture("zoneinfo");
+	copy_fixture("buddyinfo");
+	copy_fixture("iomem");
+	check(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
+	check(m.nr == 3, "%u entries, want free 10, anon 0, reserved 0", m.nr);
+	for (unsigned int i = 0; i < m.nr; i++) {
+		const struct mix_entry *e = &m.entry[i];
+		double want = e->kind == PK_FREE && e->order == 10 ? 2048.0 / 3584 :
+			      e->kind == PK_ANON && e->order == 0 ? 512.0 / 3584 :
+			      e->kind == PK_RESERVED && e->order == 0 ? 1024.0 / 3584 : -1;
+
+		check(e->fraction == want, "(%s, %u): fraction %.17g, want %.17g",
+		      page_kind_name(e->kind), e->order, e->fraction, want);
+	}
+	check(!strcmp(m.classified, "pfns without any kpageflags bit: 1024 counted free "
+		      "(/proc/buddyinfo's 2048 free pages per zone beyond the 1024 found flagged "
+		      "KPF_BUDDY), 1024 counted reserved (the rest; /proc/zoneinfo present - managed: "
+		      "1024); 512 outside System RAM in /proc/iomem left out as holes"),
+	      "classified: %s", m.classified);
+	roundtrip(&m, "kpageflags with evidence");
+
+	/* No evidence: the old reading, and said so. */
+	unlink(tmp_path(path, sizeof(path), "zoneinfo"));
+	unlink(tmp_path(path, sizeof(path), "buddyinfo"));
+	unlink(tmp_path(path, sizeof(path), "iomem"));
+	check(mix_from_kpageflags(tmp_path(path, sizeof(path), "kpageflags"), &m, &err) == 0,
+	      "%s", err.msg);
+	for (unsigned int i = 0; i < m.nr; i++)
+		if (m.entry[i].kind == PK_RESERVED)
+			check(m.entry[i].fraction == 2560.0 / 4096, "reserved %.17g without evidence",
+			      m.entry[i].fraction);
+	check(!strcmp(m.classified, "pfns without any kpageflags bit: 2560 counted reserved (no "
+		      "/proc/zoneinfo and /proc/buddyinfo to tell free from reserved); none left out "
+		      "as holes (no /proc/iomem with addresses)"), "classified: %s", m.classified);
+	unlink(path);
+	rmdir(tmpdir);
+	free(flags);
+	return 0;
+}
+
 /* As an unprivileged user, which we may have to become first. */
 static int test_kpageflags_unreadable(void)
 {
@@ -1212,6 +1293,7 @@ static const struct {
 	{ "resolve", test_resolve },
 	{ "plan", test_plan },
 	{ "kpageflags", test_kpageflags },
+	{ "kpageflags_evidence", test_kpageflags_evidence },
 	{ "kpageflags_unreadable", test_kpageflags_unreadable },
 	{ "kpageflags_real", test_kpageflags_real },
 };
