@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "jsonio.h"
@@ -27,35 +26,17 @@ static void test_err(void)
 	CHECK(strlen(err.msg) == MDB_ERR_LEN - 1, "cut to fit: %zu", strlen(err.msg));
 }
 
-/* What a child that calls mdb_dief(fmt, arg) says on stderr, in buf; its exit status. */
-static int dief_says(const char *fmt, const char *arg, char *buf, size_t len)
+static void die_mix(void *arg)
 {
-	int fd[2], status;
-	ssize_t n, got = 0;
-	pid_t pid;
+	mdb_dief("--mix=%s: unknown mix", (const char *)arg);
+}
 
-	fflush(NULL);
-	if (pipe(fd) || (pid = fork()) < 0)
-		exit(1);
-	if (!pid) {
-		close(fd[0]);
-		dup2(fd[1], 2);
-		if (!arg) {
-			struct mdb_err err;
+static void die_err(void *arg)
+{
+	struct mdb_err err;
 
-			mdb_errf(&err, "%s", fmt);
-			mdb_die(&err);
-		}
-		mdb_dief(fmt, arg);
-	}
-	close(fd[1]);
-	while (got + 1 < (ssize_t)len && (n = read(fd[0], buf + got, len - 1 - got)) > 0)
-		got += n;
-	buf[got] = '\0';
-	close(fd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	mdb_errf(&err, "%s", (const char *)arg);
+	mdb_die(&err);
 }
 
 /* The fatal path: "mdbench: <reason>", escaped, one line, exit 2. */
@@ -64,16 +45,16 @@ static void test_die(void)
 	char buf[2048], longer[900];
 	int status;
 
-	status = dief_says("--mix=%s: unknown mix", "a\nb\x1b[2J", buf, sizeof(buf));
+	status = test_dies(die_mix, "a\nb\x1b[2J", buf, sizeof(buf));
 	CHECK(status == 2, "mdb_dief: exit status %d", status);
 	CHECK(!strcmp(buf, "mdbench: --mix=a\\nb\\x1b[2J: unknown mix\n"), "mdb_dief said: %s", buf);
-	status = dief_says("out of memory", NULL, buf, sizeof(buf));
+	status = test_dies(die_err, "out of memory", buf, sizeof(buf));
 	CHECK(status == 2, "mdb_die: exit status %d", status);
 	CHECK(!strcmp(buf, "mdbench: out of memory\n"), "mdb_die said: %s", buf);
 	/* A reason longer than MDB_ERR_LEN is cut, still one line. */
 	memset(longer, 'x', sizeof(longer) - 1);
 	longer[sizeof(longer) - 1] = '\0';
-	status = dief_says("%s", longer, buf, sizeof(buf));
+	status = test_dies(die_err, longer, buf, sizeof(buf));
 	CHECK(status == 2 && strlen(buf) == strlen("mdbench: \n") + MDB_ERR_LEN - 1 &&
 	      strchr(buf, '\n') == buf + strlen(buf) - 1, "long reason: %zu bytes", strlen(buf));
 }

@@ -174,10 +174,5 @@ int main(void)
 {
 	test_layout_and_kernel();
 	test_context();
-	if (failures) {
-		fprintf(stderr, "test_context: %d failures\n", failures);
-		return 1;
-	}
-	printf("test_context: ok\n");
-	return 0;
+	return test_done("test_context");
 }

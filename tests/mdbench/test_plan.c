@@ -225,10 +225,5 @@ int main(void)
 	test_threads();
 	test_filter();
 	test_nothing_matches();
-	if (failures) {
-		fprintf(stderr, "test_plan: %d failures\n", failures);
-		return 1;
-	}
-	printf("test_plan: ok\n");
-	return 0;
+	return test_done("test_plan");
 }
