@@ -43,12 +43,10 @@ static void test_fixed(void)
 	};
 	struct mdb_run run;
 	struct mdb_err err;
-	struct mix mix;
 	long long n;
 	size_t i;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/", p64, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/", p64);
 	mdb_plan(&run);
 
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -90,12 +88,10 @@ static int fixed_all(const struct mdb_run *run, uint64_t ops, char *buf, size_t 
 static void test_fixed_all(void)
 {
 	struct mdb_run run;
-	struct mix mix;
 	char out[4096];
 	int ret;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/(mark|seen)/", p64, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/(mark|seen)/", p64);
 	mdb_plan(&run);
 	ret = fixed_all(&run, 10, out, sizeof(out));
 	CHECK(ret == 0, "returned %d", ret);
@@ -104,7 +100,7 @@ static void test_fixed_all(void)
 	test_run_free(&run);
 
 	/* One failed: every line still printed, and 1 returned. */
-	test_run_init(&run, "^test/(error|spin)/", p64, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/(error|spin)/", p64);
 	mdb_plan(&run);
 	ret = fixed_all(&run, 2, out, sizeof(out));
 	CHECK(ret == 1, "returned %d", ret);
@@ -121,12 +117,10 @@ static void fixed_all_zero(void *arg)
 static void test_zero_ops(void)
 {
 	struct mdb_run run;
-	struct mix mix;
 	char err[1024];
 	int status;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/mark/", p64, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/mark/", p64);
 	mdb_plan(&run);
 	status = test_dies(fixed_all_zero, &run, err, sizeof(err));
 	CHECK(status == 2, "exit status %d", status);

@@ -79,6 +79,15 @@ static inline void test_run_init(struct mdb_run *run, const char *filter, const 
 	run->nr_cpus = 2;
 }
 
+/* test_run_init() on one mix, "plain" (no hugetlb folios), at TEST_RAM. */
+static inline void test_run_plain(struct mdb_run *run, const char *filter, const char *const *names)
+{
+	struct mix mix;
+
+	test_run_mix(&mix, "plain", false);
+	test_run_init(run, filter, names, &mix, 1, TEST_RAM);
+}
+
 static inline void test_run_free(struct mdb_run *run)
 {
 	free(run->inst);
