@@ -87,26 +87,27 @@ static int fixed_all(const struct mdb_run *run, uint64_t ops, char *buf, size_t 
 
 static void test_fixed_all(void)
 {
+	/* One failed: every line still printed, and 1 returned. */
+	static const struct { const char *filter; uint64_t ops; int ret; const char *out; } want[] = {
+		{ "^test/(mark|seen)/", 10, 0, "test/mark/page64/mix:plain/ram:64MiB: 16 items\n"
+					       "test/seen/page64/mix:plain/ram:64MiB: 16 items\n" },
+		{ "^test/(error|spin)/", 2, 1,
+		  "test/error/page64/mix:plain/ram:64MiB: error: test/error: failed on purpose\n"
+		  "test/spin/bytes:1MiB: 2 items\n" },
+	};
 	struct mdb_run run;
 	char out[4096];
+	size_t i;
 	int ret;
 
-	test_run_plain(&run, "^test/(mark|seen)/", p64);
-	mdb_plan(&run);
-	ret = fixed_all(&run, 10, out, sizeof(out));
-	CHECK(ret == 0, "returned %d", ret);
-	CHECK(!strcmp(out, "test/mark/page64/mix:plain/ram:64MiB: 16 items\n"
-			   "test/seen/page64/mix:plain/ram:64MiB: 16 items\n"), "printed:\n%s", out);
-	test_run_free(&run);
-
-	/* One failed: every line still printed, and 1 returned. */
-	test_run_plain(&run, "^test/(error|spin)/", p64);
-	mdb_plan(&run);
-	ret = fixed_all(&run, 2, out, sizeof(out));
-	CHECK(ret == 1, "returned %d", ret);
-	CHECK(!strcmp(out, "test/error/page64/mix:plain/ram:64MiB: error: test/error: failed on purpose\n"
-			   "test/spin/bytes:1MiB: 2 items\n"), "printed:\n%s", out);
-	test_run_free(&run);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		test_run_plain(&run, want[i].filter, p64);
+		mdb_plan(&run);
+		ret = fixed_all(&run, want[i].ops, out, sizeof(out));
+		CHECK(ret == want[i].ret && !strcmp(out, want[i].out), "%s: returned %d, printed:\n%s",
+		      want[i].filter, ret, out);
+		test_run_free(&run);
+	}
 }
 
 static void fixed_all_zero(void *arg)
