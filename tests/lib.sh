@@ -1,11 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-# lib.sh - the prologue of the mdbench shell tests, sourced as
-#	. "$(dirname "$0")/lib.sh"
-# first thing: unset variables are errors, $tmp is a scratch directory
-# removed on exit.  short_run needs $mdbench set.
+# lib.sh - the one prologue of the shell tests, sourced first thing as
+#	. "$(dirname "$0")/../lib.sh"		(tests/<area>/*.sh)
+# Unset variables are errors; $tmp is a scratch directory removed on exit (a
+# test that needs more done on exit sets its own trap, removing $tmp too);
+# $here is the test's folder and $top the clone's, wherever it lives.  Then
+# the helpers: skip, for every test; first_layout and short_run for the
+# mdbench tests (they need $mdbench set); refused and done_checks for the
+# tests of scripts/ ($fix: their fixtures, $fake: fake_mdbench.py).
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=${here%/tests/*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# skip REASON...: CTest's skipped (77), with the reason.
+skip() {
+	echo "skip: $*"
+	exit 77
+}
+
+# ---- mdbench --------------------------------------------------------------
 
 # first_layout: the reference layout, the first of layouts.list.  Needs $mdbench.
 first_layout() {
@@ -25,4 +39,45 @@ short_run() {
 		cat "$tmp/err"
 		exit 1
 	fi
+}
+
+# ---- scripts/ -------------------------------------------------------------
+
+fix="$top/tests/scripts/fixtures"
+fake="$top/tests/scripts/fake_mdbench.py"
+fails=0
+cases=0
+
+# refused PROG WANT ARGS...: scripts/PROG ARGS exits 2 with exactly one line
+# on stderr that starts with "PROG: " and holds WANT, nothing on stdout, no
+# traceback.  Counts into $cases and $fails; prints ok or FAIL.
+refused() {
+	prog=$1
+	want=$2
+	shift 2
+	cases=$((cases + 1))
+	rc=0
+	"$top/scripts/$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	lines=$(wc -l <"$tmp/err")
+	line=$(head -n 1 "$tmp/err")
+	problem=""
+	[ "$rc" -eq 2 ] || problem="exit status $rc, not 2"
+	[ "$lines" -eq 1 ] || problem="$problem; $lines lines on stderr"
+	case "$line" in "$prog: "*) ;; *) problem="$problem; line does not start with '$prog: '" ;; esac
+	case "$line" in *"$want"*) ;; *) problem="$problem; no '$want' in it" ;; esac
+	case "$line" in *"internal error"*) problem="$problem; an internal error" ;; esac
+	[ ! -s "$tmp/out" ] || problem="$problem; stdout not empty"
+	if [ -n "$problem" ]; then
+		echo "FAIL $prog $*: $problem"
+		sed 's/^/  stderr: /' "$tmp/err" | head -n 5
+		fails=$((fails + 1))
+	else
+		echo "ok   $prog $*: $line"
+	fi
+}
+
+# done_checks NAME: the summary line; exit 1 if a check failed.
+done_checks() {
+	echo "$1: $cases cases, $fails failed"
+	[ "$fails" -eq 0 ]
 }

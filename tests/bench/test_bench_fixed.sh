@@ -7,7 +7,6 @@
 # is the kernels' memory check.
 #
 # usage: test_bench_fixed.sh MDBENCH
-set -u
 . "$(dirname "$0")/../lib.sh"
 mdbench=$1
 ram=64MiB

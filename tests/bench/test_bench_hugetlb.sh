@@ -10,7 +10,6 @@
 # names the modes.  Runs under the Asan build too.
 #
 # usage: test_bench_hugetlb.sh MDBENCH RESULTS_MIXES
-set -u
 . "$(dirname "$0")/../lib.sh"
 mdbench=$1
 mixes=$2

@@ -6,7 +6,6 @@
 # build, a race ThreadSanitizer reports fails the run (its exit status 66).
 #
 # usage: test_bench_threads.sh MDBENCH
-set -u
 . "$(dirname "$0")/../lib.sh"
 mdbench=$1
 ram=64MiB

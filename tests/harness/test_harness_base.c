@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_harness_base.c - the base library: the one error type (escaped, one
- * line), decimal numbers and sizes (whole string, decimal only), JSON files
+ * line) and the fatal path (mdb_die: that line, exit 2), decimal numbers and sizes (whole string, decimal only), JSON files
  * (strict reading, Google Benchmark's non-finite numbers, atomic writing).
  */
 #include <dirent.h>
@@ -24,6 +24,39 @@ static void test_err(void)
 	CHECK(!strcmp(err.msg, "--mix=x: file a\\rb\\x1b[2Jc\\nd: bad"), "prefixed: %s", err.msg);
 	mdb_errf(&err, "%0600d", 7);
 	CHECK(strlen(err.msg) == MDB_ERR_LEN - 1, "cut to fit: %zu", strlen(err.msg));
+}
+
+static void die_mix(void *arg)
+{
+	mdb_dief("--mix=%s: unknown mix", (const char *)arg);
+}
+
+static void die_err(void *arg)
+{
+	struct mdb_err err;
+
+	mdb_errf(&err, "%s", (const char *)arg);
+	mdb_die(&err);
+}
+
+/* The fatal path: "mdbench: <reason>", escaped, one line, exit 2. */
+static void test_die(void)
+{
+	char buf[2048], longer[900];
+	int status;
+
+	status = test_dies(die_mix, "a\nb\x1b[2J", buf, sizeof(buf));
+	CHECK(status == 2, "mdb_dief: exit status %d", status);
+	CHECK(!strcmp(buf, "mdbench: --mix=a\\nb\\x1b[2J: unknown mix\n"), "mdb_dief said: %s", buf);
+	status = test_dies(die_err, "out of memory", buf, sizeof(buf));
+	CHECK(status == 2, "mdb_die: exit status %d", status);
+	CHECK(!strcmp(buf, "mdbench: out of memory\n"), "mdb_die said: %s", buf);
+	/* A reason longer than MDB_ERR_LEN is cut, still one line. */
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	status = test_dies(die_err, longer, buf, sizeof(buf));
+	CHECK(status == 2 && strlen(buf) == strlen("mdbench: \n") + MDB_ERR_LEN - 1 &&
+	      strchr(buf, '\n') == buf + strlen(buf) - 1, "long reason: %zu bytes", strlen(buf));
 }
 
 /* Enumerated names both ways: a gap in the table and a value out of range are "?". */
@@ -146,6 +179,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_err();
+	test_die();
 	test_names();
 	test_numbers();
 	test_sizes();

@@ -25,7 +25,7 @@
 
 #include "counters.h"
 #include "err.h"
-#include "../test_common.h"
+#include "test_common.h"
 
 #define PAGES	256
 

@@ -3,10 +3,8 @@
 # test_kmod_cli.sh MDBENCH_KMOD: bad input and a missing device give one
 # line on stderr and exit status 2, never a crash; --help exits 0.  Needs
 # no module: the device is named by a path that cannot exist.
-set -u
+. "$(dirname "$0")/../lib.sh"
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 failed=0
 
 expect2() {	# expect2 WHAT ARGS...: exit 2 and exactly one line on stderr

@@ -12,17 +12,9 @@
 #include <linux/kernel-page-flags.h>
 
 #include "client.h"
+#include "test_common.h"
 
 #define KPF(b)	(1ULL << KPF_##b)
-
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);	\
-		failures++;						\
-	}								\
-} while (0)
 
 static void test_names(void)
 {

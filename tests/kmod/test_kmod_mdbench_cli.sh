@@ -6,11 +6,9 @@
 # else the command line says; not asked for, mdbench never touches the
 # module and lists no layout "kernel".  The device is named through
 # MDB_KMOD_DEVICE so that a machine with the module loaded runs the same.
-set -u
+. "$(dirname "$0")/../lib.sh"
 mdbench=$1
 py=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 failed=0
 
 # expect2 WHAT PATTERN CMD...: exit 2, nothing on stdout, one line on stderr matching PATTERN

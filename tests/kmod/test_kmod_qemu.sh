@@ -26,7 +26,7 @@
 # MDB_KMOD_OPS (default 2048) ops per kernel, MDB_KMOD_OPS9 (64) for
 # alloc/order9; MDB_KMOD_ROUNDS (3) mdbench's --rounds in the guest;
 # MDB_KMOD_KEEP_DUMP=DIR keeps the guest's dump (and the plots) in DIR.
-set -u
+. "$(dirname "$0")/../lib.sh"
 
 bin=$1
 src=$2
@@ -35,11 +35,6 @@ rounds=${MDB_KMOD_ROUNDS:-3}
 ops=${MDB_KMOD_OPS:-2048}
 ops9=${MDB_KMOD_OPS9:-64}	# an order-9 alloc zeroes 2 MiB: ~10 ms under TCG
 start=$(date +%s)
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
 
 fail() {
 	echo "FAIL: $*"
@@ -87,8 +82,6 @@ fi
 [ -r "$vmlinuz" ] || skip "cannot read $vmlinuz (run as root)"
 [ -f "$kdir/Makefile" ] || skip "no kernel build tree at $kdir"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 
 # --- host: module and initramfs ----------------------------------------------------

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,26 +22,12 @@
 #include "err.h"
 #include "jsonio.h"
 #include "mix.h"
+#include "test_common.h"
 
 #define SKIP		77
 #define NR_ORDERS	MIX_NR_ORDERS
 
 static const char *fixtures, *mixes;
-static int failures;
-
-static void __attribute__((format(printf, 2, 3))) check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static bool mix_equal(const struct mix *a, const struct mix *b)
 {
@@ -71,7 +56,7 @@ static int write_file(const char *path, const void *data, size_t len)
 
 	if (f && fclose(f))
 		ret = -1;
-	check(ret == 0, "writing %s: %s", path, strerror(errno));
+	CHECK(ret == 0, "writing %s: %s", path, strerror(errno));
 	return ret;
 }
 
@@ -91,14 +76,14 @@ static int test_kinds(void)
 	};
 
 	for (int k = 0; k < PK_NR; k++) {
-		check(!strcmp(page_kind_name((enum page_kind)k), names[k]), "page_kind_name(%d) = %s",
+		CHECK(!strcmp(page_kind_name((enum page_kind)k), names[k]), "page_kind_name(%d) = %s",
 		      k, page_kind_name((enum page_kind)k));
-		check(page_kind_from_name(names[k]) == k, "page_kind_from_name(%s)", names[k]);
+		CHECK(page_kind_from_name(names[k]) == k, "page_kind_from_name(%s)", names[k]);
 	}
-	check(page_kind_from_name("thp") == -1, "thp is no kind (it is an anon or file order)");
-	check(page_kind_from_name("") == -1, "empty is no kind");
-	check(page_kind_from_name("FREE") == -1, "kinds are lower case");
-	check(!strcmp(page_kind_name(PK_NR), "?"), "PK_NR has no name");
+	CHECK(page_kind_from_name("thp") == -1, "thp is no kind (it is an anon or file order)");
+	CHECK(page_kind_from_name("") == -1, "empty is no kind");
+	CHECK(page_kind_from_name("FREE") == -1, "kinds are lower case");
+	CHECK(!strcmp(page_kind_name(PK_NR), "?"), "PK_NR has no name");
 	return 0;
 }
 
@@ -107,11 +92,11 @@ static void expect_builtin(const struct mix *m, const char *name)
 	double sum = 0;
 	struct mdb_err err;
 
-	check(!strcmp(m->name, name), "built-in %s is named %s", name, m->name);
-	check(mix_validate(m, &err) == 0, "built-in %s validates: %s", name, err.msg);
+	CHECK(!strcmp(m->name, name), "built-in %s is named %s", name, m->name);
+	CHECK(mix_validate(m, &err) == 0, "built-in %s validates: %s", name, err.msg);
 	for (unsigned int i = 0; i < m->nr; i++)
 		sum += m->entry[i].fraction;
-	check(fabs(sum - 1) < 1e-9, "built-in %s sums to %.12g", name, sum);
+	CHECK(fabs(sum - 1) < 1e-9, "built-in %s sums to %.12g", name, sum);
 }
 
 static int test_builtins(void)
@@ -121,18 +106,18 @@ static int test_builtins(void)
 	unsigned int n = 0;
 
 	for (const char *const *name = mix_builtin_names; *name; name++, n++) {
-		check(mix_builtin(*name, &m, &err) == 0, "mix_builtin(%s): %s", *name, err.msg);
+		CHECK(mix_builtin(*name, &m, &err) == 0, "mix_builtin(%s): %s", *name, err.msg);
 		expect_builtin(&m, *name);
-		check(mix_resolve(*name, &r, &err) == 0 && mix_equal(&m, &r), "mix_resolve(%s)", *name);
+		CHECK(mix_resolve(*name, &r, &err) == 0 && mix_equal(&m, &r), "mix_resolve(%s)", *name);
 	}
-	check(n == 4, "%u built-ins, expected desktop, server, all-order0, free", n);
+	CHECK(n == 4, "%u built-ins, expected desktop, server, all-order0, free", n);
 
 	/* The clean cases are what their names say. */
 	mix_builtin("all-order0", &m, &err);
-	check(m.nr == 1 && m.entry[0].kind == PK_ANON && m.entry[0].order == 0 &&
+	CHECK(m.nr == 1 && m.entry[0].kind == PK_ANON && m.entry[0].order == 0 &&
 	      m.entry[0].fraction == 1, "all-order0 is one order-0 anon entry");
 	mix_builtin("free", &m, &err);
-	check(m.nr == 1 && m.entry[0].kind == PK_FREE && m.entry[0].order == 9 &&
+	CHECK(m.nr == 1 && m.entry[0].kind == PK_FREE && m.entry[0].order == 9 &&
 	      m.entry[0].fraction == 1, "free is one order-9 free entry");
 	/* The realistic ones use every kind the brief asks of them. */
 	mix_builtin("server", &m, &err);
@@ -141,11 +126,11 @@ static int test_builtins(void)
 
 		for (unsigned int i = 0; i < m.nr; i++)
 			has[m.entry[i].kind] = true;
-		check(has[PK_NETMEM] && has[PK_ZSMALLOC] && has[PK_FILE] && has[PK_ANON],
+		CHECK(has[PK_NETMEM] && has[PK_ZSMALLOC] && has[PK_FILE] && has[PK_ANON],
 		      "server has file, anon, netmem and zsmalloc");
 	}
 
-	check(mix_builtin("laptop", &m, &err) == -1 &&
+	CHECK(mix_builtin("laptop", &m, &err) == -1 &&
 	      !strcmp(err.msg, "unknown built-in mix 'laptop' (built-in: desktop, server, all-order0, free)"),
 	      "unknown built-in: %s", err.msg);
 
@@ -157,13 +142,13 @@ static int test_builtins(void)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 name == mix_builtin_names ? "" : ", ", *name);
 		snprintf(want, sizeof(want), "(built-in: %s)", list);
-		check(strstr(err.msg, want) != NULL, "\"%s\" lists %s", err.msg, want);
+		CHECK(strstr(err.msg, want) != NULL, "\"%s\" lists %s", err.msg, want);
 		list[0] = '\0';
 		for (int k = 0; k < PK_NR; k++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 				 k ? ", " : "", page_kind_name((enum page_kind)k));
 		snprintf(want, sizeof(want), "(kinds: %s)", list);
-		check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"x\"}]}", &m,
+		CHECK(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"x\"}]}", &m,
 				     &err) == -1 && strstr(err.msg, want), "\"%s\" lists %s", err.msg, want);
 	}
 	return 0;
@@ -179,59 +164,59 @@ static int test_validate(void)
 
 	m = good;
 	m.entry[3].kind = PK_NR;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[3]: kind 9 out of range"), "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[3]: kind 9 out of range"), "%s", err.msg);
 	/* Each kind its own orders: free to MAX_PAGE_ORDER, hugetlb its hstates. */
 	m = good;
 	m.entry[0].order = 10;
-	check(m.entry[0].kind == PK_FREE && mix_validate(&m, &err) == 0, "free order 10: %s", err.msg);
+	CHECK(m.entry[0].kind == PK_FREE && mix_validate(&m, &err) == 0, "free order 10: %s", err.msg);
 	m.entry[0].order = 11;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[0]: order 11 out of range 0..10"),
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[0]: order 11 out of range 0..10"),
 	      "%s", err.msg);
 	m = good;
 	m.entry[10].order = 10;
-	check(m.entry[10].kind == PK_FILE && mix_validate(&m, &err) == -1 &&
+	CHECK(m.entry[10].kind == PK_FILE && mix_validate(&m, &err) == -1 &&
 	      strstr(err.msg, "entries[10]: order 10 out of range 0..9"), "%s", err.msg);
 	m = good;
 	m.entry[10].kind = PK_HUGETLB;
 	m.entry[10].order = 18;
-	check(mix_validate(&m, &err) == 0, "hugetlb order 18: %s", err.msg);
+	CHECK(mix_validate(&m, &err) == 0, "hugetlb order 18: %s", err.msg);
 	m.entry[10].order = 9;
-	check(mix_validate(&m, &err) == 0, "hugetlb order 9: %s", err.msg);
+	CHECK(mix_validate(&m, &err) == 0, "hugetlb order 9: %s", err.msg);
 	for (unsigned int o = 0; o <= MIX_MAX_ORDER + 1; o++) {
 		m.entry[10].order = o;
 		if (o == HUGETLB_ORDER_PMD || o == HUGETLB_ORDER_PUD)
 			continue;
-		check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[10]: hugetlb order") &&
+		CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[10]: hugetlb order") &&
 		      strstr(err.msg, "the hstates are order 9 (2 MiB) and 18 (1 GiB)"), "%u: %s", o,
 		      err.msg);
 	}
 	m = good;
 	m.entry[1].fraction = NAN;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[1]: fraction nan outside [0, 1]"),
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[1]: fraction nan outside [0, 1]"),
 	      "%s", err.msg);
 	m = good;
 	m.entry[2] = m.entry[1];
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[2]: duplicate (free, 8), first at entries[1]"),
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[2]: duplicate (free, 8), first at entries[1]"),
 	      "%s", err.msg);
 	m = good;
 	m.entry[0].fraction += 0.01;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "fractions sum to 1.01, not 1"), "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "fractions sum to 1.01, not 1"), "%s", err.msg);
 	m = good;
 	m.entry[0].fraction += 5e-7;
-	check(mix_validate(&m, &err) == 0, "within tolerance: %s", err.msg);
+	CHECK(mix_validate(&m, &err) == 0, "within tolerance: %s", err.msg);
 	m = good;
 	m.nr = 0;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "has no entries"), "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "has no entries"), "%s", err.msg);
 	m = good;
 	m.nr = MIX_MAX_ENTRIES + 1;
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "too many entries: 84 (at most 83)"), "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "too many entries: 84 (at most 83)"), "%s", err.msg);
 	m = good;
 	strcpy(m.name, "a/b");
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "mix name \"a/b\" may hold only"), "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "mix name \"a/b\" may hold only"), "%s", err.msg);
 	m = good;
 	memset(m.name, 'x', sizeof(m.name));
-	check(mix_validate(&m, &err) == -1 && strstr(err.msg, "not NUL-terminated"), "%s", err.msg);
-	check(mix_to_json(&m) == NULL, "an invalid mix is not written");
+	CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "not NUL-terminated"), "%s", err.msg);
+	CHECK(mix_to_json(&m) == NULL, "an invalid mix is not written");
 	return 0;
 }
 
@@ -255,14 +240,14 @@ static void roundtrip(const struct mix *m, const char *what)
 	struct mdb_err err;
 	struct mix back;
 
-	check(text && doc, "%s: mix_to_json", what);
+	CHECK(text && doc, "%s: mix_to_json", what);
 	if (!text || !doc)
 		return;
-	check(mix_parse_json(text, &back, &err) == 0, "%s: reading back: %s\n%s", what, err.msg, text);
-	check(mix_equal(m, &back), "%s: parse(write(m)) == m\n%s", what, text);
+	CHECK(mix_parse_json(text, &back, &err) == 0, "%s: reading back: %s\n%s", what, err.msg, text);
+	CHECK(mix_equal(m, &back), "%s: parse(write(m)) == m\n%s", what, text);
 	/* Fractions are never negative: a '-' after a key would be a -0. */
-	check(!strstr(text, ": -"), "%s: a -0 is written\n%s", what, text);
-	check(mix_from_json(doc, &back, &err) == 0 && mix_equal(m, &back),
+	CHECK(!strstr(text, ": -"), "%s: a -0 is written\n%s", what, text);
+	CHECK(mix_from_json(doc, &back, &err) == 0 && mix_equal(m, &back),
 	      "%s: mix_from_json(mix_to_json(m)) == m: %s", what, err.msg);
 	json_decref(doc);
 	free(text);
@@ -276,11 +261,11 @@ static void reference_file(const char *file, const char *name, const char *built
 	struct mix f, b;
 
 	path_join(path, sizeof(path), mixes, file);
-	check(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
-	check(!strcmp(f.name, name), "%s is named %s", path, f.name);
+	CHECK(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
+	CHECK(!strcmp(f.name, name), "%s is named %s", path, f.name);
 	mix_builtin(builtin, &b, &err);
 	snprintf(b.name, sizeof(b.name), "%s", name);
-	check(mix_equal(&f, &b), "%s has the entries of built-in %s", path, builtin);
+	CHECK(mix_equal(&f, &b), "%s has the entries of built-in %s", path, builtin);
 	roundtrip(&f, path);
 }
 
@@ -307,18 +292,18 @@ static void reference_hugetlb(const char *file, unsigned int order, double most,
 	struct mix f;
 
 	path_join(path, sizeof(path), mixes, file);
-	check(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
+	CHECK(mix_load_file(path, &f, &err) == 0, "%s", err.msg);
 	for (unsigned int i = 0; i < f.nr; i++) {
 		if (f.entry[i].kind == PK_HUGETLB)
 			share += f.entry[i].fraction;
 		if (f.entry[i].kind == PK_FREE && !f.entry[i].order)
 			free0 = f.entry[i].fraction * (8UL << 18);
 	}
-	check(share >= most, "%s: hugetlb is %g of it", path, share);
+	CHECK(share >= most, "%s: hugetlb is %g of it", path, share);
 	roundtrip(&f, path);
 	/* Nothing left over beyond rounding (under a pageblock): every entry got its share. */
 	run_plan(&f, 8UL << 18, 1, &res);
-	check(res.count[PK_HUGETLB][order] == blocks && res.count[PK_FREE][0] < free0 + 512,
+	CHECK(res.count[PK_HUGETLB][order] == blocks && res.count[PK_FREE][0] < free0 + 512,
 	      "%s at 8 GiB: %lu order-%u hugetlb folios (want %lu), %lu free pfns for %.0f",
 	      path, res.count[PK_HUGETLB][order], order, blocks, res.count[PK_FREE][0], free0);
 }
@@ -339,49 +324,49 @@ static int test_roundtrip(void)
 	reference_hugetlb("database-256g.json", HUGETLB_ORDER_PMD, 0.5, 2560);
 
 	/* Good fixtures: unusual but legal spelling reads as expected. */
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, &err) == 0,
+	CHECK(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, &err) == 0,
 	      "%s", err.msg);
-	check(!strcmp(m.name, "minimal") && m.nr == 1 && m.entry[0].kind == PK_ANON, "minimal.json");
+	CHECK(!strcmp(m.name, "minimal") && m.nr == 1 && m.entry[0].kind == PK_ANON, "minimal.json");
 	roundtrip(&m, path);
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/spacing.json"), &m, &err) == 0,
+	CHECK(mix_load_file(path_join(path, sizeof(path), fixtures, "good/spacing.json"), &m, &err) == 0,
 	      "%s", err.msg);
-	check(!strcmp(m.name, "a-b") && m.nr == 3 && m.entry[0].kind == PK_FILE &&
+	CHECK(!strcmp(m.name, "a-b") && m.nr == 3 && m.entry[0].kind == PK_FILE &&
 	      m.entry[0].fraction == 0.5 && m.entry[1].kind == PK_FREE && m.entry[1].order == 9 &&
 	      m.entry[1].fraction == 0.5 && m.entry[2].kind == PK_SLAB && m.entry[2].fraction == 0,
 	      "spacing.json: keys in any order, CRLF, \\u escape, exponents, a zero fraction");
 	roundtrip(&m, path);
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/sum-within-tolerance.json"),
+	CHECK(mix_load_file(path_join(path, sizeof(path), fixtures, "good/sum-within-tolerance.json"),
 			    &m, &err) == 0, "%s", err.msg);
 	roundtrip(&m, path);
 
 	/* A valid number of 600 characters: no length limit but the file's. */
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/long-number.json"), &m,
+	CHECK(mix_load_file(path_join(path, sizeof(path), fixtures, "good/long-number.json"), &m,
 			    &err) == 0 && m.entry[0].fraction == 0.5, "%s", err.msg);
 	/* -0, -0.0 and -0e-5 read as 0 (an order too), and are written back as 0. */
-	check(mix_load_file(path_join(path, sizeof(path), fixtures, "good/negative-zero.json"), &m,
+	CHECK(mix_load_file(path_join(path, sizeof(path), fixtures, "good/negative-zero.json"), &m,
 			    &err) == 0, "%s", err.msg);
-	check(m.nr == 4 && m.entry[0].order == 0, "negative-zero.json: 4 entries, order -0 is 0");
+	CHECK(m.nr == 4 && m.entry[0].order == 0, "negative-zero.json: 4 entries, order -0 is 0");
 	for (unsigned int i = 1; i < m.nr; i++)
-		check(m.entry[i].fraction == 0 && !signbit(m.entry[i].fraction),
+		CHECK(m.entry[i].fraction == 0 && !signbit(m.entry[i].fraction),
 		      "negative-zero.json: entries[%u] fraction %g", i, m.entry[i].fraction);
 	roundtrip(&m, path);
 	/* However a -0 got into the struct, and with 0 and 1 as integers. */
 	m.entry[1].fraction = -0.0;
 	text = mix_text(&m);
-	check(text && strstr(text, "\"fraction\": 0\n") && strstr(text, "\"fraction\": 1\n") &&
+	CHECK(text && strstr(text, "\"fraction\": 0\n") && strstr(text, "\"fraction\": 1\n") &&
 	      !strstr(text, ": -"), "-0 and 1 are written 0 and 1:\n%s", text);
 	free(text);
 	/* A subnormal is not 0: it is kept, not refused as an underflow. */
-	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+	CHECK(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
 			     "\"fraction\": 1}, {\"kind\": \"anon\", \"order\": 0, "
 			     "\"fraction\": 4.9e-324}]}", &m, &err) == 0 &&
 	      m.entry[1].fraction == 4.9e-324 && m.entry[1].fraction > 0, "subnormal: %s", err.msg);
 	roundtrip(&m, "subnormal");
 	/* Numbers inside strings are not numbers: no underflow there, escaped quote or not. */
-	check(mix_parse_json("{\"name\": \"1e-400\", \"entries\": [{\"kind\": \"free\", "
+	CHECK(mix_parse_json("{\"name\": \"1e-400\", \"entries\": [{\"kind\": \"free\", "
 			     "\"order\": 0, \"fraction\": 1}]}", &m, &err) == 0 &&
 	      !strcmp(m.name, "1e-400"), "a mix named 1e-400: %s", err.msg);
-	check(mix_parse_json("{\"name\": \"\\\"1e-400\", \"entries\": []}", &m, &err) == -1 &&
+	CHECK(mix_parse_json("{\"name\": \"\\\"1e-400\", \"entries\": []}", &m, &err) == -1 &&
 	      !strcmp(err.msg, "mix name \"\"1e-400\" may hold only letters, digits and . _ : + -"),
 	      "a mix named \"1e-400: %s", err.msg);
 
@@ -460,16 +445,16 @@ static void expect_refused(const char *path, const char *want)
 	struct mix m;
 
 	memset(&m, 0x5a, sizeof(m));
-	check(mix_load_file(path, &m, &err) == -1, "%s is accepted", path);
-	check(!strcmp(err.msg, want), "%s:\n  got  %s\n  want %s", path, err.msg, want);
+	CHECK(mix_load_file(path, &m, &err) == -1, "%s is accepted", path);
+	CHECK(!strcmp(err.msg, want), "%s:\n  got  %s\n  want %s", path, err.msg, want);
 	for (const char *c = err.msg; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-			check(false, "%s: a control character in the message", path);
+			CHECK(false, "%s: a control character in the message", path);
 			break;
 		}
-	check(((unsigned char *)&m)[0] == 0x5a, "%s: no partial mix", path);
+	CHECK(((unsigned char *)&m)[0] == 0x5a, "%s: no partial mix", path);
 	/* mix_resolve takes a path the same way, with the same message. */
-	check(mix_resolve(path, &m, &err) == -1 && !strcmp(err.msg, want), "mix_resolve(%s)", path);
+	CHECK(mix_resolve(path, &m, &err) == -1 && !strcmp(err.msg, want), "mix_resolve(%s)", path);
 }
 
 static double ms_since(const struct timespec *t0)
@@ -497,7 +482,7 @@ static void many_keys(void)
 	double ms;
 
 	if (!text) {
-		check(false, "out of memory");
+		CHECK(false, "out of memory");
 		return;
 	}
 	text[len++] = '{';
@@ -508,7 +493,7 @@ static void many_keys(void)
 	tmp_path(path, sizeof(path), "many-keys.json");
 	write_file(path, text, len);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	check(mix_load_file(path, &m, &err) == -1, "%s is accepted", path);
+	CHECK(mix_load_file(path, &m, &err) == -1, "%s is accepted", path);
 	ms = ms_since(&t0);
 	/* The column is the duplicate key's closing quote. */
 	snprintf(want, sizeof(want), "%s: line 1 column %zu: duplicate object key near '\"0000\"'",
@@ -572,7 +557,7 @@ static int test_bad_files(void)
 	}
 	/* Every fixture is in the table: none is silently left untested. */
 	dp = opendir(dir);
-	check(dp != NULL, "opendir %s: %s", dir, strerror(errno));
+	CHECK(dp != NULL, "opendir %s: %s", dir, strerror(errno));
 	while (dp && (d = readdir(dp))) {
 		unsigned int i;
 
@@ -581,33 +566,33 @@ static int test_bad_files(void)
 		listed++;
 		for (i = 0; i < NR_BAD_FILES && strcmp(d->d_name, bad_files[i].file); i++)
 			;
-		check(i < NR_BAD_FILES, "%s/%s has no expected message", dir, d->d_name);
+		CHECK(i < NR_BAD_FILES, "%s/%s has no expected message", dir, d->d_name);
 	}
 	if (dp)
 		closedir(dp);
-	check(listed == NR_BAD_FILES, "%u files in %s, %zu expected", listed, dir, NR_BAD_FILES);
+	CHECK(listed == NR_BAD_FILES, "%u files in %s, %zu expected", listed, dir, NR_BAD_FILES);
 
 	/* The same rules for a string, where there is no file to name. */
-	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+	CHECK(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
 			     "\"fraction\": 1}]} x", &m, &err) == -1 &&
 	      !strcmp(err.msg, "mix JSON: line 1 column 73: end of file expected near 'x'"), "%s", err.msg);
-	check(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+	CHECK(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
 			     "\"fraction\": 1e999}]}", &m, &err) == -1 &&
 	      !strcmp(err.msg, "mix JSON: line 1 column 72: real number overflow near '1e999'"), "%s",
 	      err.msg);
-	check(mix_parse_json("{\"name\": \"\\ud800\"}", &m, &err) == -1 &&
+	CHECK(mix_parse_json("{\"name\": \"\\ud800\"}", &m, &err) == -1 &&
 	      strstr(err.msg, "invalid Unicode '\\uD800'"), "%s", err.msg);
-	check(mix_parse_json("{\"name\": \"\\u0000\"}", &m, &err) == -1 &&
+	CHECK(mix_parse_json("{\"name\": \"\\u0000\"}", &m, &err) == -1 &&
 	      strstr(err.msg, "\\u0000 is not allowed"), "%s", err.msg);
-	check(mix_parse_json("{\"name\": \"\\ud83d\\ude00\", \"entries\": []}", &m, &err) == -1 &&
+	CHECK(mix_parse_json("{\"name\": \"\\ud83d\\ude00\", \"entries\": []}", &m, &err) == -1 &&
 	      !strcmp(err.msg, "mix name \"\xf0\x9f\x98\x80\" may hold only letters, digits and . _ : + -"),
 	      "surrogate pair: %s", err.msg);
 
 	/* Files that cannot be read at all. */
-	check(mix_load_file("/nonexistent/mix.json", &m, &err) == -1 &&
+	CHECK(mix_load_file("/nonexistent/mix.json", &m, &err) == -1 &&
 	      !strcmp(err.msg, "cannot read /nonexistent/mix.json: No such file or directory"), "%s",
 	      err.msg);
-	check(mix_load_file(dir, &m, &err) == -1 && strstr(err.msg, ": Is a directory"), "%s", err.msg);
+	CHECK(mix_load_file(dir, &m, &err) == -1 && strstr(err.msg, ": Is a directory"), "%s", err.msg);
 	return generated_files();
 }
 
@@ -617,17 +602,17 @@ static int test_resolve(void)
 	struct mdb_err err;
 	struct mix m;
 
-	check(mix_resolve("server", &m, &err) == 0 && !strcmp(m.name, "server"), "server: %s", err.msg);
-	check(mix_resolve("nope", &m, &err) == -1 &&
+	CHECK(mix_resolve("server", &m, &err) == 0 && !strcmp(m.name, "server"), "server: %s", err.msg);
+	CHECK(mix_resolve("nope", &m, &err) == -1 &&
 	      !strcmp(err.msg, "unknown mix 'nope' (built-in: desktop, server, all-order0, free; "
 			   "or kpageflags, or a .json file)"), "%s", err.msg);
-	check(mix_resolve("", &m, &err) == -1 && strstr(err.msg, "empty mix name"), "%s", err.msg);
+	CHECK(mix_resolve("", &m, &err) == -1 && strstr(err.msg, "empty mix name"), "%s", err.msg);
 	/* A path is anything with a '/' or a .json suffix; no built-in is tried for it. */
 	path_join(path, sizeof(path), fixtures, "good/minimal.json");
-	check(mix_resolve(path, &m, &err) == 0 && !strcmp(m.name, "minimal"), "%s: %s", path, err.msg);
-	check(mix_resolve("desktop.json", &m, &err) == -1 &&
+	CHECK(mix_resolve(path, &m, &err) == 0 && !strcmp(m.name, "minimal"), "%s: %s", path, err.msg);
+	CHECK(mix_resolve("desktop.json", &m, &err) == -1 &&
 	      !strcmp(err.msg, "cannot read desktop.json: No such file or directory"), "%s", err.msg);
-	check(mix_resolve("./desktop", &m, &err) == -1 &&
+	CHECK(mix_resolve("./desktop", &m, &err) == -1 &&
 	      !strcmp(err.msg, "cannot read ./desktop: No such file or directory"), "%s", err.msg);
 	return 0;
 }
@@ -655,7 +640,7 @@ static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed
 
 	memset(res, 0, sizeof(*res));
 	res->signature = 0xcbf29ce484222325ULL;
-	check(mix_plan_init(&plan, mix, nr_pfns, seed, &err) == 0, "mix_plan_init: %s", err.msg);
+	CHECK(mix_plan_init(&plan, mix, nr_pfns, seed, &err) == 0, "mix_plan_init: %s", err.msg);
 	memcpy(promised, plan.remaining, sizeof(promised));
 	while (mix_plan_next(&plan, &b)) {
 		unsigned long n = 1UL << b.order;
@@ -677,20 +662,20 @@ static void run_plan(const struct mix *mix, unsigned long nr_pfns, uint64_t seed
 			seen[p / 8] |= 1 << (p % 8);
 		}
 	}
-	check(!bad_range && !bad_align && !overlap && !straddle && !bad_tail,
+	CHECK(!bad_range && !bad_align && !overlap && !straddle && !bad_tail,
 	      "%s/%lu/seed %llu: %lu out of range, %lu misaligned, %lu pfns twice, "
 	      "%lu across pageblocks, %lu wrong in the tail", mix->name, nr_pfns,
 	      (unsigned long long)seed, bad_range, bad_align, overlap, straddle, bad_tail);
-	check(pages == nr_pfns, "%s/%lu: blocks cover %lu pfns", mix->name, nr_pfns, pages);
-	check(!memcmp(promised, res->count, sizeof(promised)),
+	CHECK(pages == nr_pfns, "%s/%lu: blocks cover %lu pfns", mix->name, nr_pfns, pages);
+	CHECK(!memcmp(promised, res->count, sizeof(promised)),
 	      "%s/%lu: blocks yielded differ from the counts at init", mix->name, nr_pfns);
 	for (int k = 0; k < PK_NR; k++)
 		for (unsigned int o = 0; o < NR_ORDERS; o++)
-			check(!plan.remaining[k][o], "%s/%lu: %lu (%s, %u) left unplaced", mix->name,
+			CHECK(!plan.remaining[k][o], "%s/%lu: %lu (%s, %u) left unplaced", mix->name,
 			      nr_pfns, plan.remaining[k][o], page_kind_name((enum page_kind)k), o);
-	check(!mix_plan_next(&plan, &b), "the plan stays finished");
+	CHECK(!mix_plan_next(&plan, &b), "the plan stays finished");
 	mix_plan_release(&plan);
-	check(!mix_plan_next(&plan, &b), "a released plan yields nothing");
+	CHECK(!mix_plan_next(&plan, &b), "a released plan yields nothing");
 	free(seen);
 }
 
@@ -710,7 +695,7 @@ static void check_rounding(const struct mix *mix, unsigned long nr_pfns,
 
 		if (e->kind == PK_FREE && e->order == 0)
 			continue;
-		check(fabs(got - ideal) < 1 + 1e-6, "%s/%lu: (%s, %u) has %.0f blocks for %.3f",
+		CHECK(fabs(got - ideal) < 1 + 1e-6, "%s/%lu: (%s, %u) has %.0f blocks for %.3f",
 		      mix->name, nr_pfns, page_kind_name(e->kind), e->order, got, ideal);
 	}
 }
@@ -729,14 +714,14 @@ static void expect_counts(const struct plan_result *res, const char *what,
 	for (unsigned int i = 0; i < nr; i++) {
 		unsigned long got = res->count[want[i].kind][want[i].order];
 
-		check(got == want[i].blocks, "%s: (%s, %u) %lu blocks, want %lu", what,
+		CHECK(got == want[i].blocks, "%s: (%s, %u) %lu blocks, want %lu", what,
 		      page_kind_name(want[i].kind), want[i].order, got, want[i].blocks);
 		total += got;
 	}
 	for (int k = 0; k < PK_NR; k++)
 		for (unsigned int o = 0; o < NR_ORDERS; o++)
 			total -= res->count[k][o];
-	check(total == 0, "%s: blocks of kinds or orders not in the mix", what);
+	CHECK(total == 0, "%s: blocks of kinds or orders not in the mix", what);
 }
 
 /*
@@ -776,7 +761,7 @@ static void check_pinned(const struct mix *designed)
 		else
 			mix_builtin(pinned[i].mix, &m, &err);
 		run_plan(&m, pinned[i].nr_pfns, pinned[i].seed, &res);
-		check(res.signature == pinned[i].signature,
+		CHECK(res.signature == pinned[i].signature,
 		      "%s/%lu/seed %llu: blocks moved (signature %#llx, pinned %#llx)", pinned[i].mix,
 		      pinned[i].nr_pfns, (unsigned long long)pinned[i].seed,
 		      (unsigned long long)res.signature, (unsigned long long)pinned[i].signature);
@@ -810,12 +795,12 @@ static void test_plan_big(void)
 	for (unsigned int i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		run_plan(&big, sizes[i], 3, &a);
 		check_rounding(&big, sizes[i], &a);
-		check(a.count[PK_HUGETLB][18] >= 1, "big/%lu: %lu 1 GiB folios", sizes[i],
+		CHECK(a.count[PK_HUGETLB][18] >= 1, "big/%lu: %lu 1 GiB folios", sizes[i],
 		      a.count[PK_HUGETLB][18]);
 		run_plan(&big, sizes[i], 3, &b);
-		check(a.signature == b.signature, "big/%lu: same seed, same blocks", sizes[i]);
+		CHECK(a.signature == b.signature, "big/%lu: same seed, same blocks", sizes[i]);
 		run_plan(&big, sizes[i], 4, &b);
-		check(a.signature != b.signature && !memcmp(a.count, b.count, sizeof(a.count)),
+		CHECK(a.signature != b.signature && !memcmp(a.count, b.count, sizeof(a.count)),
 		      "big/%lu: another seed moves blocks, never their counts", sizes[i]);
 	}
 	/* Of 8 slots, each 1 GiB folio lands anywhere: over seeds every slot is used. */
@@ -825,20 +810,20 @@ static void test_plan_big(void)
 		for (uint64_t seed = 1; seed <= 64; seed++) {
 			struct mix_block blk;
 
-			check(mix_plan_init(&plan, &big, 8UL << 18, seed, &err) == 0, "%s", err.msg);
+			CHECK(mix_plan_init(&plan, &big, 8UL << 18, seed, &err) == 0, "%s", err.msg);
 			while (mix_plan_next(&plan, &blk))
 				if (blk.order == HUGETLB_ORDER_PUD)
 					used |= 1U << (blk.pfn >> HUGETLB_ORDER_PUD);
 			mix_plan_release(&plan);
 		}
-		check(used == 0xff, "1 GiB folios only ever at slots %#x of 0xff", used);
+		CHECK(used == 0xff, "1 GiB folios only ever at slots %#x of 0xff", used);
 	}
 	/* A zero fraction above a pageblock draws nothing: the placement is unchanged. */
 	run_plan(&designed, 65536, 1, &a);
-	check(a.signature == 0xe907cb93046077e1ULL, "designed + (hugetlb, 18, 0): %#llx",
+	CHECK(a.signature == 0xe907cb93046077e1ULL, "designed + (hugetlb, 18, 0): %#llx",
 	      (unsigned long long)a.signature);
 	/* Less than one 1 GiB folio's worth of RAM: refused, not placed without it. */
-	check(mix_plan_init(&plan, &big, 1UL << 17, 1, &err) == -1 &&
+	CHECK(mix_plan_init(&plan, &big, 1UL << 17, 1, &err) == -1 &&
 	      !strcmp(err.msg, "(hugetlb, 18) asks 0.45 of 512MiB in whole pageblocks, less than one "
 		      "1GiB folio: model at least 1GiB of RAM per folio"), "%s", err.msg);
 	m = big;
@@ -848,7 +833,7 @@ static void test_plan_big(void)
 	m.entry[3].fraction = 0.1;
 	m.entry[4].fraction = 0.05;
 	run_plan(&m, 3UL << 17, 1, &a);
-	check(a.count[PK_HUGETLB][18] == 1, "1.5 GiB: %lu 1 GiB folios", a.count[PK_HUGETLB][18]);
+	CHECK(a.count[PK_HUGETLB][18] == 1, "1.5 GiB: %lu 1 GiB folios", a.count[PK_HUGETLB][18]);
 }
 
 static int test_plan(void)
@@ -895,7 +880,7 @@ static int test_plan(void)
 			run_plan(&m, sizes[i], 42, &a);
 			check_rounding(&m, sizes[i], &a);
 			run_plan(&m, sizes[i], 42, &b);
-			check(a.signature == b.signature, "%s/%lu: same seed, same blocks", *name,
+			CHECK(a.signature == b.signature, "%s/%lu: same seed, same blocks", *name,
 			      sizes[i]);
 		}
 	}
@@ -904,12 +889,12 @@ static int test_plan(void)
 		mix_builtin("desktop", &m, &err);
 		run_plan(&m, nr, 1, &a);
 		run_plan(&m, nr, 2, &b);
-		check(a.signature != b.signature, "desktop/%lu: seeds 1 and 2 give the same blocks", nr);
-		check(!memcmp(a.count, b.count, sizeof(a.count)), "desktop/%lu: counts depend on the seed",
+		CHECK(a.signature != b.signature, "desktop/%lu: seeds 1 and 2 give the same blocks", nr);
+		CHECK(!memcmp(a.count, b.count, sizeof(a.count)), "desktop/%lu: counts depend on the seed",
 		      nr);
 		run_plan(&designed, nr, 1, &a);
 		run_plan(&designed, nr, 2, &b);
-		check(a.signature != b.signature, "designed/%lu: seeds 1 and 2 give the same blocks", nr);
+		CHECK(a.signature != b.signature, "designed/%lu: seeds 1 and 2 give the same blocks", nr);
 	}
 	/* 16 GiB of pfns, the size the desktop profile describes. */
 	mix_builtin("desktop", &m, &err);
@@ -917,9 +902,9 @@ static int test_plan(void)
 	check_rounding(&m, 1UL << 22, &a);
 	test_plan_big();
 
-	check(mix_plan_init(&plan, &m, 0, 1, &err) == -1 && strstr(err.msg, "0 pfns"), "%s", err.msg);
+	CHECK(mix_plan_init(&plan, &m, 0, 1, &err) == -1 && strstr(err.msg, "0 pfns"), "%s", err.msg);
 	m.entry[0].fraction = 2;
-	check(mix_plan_init(&plan, &m, 4096, 1, &err) == -1 && strstr(err.msg, "outside [0, 1]"), "%s",
+	CHECK(mix_plan_init(&plan, &m, 4096, 1, &err) == -1 && strstr(err.msg, "outside [0, 1]"), "%s",
 	      err.msg);
 	mix_plan_release(&plan);
 	return 0;
@@ -1093,40 +1078,40 @@ static int test_kpageflags(void)
 			sum += f.want[k][o];
 			nr_want += f.want[k][o] != 0;
 		}
-	check(sum == total, "the test's own expectations cover %llu of %llu pfns", sum, total);
+	CHECK(sum == total, "the test's own expectations cover %llu of %llu pfns", sum, total);
 
 	tmp_path(path, sizeof(path), "kpageflags");
 	write_file(path, f.flags, f.nr * sizeof(*f.flags));
-	check(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
-	check(m.nr == nr_want, "%u entries, want %u", m.nr, nr_want);
+	CHECK(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
+	CHECK(m.nr == nr_want, "%u entries, want %u", m.nr, nr_want);
 	for (unsigned int i = 0; i < m.nr; i++) {
 		const struct mix_entry *e = &m.entry[i];
 		double want = (double)f.want[e->kind][e->order] / (double)total;
 
-		check(e->fraction == want, "(%s, %u): fraction %.17g, want %.17g (%llu of %llu pfns)",
+		CHECK(e->fraction == want, "(%s, %u): fraction %.17g, want %.17g (%llu of %llu pfns)",
 		      page_kind_name(e->kind), e->order, e->fraction, want,
 		      f.want[e->kind][e->order], total);
 	}
 	gethostname(host, sizeof(host) - 1);
-	check(!strncmp(m.name, "kpageflags:", 11) && !strncmp(m.name + 11, host, strlen(m.name + 11)),
+	CHECK(!strncmp(m.name, "kpageflags:", 11) && !strncmp(m.name + 11, host, strlen(m.name + 11)),
 	      "name %s for host %s", m.name, host);
-	check(mix_validate(&m, &err) == 0, "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == 0, "%s", err.msg);
 	roundtrip(&m, "kpageflags");
 
 	/* Bad files. */
 	write_file(path, f.flags, 12);
-	check(mix_from_kpageflags(path, &m, &err) == -1 &&
+	CHECK(mix_from_kpageflags(path, &m, &err) == -1 &&
 	      strstr(err.msg, "ends in a partial entry (4 bytes; entries are 8)"), "%s", err.msg);
 	write_file(path, "", 0);
-	check(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "no memory in it"), "%s", err.msg);
+	CHECK(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "no memory in it"), "%s", err.msg);
 	for (unsigned long i = 0; i < 100; i++)
 		f.flags[i] = F_NOPAGE;
 	write_file(path, f.flags, 100 * sizeof(*f.flags));
-	check(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "no memory in it"), "%s", err.msg);
+	CHECK(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "no memory in it"), "%s", err.msg);
 	unlink(path);
-	check(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "No such file or directory"),
+	CHECK(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, "No such file or directory"),
 	      "%s", err.msg);
-	check(mix_from_kpageflags(tmpdir, &m, &err) == -1 && strstr(err.msg, "Is a directory"), "%s", err.msg);
+	CHECK(mix_from_kpageflags(tmpdir, &m, &err) == -1 && strstr(err.msg, "Is a directory"), "%s", err.msg);
 	rmdir(tmpdir);
 	free(f.flags);
 	return 0;
@@ -1222,12 +1207,12 @@ static int test_kpageflags_unreadable(void)
 	int status;
 	pid_t pid;
 
-	check(mix_from_kpageflags("/nonexistent/kpageflags", &m, &err) == -1 &&
+	CHECK(mix_from_kpageflags("/nonexistent/kpageflags", &m, &err) == -1 &&
 	      !strcmp(err.msg, "cannot read /nonexistent/kpageflags: No such file or directory"), "%s", err.msg);
 	if (geteuid() != 0) {
-		check(mix_from_kpageflags("/proc/kpageflags", &m, &err) == -1 && !strcmp(err.msg, want),
+		CHECK(mix_from_kpageflags("/proc/kpageflags", &m, &err) == -1 && !strcmp(err.msg, want),
 		      "%s", err.msg);
-		check(mix_resolve("kpageflags", &m, &err) == -1 && !strcmp(err.msg, want), "%s", err.msg);
+		CHECK(mix_resolve("kpageflags", &m, &err) == -1 && !strcmp(err.msg, want), "%s", err.msg);
 		return 0;
 	}
 	pid = fork();
@@ -1242,10 +1227,10 @@ static int test_kpageflags_unreadable(void)
 		}
 		_exit(0);
 	}
-	check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status), "child");
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status), "child");
 	if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP && !failures)
 		return SKIP;
-	check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged read");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unprivileged read");
 	return 0;
 }
 
@@ -1263,15 +1248,15 @@ static int test_kpageflags_real(void)
 		return SKIP;
 	}
 	close(fd);
-	check(mix_resolve("kpageflags", &m, &err) == 0, "%s", err.msg);
-	check(mix_validate(&m, &err) == 0, "%s", err.msg);
-	check(!strncmp(m.name, "kpageflags:", 11), "name %s", m.name);
+	CHECK(mix_resolve("kpageflags", &m, &err) == 0, "%s", err.msg);
+	CHECK(mix_validate(&m, &err) == 0, "%s", err.msg);
+	CHECK(!strncmp(m.name, "kpageflags:", 11), "name %s", m.name);
 	for (unsigned int i = 0; i < m.nr; i++) {
-		check(mix_order_valid(m.entry[i].kind, m.entry[i].order) &&
+		CHECK(mix_order_valid(m.entry[i].kind, m.entry[i].order) &&
 		      m.entry[i].fraction > 0, "entry %u", i);
 		sum += m.entry[i].fraction;
 	}
-	check(fabs(sum - 1) < 1e-9, "fractions sum to %.12g", sum);
+	CHECK(fabs(sum - 1) < 1e-9, "fractions sum to %.12g", sum);
 	roundtrip(&m, "kpageflags");
 	text = mix_text(&m);
 	printf("%s\n", text);

@@ -82,14 +82,12 @@ static void test_context(void)
 	json_t *o, *c, *m, *a;
 	struct mdb_run run;
 	struct mdb_err err;
-	struct mix mix;
 	uint64_t items;
 	char buf[1024];
 	size_t i;
 	int nr_rows, k;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/(seen|spin)/", two, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/(seen|spin)/", two);
 	mdb_plan(&run);
 	/* Three memmaps built: page64's twice, memdesc8's once. */
 	for (i = 0; i < 2; i++)
@@ -175,10 +173,5 @@ int main(void)
 {
 	test_layout_and_kernel();
 	test_context();
-	if (failures) {
-		fprintf(stderr, "test_context: %d failures\n", failures);
-		return 1;
-	}
-	printf("test_context: ok\n");
-	return 0;
+	return test_done("test_context");
 }

@@ -4,10 +4,9 @@
 # exactly those, complete false.  Every read while it runs parses: the dump is
 # only ever replaced by rename.
 # usage: test_mdbench_sigint.sh MDBENCH_TEST PYTHON
-set -u
+. "$(dirname "$0")/../lib.sh"
 mdbench=$1
 py=$2
-tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 

@@ -31,30 +31,29 @@ static long long fixed(const struct mdb_run *run, const char *name, uint64_t ops
 
 static void test_fixed(void)
 {
+	/* Ops are rounded up to the kernel's batch; test/halves does two items an op. */
+	static const struct { const char *name; uint64_t ops; long long items; } want[] = {
+		{ "test/faults/bytes:1MiB", 64, 64 },		/* batches of 64 */
+		{ "test/faults/bytes:1MiB", 65, 128 },
+		{ "test/halves/bytes:1MiB", 128, 256 },
+		{ "test/spin/bytes:1MiB", 3, 3 },		/* batches of 1 */
+		/* On a memmap built for the run: batches of 16. */
+		{ "test/mark/page64/mix:plain/ram:64MiB", 20, 32 },
+		{ "test/fresh/page64/mix:plain/ram:64MiB", 16, 16 },
+	};
 	struct mdb_run run;
 	struct mdb_err err;
-	struct mix mix;
 	long long n;
+	size_t i;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/", p64, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/", p64);
 	mdb_plan(&run);
 
-	/* Ops are rounded up to the kernel's batch: test/faults takes 64 at a time. */
-	n = fixed(&run, "test/faults/bytes:1MiB", 64, &err);
-	CHECK(n == 64, "test/faults, 64 ops: %lld items (%s)", n, err.msg);
-	n = fixed(&run, "test/faults/bytes:1MiB", 65, &err);
-	CHECK(n == 128, "test/faults, 65 ops: %lld items (%s)", n, err.msg);
-	/* Two items an op. */
-	n = fixed(&run, "test/halves/bytes:1MiB", 128, &err);
-	CHECK(n == 256, "test/halves, 128 ops: %lld items (%s)", n, err.msg);
-	n = fixed(&run, "test/spin/bytes:1MiB", 3, &err);
-	CHECK(n == 3, "test/spin, 3 ops: %lld items (%s)", n, err.msg);
-	/* On a memmap built for the run: batches of 16. */
-	n = fixed(&run, "test/mark/page64/mix:plain/ram:64MiB", 20, &err);
-	CHECK(n == 32, "test/mark, 20 ops: %lld items (%s)", n, err.msg);
-	n = fixed(&run, "test/fresh/page64/mix:plain/ram:64MiB", 16, &err);
-	CHECK(n == 16, "test/fresh, 16 ops: %lld items (%s)", n, err.msg);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		n = fixed(&run, want[i].name, want[i].ops, &err);
+		CHECK(n == want[i].items, "%s, %llu ops: %lld items, want %lld (%s)", want[i].name,
+		      (unsigned long long)want[i].ops, n, want[i].items, err.msg);
+	}
 	/* A kernel's error comes back as it said it. */
 	n = fixed(&run, "test/error/page64/mix:plain/ram:64MiB", 1, &err);
 	CHECK(n == -1, "test/error: %lld items", n);
@@ -88,28 +87,27 @@ static int fixed_all(const struct mdb_run *run, uint64_t ops, char *buf, size_t 
 
 static void test_fixed_all(void)
 {
+	/* One failed: every line still printed, and 1 returned. */
+	static const struct { const char *filter; uint64_t ops; int ret; const char *out; } want[] = {
+		{ "^test/(mark|seen)/", 10, 0, "test/mark/page64/mix:plain/ram:64MiB: 16 items\n"
+					       "test/seen/page64/mix:plain/ram:64MiB: 16 items\n" },
+		{ "^test/(error|spin)/", 2, 1,
+		  "test/error/page64/mix:plain/ram:64MiB: error: test/error: failed on purpose\n"
+		  "test/spin/bytes:1MiB: 2 items\n" },
+	};
 	struct mdb_run run;
-	struct mix mix;
 	char out[4096];
+	size_t i;
 	int ret;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/(mark|seen)/", p64, &mix, 1, TEST_RAM);
-	mdb_plan(&run);
-	ret = fixed_all(&run, 10, out, sizeof(out));
-	CHECK(ret == 0, "returned %d", ret);
-	CHECK(!strcmp(out, "test/mark/page64/mix:plain/ram:64MiB: 16 items\n"
-			   "test/seen/page64/mix:plain/ram:64MiB: 16 items\n"), "printed:\n%s", out);
-	test_run_free(&run);
-
-	/* One failed: every line still printed, and 1 returned. */
-	test_run_init(&run, "^test/(error|spin)/", p64, &mix, 1, TEST_RAM);
-	mdb_plan(&run);
-	ret = fixed_all(&run, 2, out, sizeof(out));
-	CHECK(ret == 1, "returned %d", ret);
-	CHECK(!strcmp(out, "test/error/page64/mix:plain/ram:64MiB: error: test/error: failed on purpose\n"
-			   "test/spin/bytes:1MiB: 2 items\n"), "printed:\n%s", out);
-	test_run_free(&run);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		test_run_plain(&run, want[i].filter, p64);
+		mdb_plan(&run);
+		ret = fixed_all(&run, want[i].ops, out, sizeof(out));
+		CHECK(ret == want[i].ret && !strcmp(out, want[i].out), "%s: returned %d, printed:\n%s",
+		      want[i].filter, ret, out);
+		test_run_free(&run);
+	}
 }
 
 static void fixed_all_zero(void *arg)
@@ -120,12 +118,10 @@ static void fixed_all_zero(void *arg)
 static void test_zero_ops(void)
 {
 	struct mdb_run run;
-	struct mix mix;
 	char err[1024];
 	int status;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/mark/", p64, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/mark/", p64);
 	mdb_plan(&run);
 	status = test_dies(fixed_all_zero, &run, err, sizeof(err));
 	CHECK(status == 2, "exit status %d", status);
@@ -138,10 +134,5 @@ int main(void)
 	test_fixed();
 	test_fixed_all();
 	test_zero_ops();
-	if (failures) {
-		fprintf(stderr, "test_native: %d failures\n", failures);
-		return 1;
-	}
-	printf("test_native: ok\n");
-	return 0;
+	return test_done("test_native");
 }

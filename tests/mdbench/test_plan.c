@@ -42,12 +42,10 @@ static void test_order(void)
 		"test/spin/bytes:1MiB\n";
 	const struct mdb_kernel **k;
 	struct mdb_run run;
-	struct mix mix;
 	char got[4096];
 	const struct mdb_instance *in;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^test/", two, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^test/", two);
 	mdb_plan(&run);
 	selected_names(&run, got, sizeof(got));
 	CHECK(!strcmp(got, want), "selected:\n%s", got);
@@ -204,12 +202,10 @@ static void plan_nothing(void *arg)
 static void test_nothing_matches(void)
 {
 	struct mdb_run run;
-	struct mix mix;
 	char err[1024];
 	int status;
 
-	test_run_mix(&mix, "plain", false);
-	test_run_init(&run, "^no-such-kernel/", two, &mix, 1, TEST_RAM);
+	test_run_plain(&run, "^no-such-kernel/", two);
 	status = test_dies(plan_nothing, &run, err, sizeof(err));
 	CHECK(status == 2, "exit status %d", status);
 	CHECK(!strcmp(err, "mdbench: no benchmark matches --benchmark_filter=^no-such-kernel/\n"),
@@ -225,10 +221,5 @@ int main(void)
 	test_threads();
 	test_filter();
 	test_nothing_matches();
-	if (failures) {
-		fprintf(stderr, "test_plan: %d failures\n", failures);
-		return 1;
-	}
-	printf("test_plan: ok\n");
-	return 0;
+	return test_done("test_plan");
 }

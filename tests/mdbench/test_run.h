@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * test_run.h - what the unit tests of mdbench's parts share: a struct
- * mdb_run as main.c's options would set it up, without main.c, and a way to
- * see what mdb_die() says.  The runs use the test/ kernels of
+ * mdb_run as main.c's options would set it up, without main.c.  The runs use the test/ kernels of
  * test_mdbench_kernels.c beside the real ones; a filter on "^test/" makes
  * the selected instances those alone, whatever kernels bench/ registers.
+ * What mdb_die() says: test_dies() (test_common.h).
  */
 #ifndef MDB_TEST_RUN_H
 #define MDB_TEST_RUN_H
 
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "mdbench.h"
 #include "test_common.h"
@@ -81,6 +79,15 @@ static inline void test_run_init(struct mdb_run *run, const char *filter, const 
 	run->nr_cpus = 2;
 }
 
+/* test_run_init() on one mix, "plain" (no hugetlb folios), at TEST_RAM. */
+static inline void test_run_plain(struct mdb_run *run, const char *filter, const char *const *names)
+{
+	struct mix mix;
+
+	test_run_mix(&mix, "plain", false);
+	test_run_init(run, filter, names, &mix, 1, TEST_RAM);
+}
+
 static inline void test_run_free(struct mdb_run *run)
 {
 	free(run->inst);
@@ -103,37 +110,6 @@ static inline const struct mdb_instance *test_find(const struct mdb_run *run, co
 		if (!strcmp(run->inst[i].name, name))
 			return &run->inst[i];
 	return NULL;
-}
-
-/*
- * Runs fn(arg) in a child; returns its exit status (-1: killed) and what it
- * wrote on stderr in buf (len bytes, NUL-terminated): what mdb_die() says.
- */
-static inline int test_dies(void (*fn)(void *), void *arg, char *buf, size_t len)
-{
-	int fd[2], status;
-	ssize_t n, got = 0;
-	pid_t pid;
-
-	fflush(NULL);
-	if (pipe(fd) || (pid = fork()) < 0) {
-		perror("test_dies");
-		exit(1);
-	}
-	if (!pid) {
-		close(fd[0]);
-		dup2(fd[1], 2);
-		fn(arg);
-		_exit(0);
-	}
-	close(fd[1]);
-	while (got + 1 < (ssize_t)len && (n = read(fd[0], buf + got, len - 1 - got)) > 0)
-		got += n;
-	buf[got] = '\0';
-	close(fd[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
 }
 
 #endif /* MDB_TEST_RUN_H */

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Bad command lines and bad files given to scripts/plot, compare, collect
 # and run: exit status 2, exactly one line on stderr that starts with
-# "<prog>: ", nothing on stdout, no traceback (lib.sh's refused).  The
+# "<prog>: ", nothing on stdout, no traceback (tests/lib.sh's refused).  The
 # hostile dumps are test_hostile.py's.
 #	bad_input.sh plot|compare|collect|run
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 bad="$fix/bad"
 # truncated.json and schema1.json: near copies of fixtures/one, made from it.
-/usr/bin/python3 "$tests/testlib.py" "$tmp/derived" || exit 1
+/usr/bin/python3 "$here/testlib.py" "$tmp/derived" || exit 1
 prog=$1
 
 # The classes of bad file, for the two readers; $pre: arguments before it.

@@ -7,7 +7,7 @@
 # An mdbench that predates schema 2 (no --list=json) must be refused by the
 # scripts in one line; the rest is then skipped, with the reason.
 #	real.sh MDBENCH PYTHON
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 mdbench=$1
 py=$2
 "$py" -c 'import matplotlib, scipy' 2>/dev/null || skip "python3-matplotlib or python3-scipy missing"
@@ -42,7 +42,7 @@ PY
 
 set -e
 "$py" "$top/scripts/plot" "$tmp/run" --headline >"$tmp/plot.log"
-"$py" "$tests/check_plots.py" "$tmp/run" --dump "$tmp/run" --expect summary --expect footprint
+"$py" "$here/check_plots.py" "$tmp/run" --dump "$tmp/run" --expect summary --expect footprint
 grep -q '^## Summary: each layout against ' "$tmp/run/report.md"
 grep -q '^| mix | variant | layout | RAM | memmap_bytes |' "$tmp/run/report.md"
 grep -q ': time per op against ' "$tmp/plot.log"

@@ -7,11 +7,9 @@
 # only what is missing and uses sudo only when not root, and the one-line
 # refusals (an unknown distribution, RHEL without EPEL, --kmod where it
 # cannot be had).  Hermetic: a temp dir, nothing installed, no network.
-set -u
+. "$(dirname "$0")/../../lib.sh"
 setup=$1
 unset DEBIAN_FRONTEND		# the caller's would hide whether setup passes it on
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 failures=0
 
 fail() {
