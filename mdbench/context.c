@@ -82,15 +82,27 @@ json_t *mdb_layout_json(const struct layout_ops *ops)
 			 "descriptors", layout_has_descriptors(ops), "desc_sizes", sizes);
 }
 
+/* [{counter, ops_per_event}] of the vmstat counters that count k's op (scripts/project). */
+static json_t *vmstat_json(const struct mdb_vmstat *v)
+{
+	json_t *a = json_array();
+
+	for (; v && v->counter; v++)
+		json_array_append_new(a, json_pack("{s:s, s:f}", "counter", v->counter,
+						   "ops_per_event", v->ops_per_event));
+	return a;
+}
+
 json_t *mdb_kernel_json(const struct mdb_kernel *k)
 {
 	const char *hvo = k->flags & MDB_K_HVO_ON ? "on" :
 			  k->flags & MDB_K_HVO || k->class == MDB_REPORT ? "off,on" : "off";
 
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s}", "name", k->name,
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s, s:o}", "name", k->name,
 			 "class", mdb_kernel_class_name(k->class), "unit", k->unit,
 			 "mutates", !!(k->flags & MDB_K_MUTATES), "threaded", !!(k->flags & MDB_K_THREADED),
-			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo);
+			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo,
+			 "vmstat", vmstat_json(k->vmstat));
 }
 
 /* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */
