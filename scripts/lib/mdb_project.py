@@ -30,7 +30,8 @@ probability at least 1 - m x alpha over m kernels, Bonferroni).  A kernel
 with ops but no interval (one round a side) leaves P(L) without one; a
 kernel with ops that the dump does not have on L leaves P(L) unavailable,
 never 0.  The workload ran once: its own run-to-run variation is not in the
-interval.
+interval.  /proc/vmstat counts the whole machine: whatever else runs
+meanwhile counts as the workload's (run it on an otherwise idle machine).
 
 Beside it, the footprint of each layout on this machine's own mix (the
 dump's kpageflags:<host> footprint, bytes per GiB of RAM), or why there is
@@ -347,7 +348,8 @@ def markdown(p):
 		out.append(f"Per-op times: mix {md.printable(p['mix'])}, RAM "
 			   f"{md.format_size(p['ram_bytes'])}, against {ref}; intervals at {level} "
 			   f"per kernel, summed (covers the sum at >= "
-			   f"{100 * p['coverage_at_least']:g}%, Bonferroni).")
+			   f"{100 * p['coverage_at_least']:g}%, Bonferroni).  /proc/vmstat counts "
+			   "the whole machine: what else ran meanwhile counts too.")
 	out += ["", "## Kernels the workload's vmstat counters map to", ""]
 	layouts = list(p["projected"])
 	rows = []
