@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * err.c - formatting struct mdb_err: one escaped line.
+ * err.c - formatting struct mdb_err: one escaped line; the fatal path.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
@@ -72,4 +73,23 @@ int mdb_err_prefix(struct mdb_err *err, const char *fmt, ...)
 	if (snprintf(err->msg, sizeof(err->msg), "%.*s: %s", (int)sizeof(prefix) / 2, prefix, rest) < 0)
 		err->msg[0] = '\0';
 	return -1;
+}
+
+void mdb_die(const struct mdb_err *err)
+{
+	fprintf(stderr, "mdbench: %s\n", err->msg);
+	exit(2);
+}
+
+void mdb_dief(const char *fmt, ...)
+{
+	struct mdb_err err;
+	char msg[MDB_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	mdb_errf(&err, "%s", msg);
+	mdb_die(&err);
 }

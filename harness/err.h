@@ -29,6 +29,14 @@ int mdb_err_prefix(struct mdb_err *err, const char *fmt, ...) __attribute__((for
 /* s with control characters escaped (\n, \r, \t, \xNN), in buf of len bytes. */
 const char *mdb_escape(const char *s, char *buf, unsigned long len);
 
+/*
+ * The fatal path of the top: prints "mdbench: <reason>" on stderr and exits
+ * 2 (bad input, before anything ran).  Only the program calls these; a
+ * library function returns its err instead.
+ */
+void __attribute__((noreturn)) mdb_die(const struct mdb_err *err);
+void __attribute__((noreturn, format(printf, 1, 2))) mdb_dief(const char *fmt, ...);
+
 #ifdef __cplusplus
 }
 #endif

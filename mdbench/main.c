@@ -9,7 +9,6 @@
  * the whole string, nothing else.
  */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,25 +32,6 @@ struct options {
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads;
 	bool simulate, force, min_time;
 };
-
-void mdb_die(const struct mdb_err *err)
-{
-	fprintf(stderr, "mdbench: %s\n", err->msg);
-	exit(2);
-}
-
-void mdb_dief(const char *fmt, ...)
-{
-	struct mdb_err err;
-	char msg[MDB_ERR_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	mdb_errf(&err, "%s", msg);
-	mdb_die(&err);
-}
 
 static void usage(void)
 {

@@ -102,10 +102,6 @@ struct mdb_run {
 	bool topo_loaded;
 };
 
-/* Prints "mdbench: <reason>" and exits 2: bad input, before anything ran. */
-void __attribute__((noreturn)) mdb_die(const struct mdb_err *err);
-void __attribute__((noreturn, format(printf, 1, 2))) mdb_dief(const char *fmt, ...);
-
 /* plan.c: the instances of a run, and whether they fit. */
 void mdb_plan(struct mdb_run *run);
 /* The memmap options an instance is built with: the run's, its folio size. */

@@ -47,14 +47,15 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 			 uint64_t buf, const struct group *g, unsigned int threads)
 {
 	static const struct group none;
-	static size_t nr_alloc;
 	struct mdb_instance *in;
 	char size[32];
 	int n;
 
-	if (run->nr_inst == nr_alloc) {
-		nr_alloc = nr_alloc ? 2 * nr_alloc : 256;
-		run->inst = realloc(run->inst, nr_alloc * sizeof(*run->inst));
+	/* run->inst holds 256 instances, then twice as many each time it is full. */
+	if (!run->nr_inst || (run->nr_inst >= 256 && !(run->nr_inst & (run->nr_inst - 1)))) {
+		size_t nr = run->nr_inst ? 2 * run->nr_inst : 256;
+
+		run->inst = realloc(run->inst, nr * sizeof(*run->inst));
 		if (!run->inst)
 			mdb_dief("out of memory");
 	}

@@ -6,6 +6,8 @@
 #	bad_input.sh plot|compare|collect|run
 . "$(dirname "$0")/lib.sh"
 bad="$fix/bad"
+# truncated.json and schema1.json: near copies of fixtures/one, made from it.
+/usr/bin/python3 "$tests/testlib.py" "$tmp/derived" || exit 1
 prog=$1
 
 # The classes of bad file, for the two readers; $pre: arguments before it.
@@ -13,9 +15,9 @@ prog=$1
 file_cases() {
 	pre=$1
 	refused "$prog" "no such file or directory" $pre "$tmp/nothing-here"
-	refused "$prog" "truncated JSON at line" $pre "$bad/truncated.json"
+	refused "$prog" "truncated JSON at line" $pre "$tmp/derived/bad/truncated.json"
 	refused "$prog" "malformed JSON at line 1" $pre "$bad/malformed.json"
-	refused "$prog" "schema_version 1, this script reads 2" $pre "$bad/schema1.json"
+	refused "$prog" "schema_version 1, this script reads 2" $pre "$tmp/derived/bad/schema1.json"
 	refused "$prog" "empty benchmark list" $pre "$bad/empty.json"
 	refused "$prog" "not a memdesc-bench dump (no context.memdesc_bench)" $pre "$bad/plain-gb.json"
 	refused "$prog" "no mdbench.json or sim.json in this directory" $pre "$fix"

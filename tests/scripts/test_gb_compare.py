@@ -3,7 +3,7 @@
 U test runs on two fixture runs of 5 repetitions each, and its p-values are
 scripts/compare's.  compare.py comes from the Google Benchmark 1.9.5 source
 in ../shared/vendor/ beside the clone (or MDB_GBENCH_TARBALL); without it
-the test is skipped (77) with the reason.  The command is the README's."""
+the test is skipped (77) with the reason.  The command is docs/scripts.md's."""
 
 import json
 import os

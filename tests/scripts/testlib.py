@@ -2,6 +2,7 @@
 directory, reading markdown tables, and the CTest convention that 77 means
 skipped.  Nothing here depends on where the clone lives or who runs it."""
 
+import atexit
 import json
 import os
 import shutil
@@ -20,7 +21,47 @@ sys.path.insert(0, os.path.join(SCRIPTS, "lib"))
 sys.path.insert(0, TESTS)
 
 
+# The fixtures that are near copies of fixtures/one, made from it when a
+# test first asks for one (derive_fixtures), in a directory removed at exit.
+DERIVED = (("one-again",), ("bad", "schema1.json"), ("bad", "truncated.json"))
+_derived = None
+
+
+def derive_fixtures(dest):
+	"""Writes what make_fixtures.py used to store beside "one": dest/one-again
+	("one" with another run_id: identical numbers), dest/bad/schema1.json
+	("one" saying schema_version 1) and dest/bad/truncated.json (the first
+	half of one's text)."""
+	one = os.path.join(FIX, "one")
+	with open(os.path.join(one, "mdbench.json")) as f:
+		text = f.read()
+
+	def write(doc, *parts):
+		os.makedirs(os.path.join(dest, *parts[:-1]), exist_ok=True)
+		with open(os.path.join(dest, *parts), "w") as f:
+			json.dump(doc, f, indent=1, ensure_ascii=False)
+			f.write("\n")
+
+	again = json.loads(text)
+	again["context"]["memdesc_bench"]["run_id"] = "20251203T070000Z-4e5f6a7b"
+	write(again, "one-again", "mdbench.json")
+	for side in ("mix.json", "topology.xml"):
+		shutil.copy(os.path.join(one, side), os.path.join(dest, "one-again", side))
+	old = json.loads(text)
+	old["context"]["memdesc_bench"]["schema_version"] = 1
+	write(old, "bad", "schema1.json")
+	with open(os.path.join(dest, "bad", "truncated.json"), "w") as f:
+		f.write(text[:len(text) // 2])
+
+
 def fixture(*parts):
+	global _derived
+	if any(parts[:len(d)] == d for d in DERIVED):
+		if _derived is None:
+			_derived = tempfile.mkdtemp(prefix="mdb-fixtures-")
+			atexit.register(shutil.rmtree, _derived, True)
+			derive_fixtures(_derived)
+		return os.path.join(_derived, *parts)
 	return os.path.join(FIX, *parts)
 
 
@@ -102,3 +143,8 @@ def main(needs=("matplotlib", "scipy")):
 			print(f"skip: python3-{mod} is not installed (scripts/setup installs it)")
 			sys.exit(77)
 	unittest.main(verbosity=2)
+
+
+if __name__ == "__main__":
+	# testlib.py DIR: the derived fixtures into DIR, for the shell tests.
+	derive_fixtures(sys.argv[1])

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mdbench-kmod - drives the mdbench_kmod module from the command line.
+ * cli.c - mdbench-kmod, which drives the mdbench_kmod module from the command line.
  *
  * Until mdbench records the module's results as a layout of its own, this
  * is how a lab user runs the kernels on a live kernel, and it is what the

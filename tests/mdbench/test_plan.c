@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_plan.c - plan.c without the program: the instances a run expands to,
+ * their names and order, the baselines' sizes, folio sizes and HVO groups,
+ * threaded instances, the filter, and the refusal when nothing matches.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_run.h"
+
+static const char *const two[] = { "page64", "memdesc8", NULL };
+
+/* The selected instances' names, in plan order, each followed by '\n'. */
+static void selected_names(const struct mdb_run *run, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].selected)
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\n", run->inst[i].name);
+}
+
+static void test_order(void)
+{
+	static const char want[] =
+		"test/error/page64/mix:plain/ram:64MiB\n"
+		"test/mark/page64/mix:plain/ram:64MiB\n"
+		"test/seen/page64/mix:plain/ram:64MiB\n"
+		"test/fresh/page64/mix:plain/ram:64MiB\n"	/* MDB_K_MUTATES: after the sharing ones */
+		"test/error/memdesc8/mix:plain/ram:64MiB\n"
+		"test/mark/memdesc8/mix:plain/ram:64MiB\n"
+		"test/seen/memdesc8/mix:plain/ram:64MiB\n"
+		"test/fresh/memdesc8/mix:plain/ram:64MiB\n"
+		"test/faults/bytes:128KiB\n"			/* 16384 pfns x 8 bytes */
+		"test/faults/bytes:1MiB\n"			/* 16384 pfns x 64 bytes */
+		"test/halves/bytes:128KiB\n"
+		"test/halves/bytes:1MiB\n"
+		"test/spin/bytes:128KiB\n"
+		"test/spin/bytes:1MiB\n";
+	const struct mdb_kernel **k;
+	struct mdb_run run;
+	struct mix mix;
+	char got[4096];
+	const struct mdb_instance *in;
+
+	test_run_mix(&mix, "plain", false);
+	test_run_init(&run, "^test/", two, &mix, 1, TEST_RAM);
+	mdb_plan(&run);
+	selected_names(&run, got, sizeof(got));
+	CHECK(!strcmp(got, want), "selected:\n%s", got);
+	CHECK(run.nr_selected == 14, "%zu selected", run.nr_selected);
+	CHECK(run.nr_baseline_sizes == 2 && run.baseline_sizes[0] == 128 << 10 &&
+	      run.baseline_sizes[1] == 1 << 20, "%u baseline sizes", run.nr_baseline_sizes);
+
+	in = test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB");
+	CHECK(in && in->ops == layout_by_name("memdesc8") && in->nr_pfns == 16384 &&
+	      in->ram_bytes == TEST_RAM && in->mix == &run.mixes[0] && !in->threads &&
+	      !in->hvo_named && !in->real && !in->folio_desc_bytes, "test/mark on memdesc8");
+	in = test_find(&run, "test/faults/bytes:1MiB");
+	CHECK(in && !in->ops && !in->mix && in->buf_bytes == 1 << 20, "test/faults/bytes:1MiB");
+
+	/* The distinct kernels of the selected instances, in plan order. */
+	k = mdb_run_kernels(&run);
+	CHECK(k && k[0] && !strcmp(k[0]->name, "test/error") && k[3] &&
+	      !strcmp(k[3]->name, "test/fresh") && k[6] && !strcmp(k[6]->name, "test/spin") &&
+	      !k[7], "mdb_run_kernels");
+	free(k);
+	test_run_free(&run);
+}
+
+/* --folio-desc-bytes: a group per size where the layout has folio descriptors. */
+static void test_folio_sizes(void)
+{
+	const struct layout_ops *md8 = layout_by_name("memdesc8"), *p64 = layout_by_name("page64");
+	unsigned int sizes[] = { 64, 128 };
+	struct memmap_opts opts;
+	const struct mdb_instance *in;
+	struct mdb_run run;
+	struct mix mix;
+	bool below = 64 < md8->desc_size[DESC_FOLIO];
+
+	test_run_mix(&mix, "plain", false);
+	test_run_init(&run, "^(test/mark|footprint)/", two, &mix, 1, TEST_RAM);
+	run.folio_sizes = malloc(sizeof(sizes));
+	memcpy(run.folio_sizes, sizes, sizeof(sizes));
+	run.nr_folio_sizes = 2;
+	mdb_plan(&run);
+
+	CHECK(test_find(&run, "test/mark/page64/mix:plain/ram:64MiB"), "page64 has no folio sizes");
+	CHECK(!test_find(&run, "test/mark/page64/mix:plain/ram:64MiB/folio:64B"), "page64 folio:64B");
+	in = test_find(&run, "footprint/memdesc8/mix:plain/ram:64MiB/folio:64B");
+	CHECK(in && in->selected && in->folio_desc_bytes == 64, "footprint at 64 bytes");
+	/* Below the struct's own size only the reports run. */
+	CHECK(!test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB/folio:64B") == below,
+	      "test/mark at 64 bytes, struct folio %zu bytes", md8->desc_size[DESC_FOLIO]);
+	in = test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB/folio:128B");
+	CHECK(in && in->folio_desc_bytes == 128, "test/mark at 128 bytes");
+	CHECK(!test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB"), "no unsized memdesc8 group");
+
+	opts = mdb_instance_opts(&run, in);
+	CHECK(opts.folio_desc_bytes == 128 && opts.seed == 1 && opts.pages == MEMMAP_PAGES_4K &&
+	      opts.hvo == HVO_OFF, "mdb_instance_opts");
+	/* The memory a layout needs is at the largest size swept. */
+	opts = run.opts;
+	opts.folio_desc_bytes = 128;
+	CHECK(mdb_memory_need(&run, md8, &mix, TEST_RAM) == md8->memory_need(16384, &mix, &opts),
+	      "mdb_memory_need of memdesc8");
+	CHECK(mdb_memory_need(&run, md8, &mix, TEST_RAM) > mdb_memory_need(&run, md8, &mix, TEST_RAM / 2),
+	      "more RAM, more memory");
+	CHECK(mdb_memory_need(&run, p64, &mix, TEST_RAM) >= 16384 * p64->page_size, "page64's memmap");
+	test_run_free(&run);
+}
+
+/* A mix with hugetlb folios: HVO off, and on for the reports only unless --hvo says. */
+static void test_hvo(void)
+{
+	static const char *const p64[] = { "page64", NULL };
+	const struct mdb_instance *in;
+	struct mdb_run run;
+	struct mix mix;
+
+	test_run_mix(&mix, "huge", true);
+	test_run_init(&run, "^(test/mark|footprint)/", p64, &mix, 1, TEST_RAM);
+	mdb_plan(&run);
+	in = test_find(&run, "test/mark/page64/mix:huge/ram:64MiB/hvo:off");
+	CHECK(in && in->hvo == HVO_OFF && in->hvo_named, "test/mark with HVO off");
+	CHECK(!test_find(&run, "test/mark/page64/mix:huge/ram:64MiB/hvo:on"), "test/mark with HVO on");
+	in = test_find(&run, "footprint/page64/mix:huge/ram:64MiB/hvo:on");
+	CHECK(in && in->hvo == HVO_ON && mdb_instance_opts(&run, in).hvo == HVO_ON, "footprint, HVO on");
+	CHECK(test_find(&run, "footprint/page64/mix:huge/ram:64MiB/hvo:off"), "footprint, HVO off");
+	test_run_free(&run);
+
+	/* --hvo=on: every kernel with HVO on, none off. */
+	test_run_init(&run, "^(test/mark|footprint)/", p64, &mix, 1, TEST_RAM);
+	run.hvo_given = true;
+	run.hvo[HVO_ON] = true;
+	mdb_plan(&run);
+	CHECK(test_find(&run, "test/mark/page64/mix:huge/ram:64MiB/hvo:on"), "--hvo=on: test/mark");
+	CHECK(!test_find(&run, "test/mark/page64/mix:huge/ram:64MiB/hvo:off") &&
+	      !test_find(&run, "footprint/page64/mix:huge/ram:64MiB/hvo:off"), "--hvo=on: nothing off");
+	test_run_free(&run);
+}
+
+/* A threaded kernel: one instance per thread count, named as Google Benchmark names it. */
+static void test_threads(void)
+{
+	static const char *const p64[] = { "page64", NULL };
+	const struct mdb_kernel *const *k, *threaded = NULL;
+	const struct mdb_instance *in;
+	char filter[300], name[MDB_NAME_LEN];
+	struct mdb_run run;
+	struct mdb_err err;
+	struct mix mix;
+	unsigned int nr, i;
+
+	test_run_mix(&mix, "plain", false);
+	CHECK(!mdb_kernels(&k, &nr, &err), "mdb_kernels: %s", err.msg);
+	for (i = 0; i < nr && !threaded; i++)
+		if ((k[i]->flags & MDB_K_THREADED) && !(k[i]->flags & MDB_K_HVO_ON) &&
+		    mdb_kernel_runs_on(k[i], layout_by_name("page64")) &&
+		    mdb_kernel_applies(k[i], &mix, layout_by_name("page64")))
+			threaded = k[i];
+	if (!threaded) {
+		printf("threads: no threaded kernel runs on page64, not checked\n");
+		return;
+	}
+	snprintf(filter, sizeof(filter), "^%s/", threaded->name);
+	test_run_init(&run, filter, p64, &mix, 1, TEST_RAM);
+	mdb_plan(&run);
+	CHECK(run.nr_selected == 2, "%s: %zu instances", threaded->name, run.nr_selected);
+	snprintf(filter, sizeof(filter), "%s/page64/mix:plain/ram:64MiB/threads:2", threaded->name);
+	in = test_find(&run, filter);
+	CHECK(in && in->threads == 2 && in->selected, "%s", filter);
+	if (in) {
+		mdb_instance_gb_name(in, name, sizeof(name));
+		*strrchr(filter, '/') = '\0';
+		CHECK(!strcmp(name, filter), "Google Benchmark's name %s", name);
+	}
+	test_run_free(&run);
+}
+
+static void test_filter(void)
+{
+	CHECK(mdb_filter_match("", "lookup/seq/page64"), "empty filter");
+	CHECK(mdb_filter_match(NULL, "lookup/seq/page64"), "no filter");
+	CHECK(mdb_filter_match("all", "lookup/seq/page64"), "all");
+	CHECK(mdb_filter_match("seq", "lookup/seq/page64"), "a part");
+	CHECK(!mdb_filter_match("^seq", "lookup/seq/page64"), "anchored");
+	CHECK(mdb_filter_match("page(32|64)$", "lookup/seq/page64"), "extended syntax");
+	CHECK(!mdb_filter_match("-seq", "lookup/seq/page64"), "negative, matching");
+	CHECK(mdb_filter_match("-seq", "lookup/random/page64"), "negative, not matching");
+	CHECK(!mdb_filter_match("(", "lookup/seq/page64"), "a bad regex matches nothing");
+	CHECK(mdb_filter_match("seq", "lookup/seq/page64"), "after a bad regex");
+}
+
+static void plan_nothing(void *arg)
+{
+	mdb_plan(arg);
+}
+
+static void test_nothing_matches(void)
+{
+	struct mdb_run run;
+	struct mix mix;
+	char err[1024];
+	int status;
+
+	test_run_mix(&mix, "plain", false);
+	test_run_init(&run, "^no-such-kernel/", two, &mix, 1, TEST_RAM);
+	status = test_dies(plan_nothing, &run, err, sizeof(err));
+	CHECK(status == 2, "exit status %d", status);
+	CHECK(!strcmp(err, "mdbench: no benchmark matches --benchmark_filter=^no-such-kernel/\n"),
+	      "stderr: %s", err);
+	test_run_free(&run);
+}
+
+int main(void)
+{
+	test_order();
+	test_folio_sizes();
+	test_hvo();
+	test_threads();
+	test_filter();
+	test_nothing_matches();
+	if (failures) {
+		fprintf(stderr, "test_plan: %d failures\n", failures);
+		return 1;
+	}
+	printf("test_plan: ok\n");
+	return 0;
+}
