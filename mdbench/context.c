@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "basepage.h"
 #include "false_sharing.h"
 #include "git_commit.h"
 #include "jsonio.h"
@@ -442,6 +443,50 @@ static json_t *conditions_json(const struct mdb_run *run)
 			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
 }
 
+/*
+ * Per base page (machine/basepage.h): each layout's memmap per GiB of RAM,
+ * and per hstate what one folio's entries fill and what HVO gives back of
+ * them (hvo_freed_pages_at()), also per GiB of hugetlb memory.  Computed,
+ * not run: the kernels and the footprint pass run at 4 KiB.
+ */
+static json_t *base_pages_json(const struct mdb_run *run)
+{
+	json_t *a = json_array();
+	const struct base_page *b;
+	char size[32];
+
+	for (b = base_pages; b->name; b++) {
+		json_t *layouts = json_array();
+		unsigned int i, h;
+
+		for (i = 0; i < run->nr_layouts; i++) {
+			const struct layout_ops *ops = run->layouts[i];
+			json_t *hs = json_array();
+
+			for (h = 0; h < b->nr_hstates; h++) {
+				unsigned int order = b->hstate[h].order;
+				uint64_t folio = 1ULL << (order + b->shift);
+				uint64_t freed = (uint64_t)hvo_freed_pages_at(&ops->hvo, ops->page_size,
+									      order, b->shift) << b->shift;
+
+				mdb_format_size(folio, size, sizeof(size));
+				json_array_append_new(hs, json_pack("{s:s, s:s, s:i, s:I, s:I, s:f}",
+					"size", size, "level", b->hstate[h].level, "order", (int)order,
+					"vmemmap_bytes", (json_int_t)(ops->page_size << order),
+					"hvo_freed_bytes", (json_int_t)freed,
+					"hvo_freed_per_GiB", (double)freed * (1ULL << 30) / (double)folio));
+			}
+			json_array_append_new(layouts, json_pack("{s:s, s:I, s:o}", "layout", ops->name,
+				"memmap_bytes_per_GiB", (json_int_t)(ops->page_size << (30 - b->shift)),
+				"hstates", hs));
+		}
+		json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "name", b->name,
+						   "page_bytes", (json_int_t)(1ULL << b->shift),
+						   "layouts", layouts));
+	}
+	return a;
+}
+
 json_t *mdb_context(const struct mdb_run *run, bool complete)
 {
 	json_t *o = json_object();
@@ -476,6 +521,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "seed", json_integer((json_int_t)run->opts.seed));
 	json_object_set_new(o, "conditions", conditions_json(run));
 	json_object_set_new(o, "false_sharing", mdb_false_sharing_json(run));
+	json_object_set_new(o, "base_pages", base_pages_json(run));
 	return o;
 }
 
