@@ -145,12 +145,17 @@ static void alloc_order9_zero(struct mdb_state *st, const struct bench_env *env)
 MDB_KERNEL(alloc_order0,
 	   .name = "alloc/order0", .class = MDB_MUTATING, .unit = "alloc+free pair",
 	   .run = alloc_order0,
-	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14);
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14,
+	   /* rmqueue() counts 1 << order pages; the THPs' pages are alloc/order9's */
+	   .vmstat = MDB_VMSTAT({ "pgalloc_*", 1 }, { "thp_fault_alloc", -MDB_THP_PAGES },
+				{ "thp_collapse_alloc", -MDB_THP_PAGES }));
 
 MDB_KERNEL(alloc_order9,
 	   .name = "alloc/order9", .class = MDB_MUTATING, .unit = "alloc+free pair",
 	   .run = alloc_order9,
-	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10);
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10,
+	   /* do_huge_pmd_anonymous_page(), collapse_huge_page(): one PMD folio each */
+	   .vmstat = MDB_VMSTAT({ "thp_fault_alloc", 1 }, { "thp_collapse_alloc", 1 }));
 
 MDB_KERNEL(alloc_order0_zero,
 	   .name = "alloc/order0-zero", .class = MDB_MUTATING, .unit = "alloc+zero+free",

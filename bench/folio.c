@@ -95,7 +95,15 @@ MDB_KERNEL(folio_tail_cold,
 MDB_KERNEL(folio_getput,
 	   .name = "folio/getput", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput,
-	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16,
+	   /*
+	    * A fault takes and drops a folio reference (filemap_map_pages()'s
+	    * next_uptodate_folio(), wp_page_copy()'s folio_get(); a first-touch
+	    * anonymous fault only its allocation's: an upper bound there); a
+	    * compaction isolates a folio with folio_get_nontail_page() and puts
+	    * it after the move or putback_movable_pages().
+	    */
+	   .vmstat = MDB_VMSTAT({ "pgfault", 1 }, { "compact_isolated", 1 }));
 
 MDB_KERNEL(folio_getput_pin,
 	   .name = "folio/getput-pin", .class = MDB_DEPENDENT, .unit = "get+pin+unpin",

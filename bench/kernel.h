@@ -29,6 +29,7 @@
 
 #include "layout.h"
 #include "mdb.h"
+#include "mix.h"
 
 struct model_blocks;
 struct model_lines;
@@ -82,6 +83,22 @@ enum mdb_ws_reach {
 	MDB_WS_HUGETLB_TAILS_1G,	/* the tails of 1 GiB hugetlb folios */
 };
 
+ * One /proc/vmstat event counter whose events are a kernel's ops, for
+ * scripts/project: a workload did sum(ops_per_event x the counter's delta)
+ * of the kernel's ops (a negative entry takes out events another kernel
+ * counts).  A counter ending in '*' stands for every counter it prefixes
+ * (pgalloc_* for pgalloc_dma, pgalloc_dma32, pgalloc_normal, ...).
+ */
+struct mdb_vmstat {
+	const char *counter;
+	double ops_per_event;
+};
+
+/* .vmstat = MDB_VMSTAT({ "pgalloc_*", 1 }, { "thp_fault_alloc", -MDB_THP_PAGES }) */
+#define MDB_VMSTAT(...)	((const struct mdb_vmstat[]){ __VA_ARGS__, { NULL, 0 } })
+/* HPAGE_PMD_NR: the base pages one PMD THP adds to pgalloc_* and pgmigrate_success. */
+#define MDB_THP_PAGES	(1 << MAX_FOLIO_ORDER)
+
 struct mdb_kernel {
 	const char *name;		/* "lookup/random": the benchmark name's first part */
 	enum mdb_kernel_class class;
@@ -115,6 +132,8 @@ struct mdb_kernel {
 	 * by holds and leaves out, for the dump (kernels[].metadata_share_of).
 	 */
 	const char *share_of;
+	/* The vmstat counters that count its op on a live kernel; NULL: none does. */
+	const struct mdb_vmstat *vmstat;
 };
 
 #ifdef MDB_LAYOUT

@@ -172,12 +172,16 @@ static void migrate_order9_copy(struct mdb_state *st, const struct bench_env *en
 MDB_KERNEL(migrate_order0,
 	   .name = "migrate/order0", .class = MDB_MUTATING, .unit = "migration",
 	   .run = migrate_order0,
-	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14);
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14,
+	   /* migrate_pages() counts a large folio's pages; the THPs' are migrate/order9's */
+	   .vmstat = MDB_VMSTAT({ "pgmigrate_success", 1 },
+				{ "thp_migration_success", -MDB_THP_PAGES }));
 
 MDB_KERNEL(migrate_order9,
 	   .name = "migrate/order9", .class = MDB_MUTATING, .unit = "migration",
 	   .run = migrate_order9,
-	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10);
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10,
+	   .vmstat = MDB_VMSTAT({ "thp_migration_success", 1 }));
 
 MDB_KERNEL(migrate_order0_copy,
 	   .name = "migrate/order0-copy", .class = MDB_MUTATING, .unit = "migration with copy",

@@ -138,4 +138,6 @@ static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 MDB_KERNEL(scan_compaction,
 	   .name = "scan/compaction", .class = MDB_SEQUENTIAL, .unit = "pfn scanned",
 	   .run = scan_compaction,
-	   .sim_ops = 1 << 18, .model = model_scan_compaction);
+	   .sim_ops = 1 << 18, .model = model_scan_compaction,
+	   /* isolate_migratepages_block(), isolate_freepages_block(): per pfn looked at */
+	   .vmstat = MDB_VMSTAT({ "compact_migrate_scanned", 1 }, { "compact_free_scanned", 1 }));

@@ -79,7 +79,8 @@
 
 struct mdb_err;
 
-#define HVO_PAGE_SIZE		4096UL
+#define HVO_PAGE_SHIFT		12	/* the suite's base page (basepage.h has the others) */
+#define HVO_PAGE_SIZE		(1UL << HVO_PAGE_SHIFT)
 #define HVO_PMD_SIZE		(2UL << 20)	/* what one PTE page maps */
 /* mm/hugetlb_vmemmap.c NR_RESET_STRUCT_PAGE (4 since struct folio spans 4 pages). */
 #define HVO_RESET_STRUCT_PAGES	4
@@ -113,23 +114,43 @@ enum hvo_mode {
 const char *hvo_mode_name(enum hvo_mode mode);
 int hvo_mode_from_name(const char *name);
 
-/* vmemmap pages the entries of a 2^order folio fill; 0 when not whole pages. */
-static inline unsigned long hvo_vmemmap_pages(size_t entry, unsigned int order)
+/*
+ * vmemmap pages of 2^shift bytes (the base page: the vmemmap is mapped with
+ * base pages) the entries of a 2^order folio fill; 0 when not whole pages.
+ */
+static inline unsigned long hvo_vmemmap_pages_at(size_t entry, unsigned int order,
+						 unsigned int shift)
 {
 	size_t bytes = entry << order;
 
-	return bytes % HVO_PAGE_SIZE ? 0 : bytes / HVO_PAGE_SIZE;
+	return bytes & ((1UL << shift) - 1) ? 0 : bytes >> shift;
 }
 
-/* What HVO gives back of one folio: hugetlb_vmemmap_optimizable_size() in pages. */
-static inline unsigned long hvo_freed_pages(const struct layout_hvo *h, size_t entry,
-					    unsigned int order)
+/*
+ * What HVO gives back of one folio at that base page:
+ * hugetlb_vmemmap_optimizable_size() in pages (HUGETLB_VMEMMAP_RESERVE_SIZE
+ * is PAGE_SIZE: reserve_pages base pages are kept).
+ */
+static inline unsigned long hvo_freed_pages_at(const struct layout_hvo *h, size_t entry,
+					       unsigned int order, unsigned int shift)
 {
-	unsigned long pages = hvo_vmemmap_pages(entry, order);
+	unsigned long pages = hvo_vmemmap_pages_at(entry, order, shift);
 
 	if (h->scheme == HVO_NONE || pages <= h->reserve_pages)
 		return 0;
 	return pages - h->reserve_pages;
+}
+
+/* The same at the suite's 4 KiB base page. */
+static inline unsigned long hvo_vmemmap_pages(size_t entry, unsigned int order)
+{
+	return hvo_vmemmap_pages_at(entry, order, HVO_PAGE_SHIFT);
+}
+
+static inline unsigned long hvo_freed_pages(const struct layout_hvo *h, size_t entry,
+					    unsigned int order)
+{
+	return hvo_freed_pages_at(h, entry, order, HVO_PAGE_SHIFT);
 }
 
 /* A memmap's hugetlb folios as HVO leaves them; bytes throughout. */

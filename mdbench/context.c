@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "basepage.h"
 #include "false_sharing.h"
 #include "git_commit.h"
 #include "jsonio.h"
@@ -84,16 +85,27 @@ json_t *mdb_layout_json(const struct layout_ops *ops)
 			 "descriptors", layout_has_descriptors(ops), "desc_sizes", sizes);
 }
 
+/* [{counter, ops_per_event}] of the vmstat counters that count k's op (scripts/project). */
+static json_t *vmstat_json(const struct mdb_vmstat *v)
+{
+	json_t *a = json_array();
+
+	for (; v && v->counter; v++)
+		json_array_append_new(a, json_pack("{s:s, s:f}", "counter", v->counter,
+						   "ops_per_event", v->ops_per_event));
+	return a;
+}
+
 json_t *mdb_kernel_json(const struct mdb_kernel *k)
 {
 	const char *hvo = k->flags & MDB_K_HVO_ON ? "on" :
 			  k->flags & MDB_K_HVO || k->class == MDB_REPORT ? "off,on" : "off";
 
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s, s:s?}", "name", k->name,
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s, s:s?, s:o}", "name", k->name,
 			 "class", mdb_kernel_class_name(k->class), "unit", k->unit,
 			 "mutates", !!(k->flags & MDB_K_MUTATES), "threaded", !!(k->flags & MDB_K_THREADED),
 			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo,
-			 "metadata_share_of", k->share_of);
+			 "metadata_share_of", k->share_of, "vmstat", vmstat_json(k->vmstat));
 }
 
 /* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */
@@ -533,6 +545,50 @@ static json_t *conditions_json(const struct mdb_run *run)
 			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
 }
 
+/*
+ * Per base page (machine/basepage.h): each layout's memmap per GiB of RAM,
+ * and per hstate what one folio's entries fill and what HVO gives back of
+ * them (hvo_freed_pages_at()), also per GiB of hugetlb memory.  Computed,
+ * not run: the kernels and the footprint pass run at 4 KiB.
+ */
+static json_t *base_pages_json(const struct mdb_run *run)
+{
+	json_t *a = json_array();
+	const struct base_page *b;
+	char size[32];
+
+	for (b = base_pages; b->name; b++) {
+		json_t *layouts = json_array();
+		unsigned int i, h;
+
+		for (i = 0; i < run->nr_layouts; i++) {
+			const struct layout_ops *ops = run->layouts[i];
+			json_t *hs = json_array();
+
+			for (h = 0; h < b->nr_hstates; h++) {
+				unsigned int order = b->hstate[h].order;
+				uint64_t folio = 1ULL << (order + b->shift);
+				uint64_t freed = (uint64_t)hvo_freed_pages_at(&ops->hvo, ops->page_size,
+									      order, b->shift) << b->shift;
+
+				mdb_format_size(folio, size, sizeof(size));
+				json_array_append_new(hs, json_pack("{s:s, s:s, s:i, s:I, s:I, s:f}",
+					"size", size, "level", b->hstate[h].level, "order", (int)order,
+					"vmemmap_bytes", (json_int_t)(ops->page_size << order),
+					"hvo_freed_bytes", (json_int_t)freed,
+					"hvo_freed_per_GiB", (double)freed * (1ULL << 30) / (double)folio));
+			}
+			json_array_append_new(layouts, json_pack("{s:s, s:I, s:o}", "layout", ops->name,
+				"memmap_bytes_per_GiB", (json_int_t)(ops->page_size << (30 - b->shift)),
+				"hstates", hs));
+		}
+		json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "name", b->name,
+						   "page_bytes", (json_int_t)(1ULL << b->shift),
+						   "layouts", layouts));
+	}
+	return a;
+}
+
 json_t *mdb_context(const struct mdb_run *run, bool complete)
 {
 	json_t *o = json_object();
@@ -569,6 +625,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "seed", json_integer((json_int_t)run->opts.seed));
 	json_object_set_new(o, "conditions", conditions_json(run));
 	json_object_set_new(o, "false_sharing", mdb_false_sharing_json(run));
+	json_object_set_new(o, "base_pages", base_pages_json(run));
 	return o;
 }
 

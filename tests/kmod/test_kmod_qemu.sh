@@ -133,6 +133,9 @@ mark() { echo "@@ \$*"; }
 mark begin uptime=\$(cut -d' ' -f1 /proc/uptime)
 mark accel \$(dmesg | grep -o 'Hypervisor detected: .*' | head -n 1)
 /mdbench-kmod info 2>&1; mark absent rc=\$?
+sed 's/^/vmstat0| /' /proc/vmstat	# a workload for scripts/project: check_guest_vmstat.py
+dd if=/dev/zero of=/tmp/workload bs=1M count=32 2>/dev/null; echo 1 >/proc/sys/vm/compact_memory
+mark workload rc=\$?; sed 's/^/vmstat1| /' /proc/vmstat; rm /tmp/workload
 insmod /mdbench_kmod.ko; mark insmod rc=\$?
 /mdbench-kmod info 2>&1; mark info rc=\$?
 /mdbench-kmod run --ops=$ops --make-thp --counters --kernel=lookup/seq --kernel=lookup/random \\
@@ -195,6 +198,9 @@ rc_of() { mark "$1" | sed -n 's/.*rc=\([0-9]*\).*/\1/p'; }
 [ "$(rc_of absent)" = 2 ] || fail "mdbench-kmod without the module: want exit 2"
 grep -q 'mdbench_kmod module is not loaded; load it with' "$log" ||
 	fail "mdbench-kmod without the module: no 'not loaded' line"
+[ "$(rc_of workload)" = 0 ] || fail "the vmstat workload failed"
+/usr/bin/python3 "$src/tests/kmod/check_guest_vmstat.py" "$log" ${mdbench:+"$mdbench"} >"$tmp/vmcheck" 2>&1 ||
+	{ cat "$tmp/vmcheck"; fail "the workload's vmstat deltas"; }
 [ "$(rc_of insmod)" = 0 ] || fail "insmod failed"
 [ "$(rc_of info)" = 0 ] || fail "mdbench-kmod info failed"
 for k in lookup/seq lookup/random lookup/random-dep folio/tail folio/getput scan/compaction \
@@ -298,5 +304,6 @@ if [ -n "$mdbench" ]; then
 	[ "$scripts" = checked ] &&
 		sed -n '/^## Fidelity/,/^## /p' "$tmp/plot/report.md" | sed '$d'
 fi
+cat "$tmp/vmcheck"
 echo "guest uptime at /init: $(mark begin), at the end: $(mark end)"
 echo "PASS: kmod_qemu in $(($(date +%s) - start)) s"

@@ -58,6 +58,12 @@ cat >"$bin/id" <<'EOT'
 #!/bin/sh
 [ "$1" = -u ] && echo "$FAKE_UID"
 EOT
+# dpkg --print-foreign-architectures answers $FAKE_FOREIGN; the rest is logged.
+cat >"$bin/dpkg" <<'EOT'
+#!/bin/sh
+[ "$1" = --print-foreign-architectures ] && { [ -z "$FAKE_FOREIGN" ] || echo "$FAKE_FOREIGN"; exit 0; }
+echo "dpkg $*" >>"$FAKE_LOG"
+EOT
 cat >"$bin/uname" <<'EOT'
 #!/bin/sh
 [ "$1" = -m ] && echo "$FAKE_ARCH"
@@ -89,7 +95,7 @@ run() {
 	shift 3
 	: >"$tmp/log"
 	MDB_OS_RELEASE=$tmp/$os FAKE_LOG=$tmp/log FAKE_INSTALLED=$inst FAKE_UID=$uid \
-		FAKE_ARCH=${FAKE_ARCH:-x86_64} PATH="$bin:$PATH" \
+		FAKE_ARCH=${FAKE_ARCH:-x86_64} FAKE_FOREIGN=${FAKE_FOREIGN:-} PATH="$bin:$PATH" \
 		sh "$setup" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 	out=$(cat "$tmp/out")
@@ -190,6 +196,18 @@ check "tumbleweed --kmod" "zypper --non-interactive install --no-recommends qemu
 echo "tumbleweed --kmod: $log"
 refused rocky "--kmod: not supported" --kmod
 FAKE_ARCH=aarch64 refused debian "--kmod: not supported on aarch64" --kmod
+
+# ---- --aarch64 ---------------------------------------------------------
+cross="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64"
+run debian 0 "$deb" --aarch64
+check "debian --aarch64" "dpkg --add-architecture arm64
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $cross [DEBIAN_FRONTEND=noninteractive]" "$log"
+FAKE_FOREIGN=arm64 run debian 0 "$deb gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static" --aarch64
+check "debian --aarch64, arm64 already foreign" "apt-get update -qq
+apt-get install -y -qq --no-install-recommends libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 [DEBIAN_FRONTEND=noninteractive]" "$log"
+refused fedora "--aarch64: not supported on fedora" --aarch64
+FAKE_ARCH=aarch64 refused debian "--aarch64: not supported on aarch64" --aarch64
 
 # ---- refusals ----------------------------------------------------------
 refused arch "unknown distribution 'arch'"

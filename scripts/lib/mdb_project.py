@@ -1,0 +1,470 @@
+"""The projection of scripts/project and collect --workload: what each layout
+would cost a real workload, from how often the workload takes the paths the
+suite's kernels time.
+
+A workload is one command run once: /proc/vmstat read just before and just
+after it, and its wall time.  Each kernel's metadata in the dump (its
+"vmstat" list, from the MDB_KERNEL() registration) says which vmstat event
+counters count its op and how many ops one event is; a counter ending in
+'*' stands for every counter it prefixes.  The workload did
+
+	ops(k) = sum over k's entries of ops_per_event x delta(counter)
+
+of kernel k's ops (a negative sum, possible only where one entry takes out
+events another kernel counts, is 0 with a note), ops(k) / seconds a second.
+On a layout L against the reference layout R, one op of k costs
+
+	d(k, L) = the Hodges-Lehmann estimate of t_L - t_R in ns,
+
+t the kernel's time per op (real_time) in every round of the benchmark on
+the chosen mix, RAM and variant, with its 1 - alpha interval from inverting
+the Mann-Whitney test (mdb_stats.hodges_lehmann on the raw times, as compare
+does for differences).  The projected metadata time per second of the
+workload is
+
+	P(L) = sum over k of ops(k) / seconds x d(k, L)	(ns per second),
+
+its interval the sum of the kernels' interval ends times their rates
+(interval arithmetic: the rates are counts, exact; the sum covers P(L) with
+probability at least 1 - m x alpha over m kernels, Bonferroni).  A kernel
+with ops but no interval (one round a side) leaves P(L) without one; a
+kernel with ops that the dump does not have on L leaves P(L) unavailable,
+never 0.  The workload ran once: its own run-to-run variation is not in the
+interval.  /proc/vmstat counts the whole machine: whatever else runs
+meanwhile counts as the workload's (run it on an otherwise idle machine).
+
+Beside it, the footprint of each layout on this machine's own mix (the
+dump's kpageflags:<host> footprint, bytes per GiB of RAM), or why there is
+none.
+"""
+
+import datetime
+import fnmatch
+import json
+import math
+import os
+import re
+import socket
+import statistics
+import time
+
+import mdb_dump as md
+import mdb_report as mr
+import mdb_stats as st
+
+VMSTAT = "/proc/vmstat"
+MEMINFO = "/proc/meminfo"
+KPAGEFLAGS = "/proc/kpageflags"
+KPF_PREFIX = "kpageflags:"	# the name mdbench gives a --mix=kpageflags snapshot
+UNMAPPED_SHOWN = 12
+
+
+# -- vmstat --------------------------------------------------------------------
+
+def parse_vmstat(text, where):
+	"""{counter: value} of /proc/vmstat's text; DumpError naming the line
+	that is not '<name> <integer>'."""
+	out = {}
+	for i, line in enumerate(text.splitlines()):
+		if not line.strip():
+			continue
+		parts = line.split()
+		if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
+			raise md.DumpError(f"{where}:{i + 1}: not '<counter> <integer>': {md.printable(line)!r}")
+		out[parts[0]] = int(parts[1])
+	if not out:
+		raise md.DumpError(f"{where}: no counters")
+	return out
+
+
+def read_vmstat(path=VMSTAT):
+	with open(path) as f:
+		return parse_vmstat(f.read(), path)
+
+
+def mem_total_bytes():
+	try:
+		with open(MEMINFO) as f:
+			for line in f:
+				if line.startswith("MemTotal:"):
+					return int(line.split()[1]) * 1024
+	except (OSError, ValueError, IndexError):
+		pass
+	return None
+
+
+def run_workload(cmd, child, log=None):
+	"""The record of one run of the shell command cmd: vmstat before and
+	after, wall seconds, exit status, host, MemTotal.  child: an
+	mdb_runner.Child (Ctrl-C stops the command)."""
+	started = time.time()
+	before = read_vmstat()
+	t0 = time.monotonic()
+	rc = child.run(["/bin/sh", "-c", cmd], log)
+	seconds = time.monotonic() - t0
+	after = read_vmstat()
+	return {"command": cmd, "seconds": seconds, "exit_status": rc,
+		"host": socket.gethostname(), "mem_total_bytes": mem_total_bytes(),
+		"started": datetime.datetime.fromtimestamp(started, datetime.timezone.utc)
+		.isoformat(timespec="seconds"),
+		"vmstat_before": before, "vmstat_after": after}
+
+
+def record_from_files(before, after, seconds, command=None):
+	"""A record from two stored /proc/vmstat texts and the seconds between."""
+	if not seconds > 0 or not math.isfinite(seconds):
+		raise md.DumpError(f"--seconds {seconds}: want the workload's wall time, > 0")
+	vm = []
+	for p in (before, after):
+		try:
+			with open(p) as f:
+				vm.append(parse_vmstat(f.read(), p))
+		except OSError as e:
+			raise md.DumpError(f"{p}: {e.strerror}")
+	return {"command": command, "seconds": seconds, "exit_status": None, "host": None,
+		"mem_total_bytes": None, "started": None,
+		"vmstat_before": vm[0], "vmstat_after": vm[1]}
+
+
+def read_record(path):
+	"""A workload.json as run_workload writes it, checked."""
+	try:
+		with open(path) as f:
+			rec = json.load(f)
+	except OSError as e:
+		raise md.DumpError(f"{path}: {e.strerror}")
+	except ValueError:
+		raise md.DumpError(f"{path}: not JSON")
+	c = md.Checker(path)
+	c.obj(rec, "top level")
+	s = rec.get("seconds")
+	if isinstance(s, bool) or not isinstance(s, (int, float)) or not s > 0:
+		c.fail("seconds", "wants a number > 0")
+	for k in ("vmstat_before", "vmstat_after"):
+		for name, v in c.obj(rec.get(k), k).items():
+			c.int(v, f"{k}.{name}", -(1 << 63))
+	return rec
+
+
+def deltas(rec):
+	"""{counter: after - before} of the counters both readings have."""
+	b, a = rec["vmstat_before"], rec["vmstat_after"]
+	return {k: a[k] - b[k] for k in a if k in b}
+
+
+# -- the mapping ---------------------------------------------------------------
+
+def kernel_map(kernels, where="the dump"):
+	"""{kernel: [(counter pattern, ops per event)]} of the kernels whose
+	metadata names vmstat counters; DumpError on a malformed list."""
+	out = {}
+	for i, k in enumerate(kernels):
+		v = k.get("vmstat") or []
+		if not isinstance(v, list):
+			raise md.DumpError(f"{where}: kernels[{i}].vmstat: not a list")
+		terms = []
+		for j, t in enumerate(v):
+			ok = (isinstance(t, dict) and isinstance(t.get("counter"), str) and t["counter"]
+			      and isinstance(t.get("ops_per_event"), (int, float))
+			      and not isinstance(t.get("ops_per_event"), bool))
+			if not ok:
+				raise md.DumpError(f"{where}: kernels[{i}].vmstat[{j}]: want "
+						   "{counter: text, ops_per_event: number}")
+			terms.append((t["counter"], float(t["ops_per_event"])))
+		if terms:
+			out[k["name"]] = terms
+	return out
+
+
+def matched(pattern, delta):
+	"""(sum of the deltas the pattern names, [their names]); no name: None."""
+	names = [n for n in delta if fnmatch.fnmatchcase(n, pattern)] if pattern.endswith("*") \
+		else [pattern] if pattern in delta else []
+	return (sum(delta[n] for n in names) if names else None), sorted(names)
+
+
+def kernel_ops(kmap, delta):
+	"""[{kernel, terms: [{counter, matches, delta, ops_per_event}], ops, note}]
+	in kmap's order; a counter this kernel's vmstat lacks is a term with
+	delta None (counted as no event: the kernel has no such path)."""
+	out = []
+	for kernel, terms in kmap.items():
+		rows, ops, notes = [], 0.0, []
+		for pat, per in terms:
+			d, names = matched(pat, delta)
+			rows.append({"counter": pat, "matches": names, "delta": d, "ops_per_event": per})
+			if d is None:
+				notes.append(f"{pat} not in /proc/vmstat")
+			else:
+				ops += per * d
+		if ops < 0:
+			notes.append(f"the terms sum to {md.fmt(ops)}: taken as 0")
+			ops = 0.0
+		out.append({"kernel": kernel, "terms": rows, "ops": ops, "note": "; ".join(notes) or None})
+	return out
+
+
+def unmapped(kmap, delta, n=UNMAPPED_SHOWN):
+	"""The n counters that grew most and no kernel maps: what the
+	projection leaves out."""
+	pats = [p for terms in kmap.values() for p, _ in terms]
+	rest = [(k, v) for k, v in delta.items() if v > 0 and
+		not any(matched(p, {k: v})[1] for p in pats)]
+	return sorted(rest, key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
+# -- the benchmarks ------------------------------------------------------------
+
+def timed_benches(dump, kernels):
+	return [b for b in dump.native.values() if b.kernel in kernels and b.timed and b.threads == 1
+		and b.layout and b.mix and b.ram]
+
+
+def choose(dump, kernels, mix, ram, mem_total):
+	"""(mix, ram, why) of the benchmarks to project with: the ones given,
+	else this machine's kpageflags mix when the dump has it, else the first
+	mix; the RAM size nearest MemTotal (on a log scale), else the largest."""
+	benches = timed_benches(dump, kernels)
+	if not benches:
+		return None, None, "the dump has none of the mapped kernels on a layout"
+	mixes = md.first_seen(b.mix for b in benches)
+	if mix is not None and mix not in mixes:
+		raise md.DumpError(f"--mix {mix}: the mapped kernels ran on {', '.join(mixes)}")
+	if mix is None:
+		kpf = [m for m in mixes if m.startswith(KPF_PREFIX)]
+		mix = kpf[0] if kpf else mixes[0]
+	rams = sorted({b.ram for b in benches if b.mix == mix})
+	if ram is not None and ram not in rams:
+		raise md.DumpError(f"--ram {md.format_size(ram)}: on mix {mix} the mapped kernels ran "
+				   f"at {', '.join(md.format_size(r) for r in rams)}")
+	if ram is None:
+		ram = min(rams, key=lambda r: abs(math.log(r / mem_total))) if mem_total else rams[-1]
+	return mix, ram, None
+
+
+def bench_of(dump, kernel, layout, mix, ram):
+	"""The benchmark of kernel on layout at mix and ram: the variant without
+	parameters, else the first seen; None if the dump has none."""
+	cands = [b for b in timed_benches(dump, (kernel,))
+		 if b.layout == layout and b.mix == mix and b.ram == ram and b.reps]
+	return next((b for b in cands if not b.variant), cands[0] if cands else None)
+
+
+def per_op_delta(ref, b, alpha):
+	"""{ns_per_op, delta_ns, ci, n} of b against ref (both Bench); ci None
+	when either side has fewer than 2 rounds."""
+	va, vb = ref.values("real_time"), b.values("real_time")
+	est, ci = st.hodges_lehmann(va, vb, alpha)
+	return {"ns_per_op": statistics.median(vb), "delta_ns": est,
+		"ci": list(ci) if ci else None, "n": [len(va), len(vb)]}
+
+
+# -- the projection ------------------------------------------------------------
+
+def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
+	"""The projection as a JSON-able dict (see the module's text)."""
+	kmap = kernel_map(dump.kernels)
+	delta = deltas(rec)
+	secs = rec["seconds"]
+	ops = kernel_ops(kmap, delta)
+	used = [o for o in ops if o["ops"] > 0]
+	mix, ram, why = choose(dump, [o["kernel"] for o in used] or list(kmap), mix, ram,
+			       rec.get("mem_total_bytes"))
+	ref = dump.reference
+	layouts = dump.layout_names
+	for o in ops:
+		o["ops_per_second"] = o["ops"] / secs
+		o["layouts"] = {}
+		rb = bench_of(dump, o["kernel"], ref, mix, ram) if mix else None
+		for lay in layouts:
+			b = bench_of(dump, o["kernel"], lay, mix, ram) if mix else None
+			if b is None or rb is None:
+				o["layouts"][lay] = {"why": f"not run on {lay if b is None else ref} "
+						     f"(mix {mix}, RAM {md.format_size(ram) if ram else '-'})"}
+			else:
+				o["layouts"][lay] = per_op_delta(rb, b, alpha)
+				o["layouts"][lay]["benchmark"] = b.name
+	total = {}
+	for lay in layouts:
+		s, lo, hi, whys = 0.0, 0.0, 0.0, []
+		for o in used:
+			c = o["layouts"][lay]
+			if "why" in c:
+				whys.append(f"{o['kernel']} {c['why']}")
+				continue
+			r = o["ops_per_second"]
+			s += r * c["delta_ns"]
+			if c["ci"] is None:
+				whys.append(f"{o['kernel']}: no interval (n = {c['n'][0]}, {c['n'][1]})")
+			else:
+				lo, hi = lo + r * c["ci"][0], hi + r * c["ci"][1]
+		unavailable = [w for w in whys if "not run" in w] + ([why] if why else [])
+		whys += [why] if why else []
+		total[lay] = {"reference": lay == ref,
+			      "ns_per_second": None if unavailable else s,
+			      "ci": None if whys else [lo, hi],
+			      "why": "; ".join(whys) or None}
+	return {"workload": {k: rec.get(k) for k in ("command", "seconds", "exit_status", "host",
+							 "mem_total_bytes", "started")},
+		"alpha": alpha, "coverage_at_least": max(0.0, 1 - len(used) * alpha),
+		"reference_layout": ref, "mix": mix, "ram_bytes": ram, "why": why,
+		"kernels": ops, "projected": total,
+		"unmapped": [{"counter": k, "delta": v} for k, v in unmapped(kmap, delta)],
+		"footprint": footprint(dump)}
+
+
+def footprint(dump):
+	"""{mix, bytes_per_GiB: {layout: bytes}} of the dump's kpageflags mix
+	(this machine's own), or {why}."""
+	fp = mr.footprint_per_mix(dump)
+	mixes = md.first_seen(m for m, _, _ in fp if m.startswith(KPF_PREFIX))
+	if not mixes:
+		return {"why": "the dump has no footprint on a kpageflags mix (collect and project "
+			"take one when run as root: /proc/kpageflags is root's)"}
+	m = mixes[0]
+	return {"mix": m, "bytes_per_GiB": {l: v for (mm, l, var), v in fp.items()
+					    if mm == m and not var}}
+
+
+# -- text ----------------------------------------------------------------------
+
+def us(ns):
+	return md.fmt(ns / 1e3)
+
+
+def markdown(p):
+	"""The projection as markdown (scripts/project's output, projection.md)."""
+	w = p["workload"]
+	ref = p["reference_layout"]
+	level = f"{100 * (1 - p['alpha']):g}%"
+	out = ["# Projection onto a workload", ""]
+	out.append(f"Workload: `{md.printable(w['command'] or 'stored vmstat readings')}`, "
+		   f"{w['seconds']:.3f} s wall" +
+		   (f", exit status {w['exit_status']}" if w["exit_status"] is not None else "") +
+		   (f", on {md.printable(w['host'])}" if w["host"] else "") + ".")
+	if p["why"]:
+		out += ["", f"No projection: {p['why']}."]
+	else:
+		out.append(f"Per-op times: mix {md.printable(p['mix'])}, RAM "
+			   f"{md.format_size(p['ram_bytes'])}, against {ref}; intervals at {level} "
+			   f"per kernel, summed (covers the sum at >= "
+			   f"{100 * p['coverage_at_least']:g}%, Bonferroni).  /proc/vmstat counts "
+			   "the whole machine: what else ran meanwhile counts too.")
+	out += ["", "## Kernels the workload's vmstat counters map to", ""]
+	layouts = list(p["projected"])
+	rows = []
+	for o in p["kernels"]:
+		terms = ", ".join(f"{t['counter']} {'n/a' if t['delta'] is None else t['delta']}"
+				  f" x {md.fmt(t['ops_per_event'])}" for t in o["terms"])
+		cells = []
+		for lay in layouts:
+			c = o["layouts"].get(lay, {})
+			if lay == ref:
+				cells.append(f"{md.fmt(c['ns_per_op'])} ns" if "ns_per_op" in c else "-")
+			elif "why" in c:
+				cells.append("unavailable")
+			else:
+				ci = c["ci"]
+				cells.append(f"{c['delta_ns']:+.3g} ns" + (
+					f" [{ci[0]:+.3g}, {ci[1]:+.3g}]" if ci else " (no interval)"))
+		rows.append([o["kernel"], terms + (f" ({o['note']})" if o["note"] else ""),
+			     md.fmt(o["ops"]), md.fmt(o["ops_per_second"]), *cells])
+	out += md.md_table(["kernel", "counter delta x ops/event", "ops", "ops/s",
+			    *[f"{l} ns/op" if l == ref else f"{l} - {ref} per op" for l in layouts]],
+			   rows)
+	out += ["", f"## Projected metadata time per second of the workload, against {ref}", ""]
+	rows = []
+	for lay, t in p["projected"].items():
+		if t["reference"]:
+			rows.append([lay, "reference", "", ""])
+			continue
+		v = t["ns_per_second"]
+		ci = t["ci"]
+		rows.append([lay, "unavailable" if v is None else f"{us(v)} us/s",
+			     f"[{us(ci[0])}, {us(ci[1])}] us/s" if ci else "-",
+			     "-" if v is None else f"{v / 1e7:+.4f}%"])
+	out += md.md_table(["layout", "projected", f"{level} interval", "of one CPU"], rows)
+	notes = [f"{lay}: {t['why']}" for lay, t in p["projected"].items() if t["why"]]
+	if notes:
+		out += [""] + [f"- {md.printable(n)}" for n in notes]
+	out += ["", "## Footprint on this machine's mix", ""]
+	fp = p["footprint"]
+	if "why" in fp:
+		out.append(f"Unavailable: {fp['why']}.")
+	else:
+		b = fp["bytes_per_GiB"]
+		rb = b.get(ref)
+		out.append(f"Mix {md.printable(fp['mix'])}, bytes of metadata per GiB of RAM:")
+		out.append("")
+		out += md.md_table(["layout", "bytes per GiB", f"against {ref}"],
+				   [[l, md.fmt(v), f"{v / rb - 1:+.1%}" if rb and l != ref else ""]
+				    for l, v in b.items()])
+	out += ["", "## Counters that grew and no kernel maps", ""]
+	out.append(", ".join(f"{u['counter']} +{u['delta']}" for u in p["unmapped"]) or "none")
+	return re.sub(r"\n{3,}", "\n\n", "\n".join(out)) + "\n"	# md_table ends in a blank line
+
+
+def write(p, out_dir):
+	"""projection.json and projection.md into out_dir; their paths."""
+	os.makedirs(out_dir, exist_ok=True)
+	pj, pm = os.path.join(out_dir, "projection.json"), os.path.join(out_dir, "projection.md")
+	with open(pj, "w") as f:
+		json.dump(p, f, indent=1)
+		f.write("\n")
+	with open(pm, "w") as f:
+		f.write(markdown(p))
+	return pj, pm
+
+
+def write_record(rec, path):
+	with open(path, "w") as f:
+		json.dump(rec, f, indent=1)
+		f.write("\n")
+
+
+# -- collect's hook ------------------------------------------------------------
+
+def add_workload_option(p):
+	p.add_argument("--workload", metavar="CMD",
+		       help="run the shell command CMD first, /proc/vmstat read before and after, "
+		       "and project each layout's metadata time onto it (projection.md)")
+
+
+def workload_step(c, step):
+	"""collect's first step with --workload: the command run once, its record
+	in workload.json.  c: the Collect; step: its Step class."""
+	def run():
+		rec = run_workload(c.args.workload, c.child, c.path("workload.log"))
+		write_record(rec, c.path("workload.json"))
+		c.add("workload.json", "--workload: the command, its wall time, /proc/vmstat "
+		      "before and after")
+		c.add("workload.log", "--workload: its output")
+		if rec["exit_status"]:
+			c.partial.append(f"workload: exit status {rec['exit_status']} (see workload.log)")
+		return f"{rec['seconds']:.2f} s, exit status {rec['exit_status']}"
+	return step("workload", f"sh -c {c.args.workload!r}, /proc/vmstat before and after", run)
+
+
+def bundle_projection(c, doc):
+	"""collect's bundle with --workload: projection.md/json from the merged
+	dump and workload.json."""
+	if not os.path.exists(c.path("workload.json")):
+		return
+	if not doc:
+		c.note("projection: no merged dump to project with")
+		return
+	try:
+		p = project(md.Dump(c.path("mdbench.json")), read_record(c.path("workload.json")))
+	except md.DumpError as e:
+		c.note(f"projection: {e}")
+		return
+	write(p, c.work)
+	c.add("projection.md", "the workload's projected metadata time per layout (scripts/project)")
+	c.add("projection.json", "the same, as JSON")
+
+
+def kernels_with_ops(listing_kernels, rec):
+	"""The kernels (of an mdbench --list=json) the workload took at least one
+	op of: what scripts/project runs when it has no dump."""
+	return [o["kernel"] for o in kernel_ops(kernel_map(listing_kernels, "mdbench --list=json"),
+						deltas(rec)) if o["ops"] > 0]
