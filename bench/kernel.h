@@ -83,6 +83,7 @@ enum mdb_ws_reach {
 	MDB_WS_HUGETLB_TAILS_1G,	/* the tails of 1 GiB hugetlb folios */
 };
 
+/*
  * One /proc/vmstat event counter whose events are a kernel's ops, for
  * scripts/project: a workload did sum(ops_per_event x the counter's delta)
  * of the kernel's ops (a negative entry takes out events another kernel

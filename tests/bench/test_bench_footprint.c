@@ -27,12 +27,16 @@
 
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)
 
+/* The --desc-cache option the printer builds with (its 7th argument; default the run's). */
+static enum desc_cache_kind desc_cache;
+
 /* mix_name, or NULL and the mix in *mix. */
 static int build(struct memmap **mm, const struct layout_ops *ops, const char *mix_name,
 		 unsigned long nr_pfns, uint64_t seed, unsigned int folio_bytes, enum hvo_mode hvo,
 		 struct mix *mix)
 {
-	struct memmap_opts opts = { .seed = seed, .folio_desc_bytes = folio_bytes, .hvo = hvo };
+	struct memmap_opts opts = { .seed = seed, .folio_desc_bytes = folio_bytes, .hvo = hvo,
+				     .desc_cache = desc_cache };
 	struct mdb_err merr;
 
 	if (mix_name && mix_resolve(mix_name, mix, &merr)) {
@@ -119,15 +123,17 @@ static int print_one(char **argv)
 	const struct layout_ops *ops = layout_by_name(argv[1]);
 	unsigned long long ram = strtoull(argv[3], NULL, 10);
 	int hvo = hvo_mode_from_name(argv[6]);
+	int cache = argv[7] ? desc_cache_kind_from_name(argv[7]) : (int)desc_cache;
 	struct footprint_measured m;
 	struct footprint fp;
 	struct memmap *mm;
 	struct mix mix;
 
-	if (!ops || !ram || ram % MDB_PAGE_SIZE || hvo < 0) {
-		fprintf(stderr, "test_bench_footprint: bad layout, RAM size or HVO mode\n");
+	if (!ops || !ram || ram % MDB_PAGE_SIZE || hvo < 0 || cache < 0) {
+		fprintf(stderr, "test_bench_footprint: bad layout, RAM size, HVO mode or cache option\n");
 		return 2;
 	}
+	desc_cache = (enum desc_cache_kind)cache;
 	if (build(&mm, ops, argv[2], ram / MDB_PAGE_SIZE, strtoull(argv[4], NULL, 10),
 		  (unsigned int)strtoul(argv[5], NULL, 10), (enum hvo_mode)hvo, &mix))
 		return 1;
@@ -157,10 +163,10 @@ int main(int argc, char **argv)
 	struct mix none = { .name = "" }, big = { .name = "hugetlb", .nr = 6 };
 	unsigned int l, m, f;
 
-	if (argc == 7)
+	if (argc == 7 || argc == 8)
 		return print_one(argv);
 	if (argc != 1) {
-		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO]\n");
+		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO [DESC_CACHE]]\n");
 		return 2;
 	}
 	memcpy(big.entry, hugetlb, sizeof(hugetlb));

@@ -67,6 +67,9 @@ def main(mdbench, printer):
 	return 0
 
 
+CACHE_OTHERS = ("align16", "rcu-tail", "hwcache")
+
+
 def check_run(mdbench, printer, descriptors, folios, sweep):
 	args = [mdbench, "--ram=" + ",".join(RAMS), "--mix=" + ",".join(MIXES.values()),
 		f"--seed={SEED}", "--counters=none", "--benchmark_filter=^footprint/",
@@ -76,6 +79,9 @@ def check_run(mdbench, printer, descriptors, folios, sweep):
 	out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
 	benches = json.loads(out)["benchmarks"]
 	per_mix = sum(len(sweep) if sweep and folios[l] else 1 for l in descriptors)
+	# and per layout with folio descriptors, one report group for each
+	# --desc-cache option besides the run's (rcu): align16, rcu-tail, hwcache
+	per_mix += len(CACHE_OTHERS) * sum(folios.values())
 	want = len(RAMS) * (len(MIXES) + len(HUGETLB)) * per_mix
 	failures, hugetlb = [], 0
 	if len(benches) != want:
@@ -86,12 +92,16 @@ def check_run(mdbench, printer, descriptors, folios, sweep):
 		mix, ram = mix.removeprefix("mix:"), RAMS[ram.removeprefix("ram:")]
 		size = int(params.get("folio", "0B").removesuffix("B"))
 		hvo = params.get("hvo")
-		if ("folio" in params) != bool(sweep and folios[layout]):
+		if params.get("cache", "rcu") not in CACHE_OTHERS + ("rcu",):
+			failures.append(f"{b['name']}: an unknown cache option")
+		if ("folio" in params) != bool(sweep and folios[layout] and "cache" not in params):
 			failures.append(f"{b['name']}: a folio part where none belongs, or none where one does")
 		if (hvo is not None) != (mix in HUGETLB):
 			failures.append(f"{b['name']}: an hvo part where none belongs, or none where one does")
+		# a report group of another --desc-cache option is built with that option
+		cache = [params["cache"]] if "cache" in params else []
 		fields = subprocess.run([printer, layout, MIXES[mix], str(ram), str(SEED), str(size),
-					 hvo or "off"], check=True, capture_output=True,
+					 hvo or "off", *cache], check=True, capture_output=True,
 					text=True).stdout.split()
 		fields = [int(x) for x in fields]
 		if size and fields[4] != size:

@@ -59,11 +59,11 @@ not_on=
 run vm-host-512g 8GiB 2 "off on" hvo/restore-optimise-1g:on
 
 # --hvo=on: every kernel with HVO on only; --hvo=off: none of the remapping ones.
-n=$(names --ram=64MiB --mix="$mixes/database-256g.json" --hvo=on | grep -v '/bytes:' | grep -Evc '/hvo:on(/threads:[0-9]+)?$')
+n=$(names --ram=64MiB --mix="$mixes/database-256g.json" --hvo=on | grep -v '/bytes:' | grep -Evc '/hvo:on(/cache:[a-z0-9-]+)?(/threads:[0-9]+)?$')
 [ "$n" -eq 0 ] || { echo "FAIL: --hvo=on left $n benchmarks without hvo:on"; fail=1; }
 n=$(names --ram=64MiB --mix="$mixes/database-256g.json" --hvo=on | grep -c '^lookup/seq/')
 [ "$n" -gt 0 ] || { echo "FAIL: --hvo=on runs no lookup/seq"; fail=1; }
-n=$(names --ram=64MiB --mix="$mixes/database-256g.json" --hvo=off | grep -Ec '^hvo/|/hvo:on(/threads:[0-9]+)?$')
+n=$(names --ram=64MiB --mix="$mixes/database-256g.json" --hvo=off | grep -Ec '^hvo/|/hvo:on(/cache:[a-z0-9-]+)?(/threads:[0-9]+)?$')
 [ "$n" -eq 0 ] || { echo "FAIL: --hvo=off plans $n HVO-on benchmarks"; fail=1; }
 
 [ $fail -eq 0 ] && echo "test_bench_hugetlb: hugetlb kernels on hugetlb mixes only, HVO off and on, a fixed count on each layout"

@@ -113,7 +113,7 @@ static void check_layout_mix(const struct layout_ops *ops, const char *mix_name)
 {
 	static const enum mdb_ws_reach reaches[] = { MDB_WS_ALL, MDB_WS_NONE, MDB_WS_FOLIOS,
 		MDB_WS_FOLIO_TAILS, MDB_WS_HUGETLB, MDB_WS_HUGETLB_TAILS_2M, MDB_WS_HUGETLB_TAILS_1G };
-	struct memmap_opts opts = { .seed = 1 };
+	struct memmap_opts opts = { .seed = 1, .age = DESC_FRESH_ORDERED };	/* the plan's placement, as mdbench counts */
 	struct model_blocks b;
 	struct memmap *mm;
 	struct mdb_err err;
@@ -121,7 +121,7 @@ static void check_layout_mix(const struct layout_ops *ops, const char *mix_name)
 	unsigned int i;
 
 	if (mix_resolve(mix_name, &mix, &err) || ops->memmap_create(&mm, NR_PFNS, &mix, &opts, &err) ||
-	    model_count_blocks(&b, &mix, NR_PFNS, 1, opts.age, &err)) {
+	    model_count_blocks(&b, &mix, NR_PFNS, 1, DESC_FRESH_ORDERED, &err)) {
 		CHECK(0, "%s/%s: %s", ops->name, mix_name, err.msg);
 		return;
 	}

@@ -1128,7 +1128,7 @@ static void copy_fixture(const char *name)
 	path_join(from + strlen(from), sizeof(from) - strlen(from), "", name);
 	in = fopen(from, "r");
 	out = fopen(tmp_path(to, sizeof(to), name), "w");
-	check(in && out, "copy %s", from);
+	CHECK(in && out, "copy %s", from);
 	while (in && out && (n = fread(buf, 1, sizeof(buf), in)))
 		fwrite(buf, 1, n, out);
 	if (in)
@@ -1161,18 +1161,18 @@ static int test_kpageflags_evidence(void)
 	copy_fixture("zoneinfo");
 	copy_fixture("buddyinfo");
 	copy_fixture("iomem");
-	check(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
-	check(m.nr == 3, "%u entries, want free 10, anon 0, reserved 0", m.nr);
+	CHECK(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
+	CHECK(m.nr == 3, "%u entries, want free 10, anon 0, reserved 0", m.nr);
 	for (unsigned int i = 0; i < m.nr; i++) {
 		const struct mix_entry *e = &m.entry[i];
 		double want = e->kind == PK_FREE && e->order == 10 ? 2048.0 / 3584 :
 			      e->kind == PK_ANON && e->order == 0 ? 512.0 / 3584 :
 			      e->kind == PK_RESERVED && e->order == 0 ? 1024.0 / 3584 : -1;
 
-		check(e->fraction == want, "(%s, %u): fraction %.17g, want %.17g",
+		CHECK(e->fraction == want, "(%s, %u): fraction %.17g, want %.17g",
 		      page_kind_name(e->kind), e->order, e->fraction, want);
 	}
-	check(!strcmp(m.classified, "pfns without any kpageflags bit: 1024 counted free "
+	CHECK(!strcmp(m.classified, "pfns without any kpageflags bit: 1024 counted free "
 		      "(/proc/buddyinfo's 2048 free pages per zone beyond the 1024 found flagged "
 		      "KPF_BUDDY), 1024 counted reserved (the rest; /proc/zoneinfo present - managed: "
 		      "1024); 512 outside System RAM in /proc/iomem left out as holes"),
@@ -1183,13 +1183,13 @@ static int test_kpageflags_evidence(void)
 	unlink(tmp_path(path, sizeof(path), "zoneinfo"));
 	unlink(tmp_path(path, sizeof(path), "buddyinfo"));
 	unlink(tmp_path(path, sizeof(path), "iomem"));
-	check(mix_from_kpageflags(tmp_path(path, sizeof(path), "kpageflags"), &m, &err) == 0,
+	CHECK(mix_from_kpageflags(tmp_path(path, sizeof(path), "kpageflags"), &m, &err) == 0,
 	      "%s", err.msg);
 	for (unsigned int i = 0; i < m.nr; i++)
 		if (m.entry[i].kind == PK_RESERVED)
-			check(m.entry[i].fraction == 2560.0 / 4096, "reserved %.17g without evidence",
+			CHECK(m.entry[i].fraction == 2560.0 / 4096, "reserved %.17g without evidence",
 			      m.entry[i].fraction);
-	check(!strcmp(m.classified, "pfns without any kpageflags bit: 2560 counted reserved (no "
+	CHECK(!strcmp(m.classified, "pfns without any kpageflags bit: 2560 counted reserved (no "
 		      "/proc/zoneinfo and /proc/buddyinfo to tell free from reserved); none left out "
 		      "as holes (no /proc/iomem with addresses)"), "classified: %s", m.classified);
 	unlink(path);

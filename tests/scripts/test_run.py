@@ -65,9 +65,10 @@ class RunJob(Scratch):
 		self.assertTrue(all(s["seconds"] is not None for s in t["stages"]))
 		self.assertIn("== footprint over every mix (desktop, server, database-256g, desktop-16g, "
 			      "server-256g, vm-host-512g)\n", out)
-		self.assertIn("lookup/random        4GiB  0.750 (0.721..0.781)  0.500 (0.480..0.520)\n",
+		self.assertIn("lookup/random        4GiB  page32    5/5           0.750  0.721..0.781  faster\n"
+			      "lookup/random        4GiB  memdesc8  5/5           0.500  0.480..0.520  faster\n",
 			      out)
-		self.assertIn("server-256g    16777216  14680064 (-12.5%)  8388608 (-50.0%)\n", out)
+		self.assertIn("server-256g    16,777,216  14,680,064 (-12.5%)  8,388,608 (-50.0%)\n", out)
 		self.assertRegex(out, r"\nstage times: measure \d+ s, footprint/1 \d+ s, "
 				 r"footprint/2 \d+ s, plots \d+ s; total \d+ s\n")
 		self.assertTrue(out.endswith(f"run: report in {out_dir}/report.md "
