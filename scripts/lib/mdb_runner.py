@@ -92,8 +92,8 @@ MAX_ROUNDS = 1000
 def check_rounds_options(prog, a):
 	for opt, v in (("--rounds", a.rounds), ("--rerun-rounds", getattr(a, "rerun_rounds", 1))):
 		if v != "auto" and not 1 <= v <= MAX_ROUNDS:
-			md.die(prog, f"--rounds and --rerun-rounds want 1 or more, at most {MAX_ROUNDS} "
-				     f"(mdbench --rounds): {opt} {v}")
+			md.die(prog, f"{opt} wants 1 or more, at most {MAX_ROUNDS} (mdbench --rounds): "
+				     f"{opt} {v}")
 	if not 0 <= getattr(a, "rerun_spread", 0) < 10:
 		md.die(prog, f"--rerun-spread {a.rerun_spread}: want a fraction, e.g. 0.05")
 	if getattr(a, "time_budget", None) is not None and a.rounds != "auto":

@@ -134,7 +134,7 @@ def test_json(mdbench):
 	last, desc = lay[-1]["name"], next(l["name"] for l in lay if l["descriptors"])
 	with tempfile.TemporaryDirectory() as out:
 		doc, err = simulate(mdbench, out, [
-			"--ram=64MiB", "--mix=all-order0", f"--layout={last},{desc}", "--desc-age=fresh",
+			"--ram=64MiB", "--mix=all-order0", f"--layout={last},{desc}", "--desc-age=fresh-ordered",
 			f"--benchmark_filter=^(lookup/seq/{last}|alloc/order9/{desc}|"
 			"baseline/latency/bytes:512KiB)"])
 		left = sorted(os.listdir(out))

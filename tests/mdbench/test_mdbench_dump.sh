@@ -78,7 +78,8 @@ check(len(l1) == 1 and l1[0]["size"] > 0 and l1[0]["line_size"] > 0, "hwloc L1d 
 check(mb["cpu"] is None and mb["node"] is None and mb["seed"] == 1, "cpu, node, seed")
 cond = mb["conditions"]
 check(cond["memmap_pages"] == "2m" and cond["desc_age"] == "aged" and cond["slab_freelist_random"] is True and
-      cond["desc_churn"] == {"rounds": 4, "fraction": 0.5, "transient_fraction": 0.125} and
+      cond["desc_churn"] == {"rounds": 4, "fraction": 0.5, "transient_fraction": 0.125,
+                               "pfns_move": True} and
       cond["folio_desc_bytes"] is None, f"conditions asked for by default: {cond}")
 mm = cond["memmaps"]
 check(len(mm) == 1 and mm[0]["layout"] == L0 and mm[0]["mix"] == "desktop" and mm[0]["ram_bytes"] == 64 << 20 and
@@ -143,7 +144,7 @@ mb = doc["context"]["memdesc_bench"]
 c = mb["conditions"]
 ok = mb["cpu"] == 0 and mb["node"] == 0 and mb["seed"] == 7
 ok = ok and c["memmap_pages"] == "4k" and c["desc_age"] == "fresh" and c["desc_churn"] is None
-ok = ok and c["slab_freelist_random"] is False and c["memmaps_short"] is False and len(c["memmaps"]) == 1
+ok = ok and c["slab_freelist_random"] is True and c["memmaps_short"] is False and len(c["memmaps"]) == 1
 ok = ok and all(m["memmap_huge_bytes"] == 0 and m["desc_huge_bytes"] == 0 and m["memmap_bytes"] > 0 and
 		m["age_digest"] is None for m in c["memmaps"])
 ok = ok and [c["name"] for c in mb["counters"]["available"]] == ["page_faults", "task_clock"]
