@@ -174,7 +174,7 @@ void mdb_plan(struct mdb_run *run);
 #define MDB_HEADLINE_WS_TIMES	2
 #define MDB_HEADLINE_MAX_RAM	(1ULL << 50)	/* 1 PiB, --ram's own limit */
 void mdb_headline(struct mdb_run *run);
-/* The smoke profile's one RAM size for a mix: 32MiB, or 2GiB for one with 1 GiB hugetlb folios. */
+/* The smoke profile's one RAM size for a mix: 128MiB (64 pageblocks: the aged trace keeps free order-9 blocks; at 32MiB it keeps none), or 2GiB for one with 1 GiB hugetlb folios. */
 uint64_t mdb_smoke_ram(const struct mix *mix);
 /* The kernels the headline is measured with: the dependent ones that read the memmap of any mix. */
 bool mdb_headline_kernel(const struct mdb_kernel *k);

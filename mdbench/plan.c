@@ -428,7 +428,7 @@ void mdb_plan(struct mdb_run *run)
 
 uint64_t mdb_smoke_ram(const struct mix *mix)
 {
-	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD) ? 2 * MDB_GiB : 32 * MDB_MiB;
+	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD) ? 2 * MDB_GiB : 128 * MDB_MiB;
 }
 
 bool mdb_headline_kernel(const struct mdb_kernel *k)
