@@ -71,11 +71,15 @@ static inline void folio_pin(struct folio *folio)
 {
 	int *pincount = folio_pincount_ptr(folio);
 
+	/*
+	 * smp_mb__after_atomic() is barrier() on x86, where the locked add is
+	 * the full barrier: a seq_cst add is that add (a separate fence would
+	 * be an mfence the kernel does not execute, and TSan cannot model one).
+	 */
 	if (pincount)
-		__atomic_fetch_add(pincount, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(pincount, 1, __ATOMIC_SEQ_CST);
 	else
-		__atomic_fetch_add(&folio->_refcount, GUP_PIN_COUNTING_BIAS - 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&folio->_refcount, GUP_PIN_COUNTING_BIAS - 1, __ATOMIC_SEQ_CST);
 }
 
 /* gup_put_folio(FOLL_PIN): the pin off _pincount, or the bias; then folio_put_refs(). */

@@ -114,7 +114,7 @@ int mdb_simulate_child(struct mdb_run *run, const char *instance_file)
 	struct mdb_err err;
 	const char *result = NULL;
 	struct mix mix;
-	uint64_t ops, items = 0;
+	uint64_t ops = 0, items = 0;
 	json_t *doc = NULL, *out;
 	int ret;
 
