@@ -77,7 +77,8 @@ for delay in 0 0.005 0.01 0.02 0.04 0.08 0.15 0.3 0.6; do
 import json, os, sys
 d, err, old, rc = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 path = os.path.join(d, "mdbench.json")
-if not os.path.exists(err):	# killed between fork and exec: mdbench never ran
+# killed between fork and exec, or before main() set its handler: mdbench never ran
+if not os.path.exists(err) or (rc == 130 and not open(err).read()):
 	mb = json.load(open(path))["context"]["memdesc_bench"]
 	print("not-started" if rc == 130 and mb["run_id"] == old else f"FAIL no stderr, exit {rc}")
 	sys.exit(0)
@@ -94,7 +95,8 @@ if rc != 130:
 elif not os.path.exists(path):
 	ok = last == f"mdbench: interrupted before any result was written (no {path})"
 	print("before-any-write" if ok else f"FAIL no dump, but: {last!r}")
-elif last == f"mdbench: interrupted before the run started; {d} is as it was":
+elif last in (f"mdbench: interrupted before the run started; {d} is as it was",
+	      "mdbench: interrupted before the run started"):	# before --out was parsed
 	mb = json.load(open(path))["context"]["memdesc_bench"]
 	ok = mb["run_id"] == old
 	print("before-start" if ok else f"FAIL said untouched, holds run {mb['run_id']} (old {old})")
