@@ -153,9 +153,9 @@ static int count_traced(struct model_blocks *b, struct mix_plan *plan, unsigned 
 		if (!l)
 			b->nr[m.kind][m.order]++;
 	}
-	if (age_trace_run(&folios, &blocks, nr_pfns, seed, &ops, &t))
+	if (age_trace_run(&folios, &blocks, nr_pfns, seed, NULL, &ops, &t))
 		goto out;
-	for (i = 0; i < folios.nr; i++)
+	for (i = 0; i < t.nr_final; i++)
 		if (t.final[i].kind != AGE_GONE)
 			b->nr[t.final[i].kind][t.final[i].order]++;
 	for (i = 0; i < t.free.nr; i++)

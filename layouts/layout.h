@@ -137,6 +137,8 @@ static inline enum desc_type folio_desc_type(unsigned int order)
 struct memmap_opts {
 	enum memmap_pages pages;	/* memmap and descriptor caches: 2m (as vmemmap) or 4k */
 	enum desc_age age;		/* descriptor caches after the churn (age.h), or fresh */
+	const struct age_replay *replay;	/* DESC_TRACE: the recorded trace (age.h) */
+	bool no_compaction;		/* the trace without compaction (--compaction=off) */
 	/*
 	 * Bytes of a small folio descriptor, for what-if sizes (0: the
 	 * layout's sizeof(struct folio)); a multiple of DESC_ALIGN.  The large
@@ -184,6 +186,8 @@ struct memmap_obtained {
 	uint64_t desc_digest;
 	uint64_t age_digest;		/* of the churn's or the trace's events; 0 when fresh */
 	unsigned long age_failures;	/* aged: folios the trace's buddy could not place again */
+	unsigned long age_compactions;	/* aged, trace: pageblocks compaction emptied */
+	unsigned long age_migrated;	/* and the folios it moved */
 };
 
 /*

@@ -301,10 +301,11 @@ static void age_transient_free(void *arg, void *desc, unsigned int order)
 	desc_free(&mm->cache[folio_desc_type(order)], desc);
 }
 
-/* The trace's descriptors by id: the folios', then the short-lived ones'. */
+/* The trace's descriptors by id, as many as it hands out. */
 struct trace_descs {
 	struct memmap *mm;
 	void **desc;
+	unsigned long cap;
 };
 
 static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order)
@@ -314,6 +315,18 @@ static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order)
 
 	if (!c->obj_size)
 		return 0;
+	if (id >= td->cap) {
+		unsigned long cap = td->cap ? 2 * td->cap : 4096;
+		void **d;
+
+		while (cap <= id)
+			cap *= 2;
+		d = realloc(td->desc, cap * sizeof(*d));
+		if (!d)
+			return -1;
+		td->desc = d;
+		td->cap = cap;
+	}
 	td->desc[id] = desc_alloc(c);
 	return td->desc[id] ? 0 : -1;
 }
@@ -328,34 +341,47 @@ static void trace_desc_free(void *arg, unsigned long id, unsigned int order)
 }
 
 /*
- * DESC_AGED: the trace (age.h) on the plan's folios and free blocks, its
- * descriptor events on this layout's caches as they come; then the free
- * blocks where the trace left them, in pfn order, and each folio where it
- * ended, with the descriptor the trace allocated for it.
+ * DESC_AGED, DESC_TRACE: the trace (age.h) on the plan's folios and free
+ * blocks, its descriptor events on this layout's caches as they come; then
+ * the free blocks where the trace left them, in pfn order, and each folio
+ * where it ended, with the descriptor the trace allocated for it.
  */
 static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_err *err)
 {
-	struct trace_descs td = { .mm = mm, .desc = calloc(age_trace_max_ids(ap->folios.nr) + 1,
-							  sizeof(void *)) };
+	struct trace_descs td = { .mm = mm };
 	const struct age_trace_ops ops = {
 		.desc_alloc = trace_desc_alloc, .desc_free = trace_desc_free, .arg = &td,
 	};
-	struct age_trace t;
+	const struct age_trace_how how = {
+		.replay = mm->opts.age == DESC_TRACE ? mm->opts.replay : NULL,
+		.no_compaction = mm->opts.no_compaction,
+	};
+	struct age_trace t = { 0 };
 	int ret = -1;
 	size_t i;
 
-	if (!td.desc || age_trace_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &ops, &t)) {
+	if (mm->opts.age == DESC_TRACE && !how.replay) {
+		mdb_errf(err, "--desc-age=trace without a trace");
+		goto out;
+	}
+	if (how.replay && how.replay->peak_pages > mm->nr_pfns) {
+		mdb_errf(err, "%s: holds %lu pages at its peak, more than the %lu of the RAM",
+			 how.replay->path, how.replay->peak_pages, mm->nr_pfns);
+		goto out;
+	}
+	if (age_trace_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &how, &ops, &t)) {
 		mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
 		goto out;
 	}
 	for (i = 0; i < t.free.nr; i++)
 		place_free_block(mm, t.free.f[i].pfn, t.free.f[i].order);
-	for (i = 0; i < ap->folios.nr; i++) {
+	for (i = 0; i < t.nr_final; i++) {
 		const struct age_folio *f = &t.final[i];
 
 		if (f->kind == AGE_GONE)
 			continue;
-		desc_cache_preset(&mm->cache[folio_desc_type(f->order)], td.desc[i]);
+		if (td.desc)
+			desc_cache_preset(&mm->cache[folio_desc_type(f->order)], td.desc[t.final_desc[i]]);
 		if (!folio_create(mm, f->pfn, f->order, (enum page_kind)f->kind)) {
 			mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
 			goto out;
@@ -363,6 +389,8 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 	}
 	mm->obtained.age_digest = t.digest;
 	mm->obtained.age_failures = t.failures;
+	mm->obtained.age_compactions = t.compactions;
+	mm->obtained.age_migrated = t.migrated;
 	ret = 0;
 out:
 	age_trace_release(&t);
@@ -663,8 +691,8 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	init_pages(mm);
 	for (pfn = 0; pfn < nr_pfns; pfn++)
 		memmap_free_pfn(mm, pfn);
-	aged = opts->age == DESC_AGED || opts->age == DESC_AGED_PERMUTE;
-	ap.traced = opts->age == DESC_AGED;
+	aged = opts->age == DESC_AGED || opts->age == DESC_AGED_PERMUTE || opts->age == DESC_TRACE;
+	ap.traced = opts->age == DESC_AGED || opts->age == DESC_TRACE;
 	if (place_mix(mm, &plan, aged ? &ap : NULL, err))
 		goto fail;
 	if (ap.traced ? age_traced(mm, &ap, err) : aged && age(mm, &ap.folios, err))

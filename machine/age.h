@@ -24,8 +24,12 @@
 #ifndef MDB_AGE_H
 #define MDB_AGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "err.h"
+#include "mix.h"
 
 #define AGE_ROUNDS		4
 #define AGE_FRACTION_DEN	2	/* each round churns 1/2 of the folios */
@@ -38,10 +42,11 @@ enum desc_age {
 				   unreachable best case (no distribution turns off
 				   CONFIG_SLAB_FREELIST_RANDOM) */
 	DESC_AGED_PERMUTE,	/* the old aging: the churn of descriptors, pfns fixed (age_churn()) */
+	DESC_TRACE,		/* a recorded trace replayed (struct age_replay): --desc-age=trace:FILE */
 	DESC_AGE_NR
 };
 
-/* "aged", "fresh", "fresh-ordered", "aged-permute"; and back, -1 for anything else. */
+/* "aged", "fresh", "fresh-ordered", "aged-permute", "trace"; and back, -1 for anything else. */
 const char *desc_age_name(enum desc_age age);
 int desc_age_from_name(const char *name);
 
@@ -83,48 +88,99 @@ int age_churn(const struct age_list *l, uint64_t seed, const struct age_ops *ops
 	      uint64_t *digest);
 
 /*
- * The allocation trace (DESC_AGED).  The machine boots as the plan placed
- * it, then runs AGE_ROUNDS rounds as age_churn() does, but every folio
- * freed gives its pfns back to a buddy allocator of the trace's own (one
- * zone, one CPU's per-cpu lists: __free_one_page()'s merging, pcp lists
- * that are LIFO and spill a batch from their cold end, rmqueue_bulk()
- * refills, __rmqueue_smallest() and expand()), and every folio allocated
- * takes its pfns from it: the folios move, and their descriptors come from
- * the same events.  Hugetlb folios and the other kinds stay where the plan
- * put them.  Layout independent: the events, the pfns and the digest are
- * the same for every layout; a layout replays the descriptor events on its
- * caches (ops) and places the folios at their final pfns.
+ * A recorded trace (DESC_TRACE), read from a file of one event a line:
+ *
+ *	a ID ORDER KIND		allocate folio ID: ORDER 0..MAX_FOLIO_ORDER, KIND anon or file
+ *	f ID			free folio ID, which an earlier line allocated
+ *
+ * ID is any unsigned number below 2^64 naming a live folio (ftrace's head
+ * pfn does: docs/conditions.md says how to make one from mm_page_alloc and
+ * mm_page_free); it may be allocated again once freed.  Fields are
+ * separated by spaces or tabs; blank lines and lines starting with '#' are
+ * skipped.  Anything else is refused with the file and line.
+ */
+struct age_event {
+	uint32_t rec;		/* the allocation this event is about: 0, 1, ... in file order */
+	uint8_t order;
+	uint8_t kind;		/* PK_ANON or PK_FILE; for a free, AGE_FREE_EVENT */
+};
+
+#define AGE_FREE_EVENT	0xfe
+
+struct age_replay {
+	char *path;			/* as given */
+	char sha256[65];		/* of the file's bytes, hex */
+	struct age_event *ev;
+	size_t nr_events;
+	unsigned long nr_alloc, nr_free;	/* events of each verb */
+	unsigned long alloc_by_order[MAX_FOLIO_ORDER + 1];
+	unsigned long peak_pages;	/* the most pages the trace holds at once */
+	unsigned long live_pages;	/* and at its end */
+};
+
+/* The trace in path, checked: 0, or -1 with err ("FILE:LINE: problem"). */
+int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err);
+void age_replay_release(struct age_replay *r);
+
+/*
+ * The allocation trace (DESC_AGED, DESC_TRACE).  The machine boots as the
+ * plan placed it.  DESC_AGED then runs AGE_ROUNDS rounds as age_churn()
+ * does, but every folio freed gives its pfns back to a buddy allocator of
+ * the trace's own (one zone, one CPU's per-cpu lists: __free_one_page()'s
+ * merging, pcp lists that are LIFO and spill a batch from their cold end,
+ * rmqueue_bulk() refills, __rmqueue_smallest() and expand()), and every
+ * folio allocated takes its pfns from it: the folios move, and their
+ * descriptors come from the same events.  DESC_TRACE gives the plan's anon
+ * and file folios to the buddy at boot and replays the recorded events
+ * instead: the folios it leaves live are the machine's anon and file
+ * folios.  Hugetlb folios and the other kinds stay where the plan put them.
+ *
+ * Compaction (unless how->no_compaction): an allocation of order > 0 that
+ * fails is retried after direct compaction, and when the trace ends with no
+ * free pageblock kcompactd compacts until there is one (age.c).
+ *
+ * Layout independent: the events, the pfns and the digest are the same for
+ * every layout; a layout replays the descriptor events on its caches (ops)
+ * and places the folios at their final pfns.
  */
 #define AGE_GONE	0xff	/* kind of a folio the buddy could not place again */
 
 struct age_trace_ops {
-	/* Descriptor of folio (or short-lived folio) id, of this order: 0, or -1 out of memory. */
+	/* Descriptor id, for a folio of this order: 0, or -1 out of memory. */
 	int (*desc_alloc)(void *arg, unsigned long id, unsigned int order);
 	void (*desc_free)(void *arg, unsigned long id, unsigned int order);
 	void *arg;
 };
 
+/* What the trace replays, and whether it compacts; NULL: the seeded trace, compacting. */
+struct age_trace_how {
+	const struct age_replay *replay;	/* DESC_TRACE's events, or NULL */
+	bool no_compaction;
+};
+
 struct age_trace {
-	struct age_folio *final;	/* folio i of the list: where it ended (kind AGE_GONE: nowhere) */
+	/*
+	 * The folios at the end (kind AGE_GONE: nowhere): DESC_AGED's are the
+	 * plan's, folio i of the list as i; DESC_TRACE's those live at the end.
+	 */
+	struct age_folio *final;
+	unsigned long *final_desc;	/* each one's descriptor id */
+	size_t nr_final;
 	struct age_list free;		/* the free blocks at the end, pfn order */
-	unsigned long nr_ids;		/* ids handed to desc_alloc: folios, then short-lived ones */
-	unsigned long failures;		/* folios the buddy could not place again */
+	unsigned long nr_ids;		/* descriptor ids handed out: 0 .. nr_ids - 1 */
+	unsigned long failures;		/* allocations the buddy could not serve */
+	unsigned long compactions;	/* pageblocks compaction emptied */
+	unsigned long migrated;		/* folios it moved to do so */
 	uint64_t digest;		/* of every event: the same for every layout */
 };
 
 /*
- * Runs the trace over the plan's folios (ids 0..nr-1, churned) and free
- * blocks on nr_pfns pfns.  0, or -1 out of memory (t then still to release).
+ * Runs the trace over the plan's folios and free blocks on nr_pfns pfns.
+ * 0, or -1 out of memory (t then still to release).
  */
-/* The most ids a trace of nr folios hands out. */
-static inline unsigned long age_trace_max_ids(size_t nr)
-{
-	return nr + (unsigned long)AGE_ROUNDS * (nr / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN);
-}
-
 int age_trace_run(const struct age_list *folios, const struct age_list *free_blocks,
-		  unsigned long nr_pfns, uint64_t seed, const struct age_trace_ops *ops,
-		  struct age_trace *t);
+		  unsigned long nr_pfns, uint64_t seed, const struct age_trace_how *how,
+		  const struct age_trace_ops *ops, struct age_trace *t);
 void age_trace_release(struct age_trace *t);
 
 #endif /* MDB_AGE_H */

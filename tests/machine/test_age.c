@@ -118,14 +118,28 @@ static void test_churn(void)
 
 struct trace_rec {
 	unsigned char *live;
+	unsigned long cap;			/* ids live[] has room for */
 	unsigned long allocs, frees, bad;
+	unsigned long log[64], nr_log;		/* the first events: id, + 1UL << 63 for a free */
 };
+
+static void rec_log(struct trace_rec *r, unsigned long what)
+{
+	if (r->nr_log < sizeof(r->log) / sizeof(r->log[0]))
+		r->log[r->nr_log] = what;
+	r->nr_log++;
+}
 
 static int rec_alloc(void *arg, unsigned long id, unsigned int order)
 {
 	struct trace_rec *r = arg;
 
 	(void)order;
+	if (id >= r->cap) {
+		r->bad++;
+		return 0;
+	}
+	rec_log(r, id);
 	r->bad += r->live[id];
 	r->live[id] = 1;
 	r->allocs++;
@@ -137,6 +151,11 @@ static void rec_free(void *arg, unsigned long id, unsigned int order)
 	struct trace_rec *r = arg;
 
 	(void)order;
+	if (id >= r->cap) {
+		r->bad++;
+		return;
+	}
+	rec_log(r, id | 1UL << 63);
 	r->bad += !r->live[id];
 	r->live[id] = 0;
 	r->frees++;
@@ -170,12 +189,15 @@ static void test_trace(void)
 	unsigned long i, j, live = 0, twice = 0;
 
 	trace_plan(&folios, &blocks);
-	r.live = calloc(age_trace_max_ids(folios.nr), 1);
-	q.live = calloc(age_trace_max_ids(folios.nr), 1);
-	CHECK(!age_trace_run(&folios, &blocks, TRACE_PFNS, TEST_SEED,
+	r.cap = q.cap = 16 * folios.nr;
+	r.live = calloc(r.cap, 1);
+	q.live = calloc(q.cap, 1);
+	CHECK(!age_trace_run(&folios, &blocks, TRACE_PFNS, TEST_SEED, NULL,
 			     &(struct age_trace_ops){ rec_alloc, rec_free, &r }, &t) &&
-	      !age_trace_run(&folios, &blocks, TRACE_PFNS, TEST_SEED,
+	      !age_trace_run(&folios, &blocks, TRACE_PFNS, TEST_SEED, NULL,
 			     &(struct age_trace_ops){ rec_alloc, rec_free, &q }, &u), "age_trace_run");
+	CHECK(t.nr_final == folios.nr && t.nr_ids <= r.cap, "%zu folios at the end of %zu, %lu ids",
+	      t.nr_final, folios.nr, t.nr_ids);
 	CHECK(t.digest == u.digest && !memcmp(t.final, u.final, folios.nr * sizeof(*t.final)) &&
 	      t.free.nr == u.free.nr, "the same seed, another trace");
 	for (i = 0; i < folios.nr; i++) {
@@ -206,6 +228,280 @@ static void test_trace(void)
 	free(r.live);
 	free(q.live);
 	free(cover);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* A recorded trace, replayed (DESC_TRACE).                                 */
+
+#define REPLAY_PFNS	2048UL		/* four pageblocks, two free order-10 blocks at boot */
+
+static const char *fixtures = "tests/machine/fixtures/trace";
+
+static void fixture(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, "%s/%s", fixtures, name);
+}
+
+/* Runs the trace in fixture name on REPLAY_PFNS pfns, all free at boot. */
+static void replay(const char *name, bool no_compaction, struct age_replay *rp,
+		   struct age_trace *t, struct trace_rec *r)
+{
+	struct age_list folios = { 0 }, blocks = { 0 };
+	struct mdb_err err;
+	char path[512];
+
+	fixture(path, sizeof(path), name);
+	if (age_replay_load(path, rp, &err)) {
+		CHECK(0, "%s", err.msg);
+		exit(1);
+	}
+	age_list_add(&blocks, 0, MAX_PAGE_ORDER, PK_FREE);
+	age_list_add(&blocks, 1024, MAX_PAGE_ORDER, PK_FREE);
+	memset(r, 0, sizeof(*r));
+	r->cap = 4 * rp->nr_alloc + 64;
+	r->live = calloc(r->cap, 1);
+	CHECK(!age_trace_run(&folios, &blocks, REPLAY_PFNS, TEST_SEED,
+			     &(struct age_trace_how){ rp, no_compaction },
+			     &(struct age_trace_ops){ rec_alloc, rec_free, r }, t), "age_trace_run");
+	age_list_release(&blocks);
+}
+
+static bool has_free_block(const struct age_trace *t, unsigned int order)
+{
+	for (size_t i = 0; i < t->free.nr; i++)
+		if (t->free.f[i].order >= order)
+			return true;
+	return false;
+}
+
+static unsigned long free_pages(const struct age_trace *t)
+{
+	unsigned long n = 0;
+
+	for (size_t i = 0; i < t->free.nr; i++)
+		n += 1UL << t->free.f[i].order;
+	return n;
+}
+
+/* The folio at the end with this descriptor id, or NULL. */
+static const struct age_folio *final_of(const struct age_trace *t, unsigned long desc)
+{
+	for (size_t i = 0; i < t->nr_final; i++)
+		if (t->final_desc[i] == desc)
+			return &t->final[i];
+	return NULL;
+}
+
+static bool folio_is(const struct age_folio *f, unsigned long pfn, unsigned int order,
+		     unsigned int kind)
+{
+	return f && f->pfn == pfn && f->order == order && f->kind == kind;
+}
+
+/*
+ * lifo.trace by hand: boot frees [0, 1024) and [1024, 2048) at order 10,
+ * the second on free_area[10]'s head.  The first order-0 allocation
+ * refills the pcp list with 63 pages split off 1024 in address order
+ * (rmqueue_bulk() to the tail), so ids 100 and 0x65 get 1024 and 1025;
+ * order 2 refills its own list from what expand() left, 1088 first; the
+ * free of 100 puts 1024 back on the order-0 list's head, where 103 takes
+ * it (LIFO); the THP splits nothing: expand() left 1536 at order 9.
+ * Descriptors: one id per allocation in file order (0..4), id 0 freed
+ * before id 3 is allocated, so a LIFO cache gives 103 the object 100 had.
+ */
+static void test_replay_lifo(void)
+{
+	static const unsigned long want_log[] = { 0, 1, 2, 0 | 1UL << 63, 3, 4 };
+	struct age_replay rp;
+	struct age_trace t;
+	struct trace_rec r;
+
+	replay("lifo.trace", false, &rp, &t, &r);
+	CHECK(rp.nr_events == 6 && rp.nr_alloc == 5 && rp.nr_free == 1 &&
+	      rp.alloc_by_order[0] == 3 && rp.alloc_by_order[2] == 1 && rp.alloc_by_order[9] == 1 &&
+	      rp.peak_pages == 1 + 4 + 1 + 512 && rp.live_pages == 1 + 4 + 1 + 512,
+	      "lifo.trace: %zu events, %lu allocations, %lu frees, peak %lu, live %lu",
+	      rp.nr_events, rp.nr_alloc, rp.nr_free, rp.peak_pages, rp.live_pages);
+	CHECK(strlen(rp.sha256) == 64, "lifo.trace: sha256 '%s'", rp.sha256);
+	CHECK(t.nr_final == 4 && !final_of(&t, 0) && folio_is(final_of(&t, 1), 1025, 0, PK_FILE) &&
+	      folio_is(final_of(&t, 2), 1088, 2, PK_ANON) &&
+	      folio_is(final_of(&t, 3), 1024, 0, PK_ANON) &&
+	      folio_is(final_of(&t, 4), 1536, 9, PK_ANON),
+	      "lifo.trace: %zu folios at the end, placed elsewhere than by hand", t.nr_final);
+	CHECK(r.nr_log == 6 && !memcmp(r.log, want_log, sizeof(want_log)) && !r.bad &&
+	      t.nr_ids == 5, "lifo.trace: descriptor events out of order (%lu, %lu bad)", r.nr_log,
+	      r.bad);
+	CHECK(!t.failures && !t.compactions && free_pages(&t) == REPLAY_PFNS - 518 &&
+	      has_free_block(&t, MAX_PAGE_ORDER),
+	      "lifo.trace: %lu failures, %lu compactions, %lu free pages", t.failures,
+	      t.compactions, free_pages(&t));
+	age_trace_release(&t);
+	age_replay_release(&rp);
+	free(r.live);
+}
+
+/*
+ * compact.trace by hand: ten order-4 folios left, at least one in every
+ * pageblock, no free order-9 block.  kcompactd empties pageblock 2, which
+ * holds the fewest pages (id 17 at 1280, descriptor 16); the free scanner
+ * isolates pageblock 3's free blocks (1600 order 6, 1664 order 7, 1792
+ * order 8) and compaction_alloc() splits the smallest, 1600, for it: the
+ * folio moves to 1600 with a new descriptor (id 128, the first after the
+ * trace's), and 1024 is free at order 9.  Without compaction nothing moves.
+ * compact-thp.trace asks for a THP after it: direct compaction does the
+ * same, and the THP takes 1024.  (ID k of the files is descriptor k - 1.)
+ */
+static void test_replay_compaction(void)
+{
+	struct age_replay rp;
+	struct age_trace t, n, d, dn;
+	struct trace_rec r, rn, rd, rdn;
+
+	replay("compact.trace", false, &rp, &t, &r);
+	age_replay_release(&rp);
+	replay("compact.trace", true, &rp, &n, &rn);
+	CHECK(rp.nr_alloc == 128 && rp.nr_free == 118 && rp.peak_pages == REPLAY_PFNS &&
+	      rp.live_pages == 160, "compact.trace: %lu allocations, %lu frees, peak %lu, live %lu",
+	      rp.nr_alloc, rp.nr_free, rp.peak_pages, rp.live_pages);
+	age_replay_release(&rp);
+	CHECK(!n.compactions && !has_free_block(&n, PAGEBLOCK_ORDER) &&
+	      folio_is(final_of(&n, 16), 1280, 4, PK_FILE) && n.nr_ids == 128,
+	      "compact.trace without compaction: %lu compactions, a free pageblock %d",
+	      n.compactions, has_free_block(&n, PAGEBLOCK_ORDER));
+	CHECK(t.compactions == 1 && t.migrated == 1 && t.nr_final == 10 && t.nr_ids == 129 &&
+	      !final_of(&t, 16) && folio_is(final_of(&t, 128), 1600, 4, PK_FILE) &&
+	      folio_is(final_of(&t, 32), 1536, 4, PK_FILE) &&
+	      folio_is(final_of(&t, 95), 496, 4, PK_ANON) && !r.bad,
+	      "compact.trace: %lu compactions, %lu migrated, %lu ids", t.compactions, t.migrated,
+	      t.nr_ids);
+	/* Pageblock 2's five free blocks one; 3's three four (1616/4, 1632/5, 1664/7, 1792/8). */
+	CHECK(t.free.nr == n.free.nr - 5 + 1 - 3 + 4 && free_pages(&t) == REPLAY_PFNS - 160,
+	      "compact.trace: %zu free blocks (%zu without compaction), %lu free pages", t.free.nr,
+	      n.free.nr, free_pages(&t));
+	for (size_t i = 0; i < t.free.nr; i++)
+		if (t.free.f[i].order >= PAGEBLOCK_ORDER)
+			CHECK(t.free.f[i].pfn == 1024 && t.free.f[i].order == PAGEBLOCK_ORDER,
+			      "compact.trace: free block %u order %u", t.free.f[i].pfn, t.free.f[i].order);
+	CHECK(t.digest != n.digest, "compaction left no trace in the digest");
+
+	replay("compact-thp.trace", false, &rp, &d, &rd);
+	age_replay_release(&rp);
+	replay("compact-thp.trace", true, &rp, &dn, &rdn);
+	age_replay_release(&rp);
+	/*
+	 * Then kcompactd, with no free pageblock left, empties pageblock 1 (2
+	 * folios): id 97 to 1616 and id 128 to 1632 (descriptors 130, 131).
+	 */
+	CHECK(d.compactions == 2 && d.migrated == 3 && !d.failures &&
+	      folio_is(final_of(&d, 129), 1024, 9, PK_ANON) &&
+	      folio_is(final_of(&d, 128), 1600, 4, PK_FILE) &&
+	      folio_is(final_of(&d, 130), 1616, 4, PK_FILE) &&
+	      folio_is(final_of(&d, 131), 1632, 4, PK_ANON) && !final_of(&d, 96) &&
+	      !final_of(&d, 127) && has_free_block(&d, PAGEBLOCK_ORDER),
+	      "compact-thp.trace: %lu compactions, %lu migrated, %lu failures", d.compactions,
+	      d.migrated, d.failures);
+	CHECK(!dn.compactions && dn.failures == 1 && dn.nr_final == 10,
+	      "compact-thp.trace without compaction: %lu compactions, %lu failures", dn.compactions,
+	      dn.failures);
+	age_trace_release(&t);
+	age_trace_release(&n);
+	age_trace_release(&d);
+	age_trace_release(&dn);
+	free(r.live);
+	free(rn.live);
+	free(rd.live);
+	free(rdn.live);
+}
+
+/* Each bad file: its one-line reason, naming the file and line. */
+static void test_replay_bad(void)
+{
+	static const struct {
+		const char *name, *why;
+	} bad[] = {
+		{ "free-unallocated.trace", ":2: frees 2, which is not allocated" },
+		{ "free-twice.trace", ":3: frees 1, which is not allocated" },
+		{ "alloc-twice.trace", ":2: allocates 1, which is already allocated" },
+		{ "order-too-big.trace", ":1: ORDER '10': want 0 to 9" },
+		{ "bad-kind.trace", ":1: KIND 'slab': want anon or file" },
+		{ "missing-field.trace", ":1: 'a' takes ID ORDER KIND" },
+		{ "extra-field.trace", ":1: 'a' takes ID ORDER KIND" },
+		{ "bad-verb.trace", ":1: 'x': want 'a ID ORDER KIND' or 'f ID'" },
+		{ "bad-id.trace", ":1: ID '-1': not a number below 2^64" },
+		{ "id-overflow.trace", ":1: ID '18446744073709551616': not a number below 2^64" },
+		{ "crlf.trace", ":1: a control character (0x0d)" },
+		{ "nul.trace", ":2: a NUL byte" },
+		{ "empty.trace", ": no events" },
+		{ "missing.trace", ": No such file or directory" },
+	};
+	struct age_replay rp;
+	struct mdb_err err;
+	char name[64], path[512], want[640];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(name, sizeof(name), "bad/%s", bad[i].name);
+		fixture(path, sizeof(path), name);
+		snprintf(want, sizeof(want), "%s%s", path, bad[i].why);
+		CHECK(age_replay_load(path, &rp, &err) && !strcmp(err.msg, want) && !rp.ev && !rp.path,
+		      "%s: '%s', want '%s'", bad[i].name, err.msg, want);
+	}
+}
+
+/* A replayed trace on every layout: the same placement, compaction or not. */
+static void test_replay_layouts(void)
+{
+	struct mix mix = { .name = "all-free", .nr = 1,
+			   .entry = { { PK_FREE, MAX_PAGE_ORDER, 1.0 } } };
+	struct memmap *first[2] = { NULL, NULL };
+	const struct layout_ops *first_ops = NULL;
+	struct age_replay rp;
+	struct mdb_err err;
+	char path[512];
+
+	fixture(path, sizeof(path), "compact.trace");
+	if (age_replay_load(path, &rp, &err)) {
+		CHECK(0, "%s", err.msg);
+		return;
+	}
+	for (const struct layout_ops *const *l = mdb_layouts; *l; l++)
+		for (int off = 0; off < 2; off++) {
+			struct memmap_opts opts = { .age = DESC_TRACE, .seed = TEST_SEED, .replay = &rp,
+						    .no_compaction = off };
+			unsigned long n[PK_NR] = { 0 }, pfn, differ = 0, big_free = 0;
+			struct page_info pi, pf;
+			struct memmap *mm;
+
+			create_or_die(*l, &mm, REPLAY_PFNS, &mix, &opts);
+			for (pfn = 0; pfn < REPLAY_PFNS; pfn++) {
+				(*l)->page_info(mm, pfn, &pi);
+				n[pi.kind < PK_NR ? pi.kind : 0]++;
+				big_free += pi.kind == PK_FREE && pi.order >= PAGEBLOCK_ORDER;
+				if (first[off]) {
+					first_ops->page_info(first[off], pfn, &pf);
+					differ += pi.kind != pf.kind || pi.head_pfn != pf.head_pfn ||
+						  pi.order != pf.order;
+				}
+			}
+			CHECK(n[PK_ANON] == 80 && n[PK_FILE] == 80 && n[PK_FREE] == REPLAY_PFNS - 160 &&
+			      mm->obtained.age_compactions == (off ? 0UL : 1UL) &&
+			      big_free == (off ? 0UL : 512UL) && !differ && mm->obtained.age_digest,
+			      "%s, compaction %s: %lu anon, %lu file, %lu free pages, %lu compactions, "
+			      "%lu placed unlike %s", (*l)->name, off ? "off" : "on", n[PK_ANON],
+			      n[PK_FILE], n[PK_FREE], mm->obtained.age_compactions, differ,
+			      first_ops ? first_ops->name : "-");
+			if (first[off]) {
+				CHECK(mm->obtained.age_digest == first[off]->obtained.age_digest,
+				      "%s: another digest", (*l)->name);
+				(*l)->memmap_destroy(mm);
+			} else {
+				first[off] = mm;
+				first_ops = *l;
+			}
+		}
+	for (int off = 0; off < 2; off++)
+		first_ops->memmap_destroy(first[off]);
+	age_replay_release(&rp);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -339,12 +635,18 @@ static void test_across_layouts(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct layout_ops *const *l;
 
+	if (argc > 1)
+		fixtures = argv[1];
 	test_churn();
 	test_trace();
+	test_replay_lifo();
+	test_replay_compaction();
+	test_replay_bad();
+	test_replay_layouts();
 	for (l = mdb_layouts; *l; l++)
 		test_layout(*l);
 	test_across_layouts();

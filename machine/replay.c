@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay.c - a recorded allocation trace read from its file (age.h's
+ * format), checked line by line: the first bad line is the error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "age.h"
+#include "sha256.h"
+
+#define LINE_MAX_BYTES	256
+#define NO_REC		UINT32_MAX
+
+/* The live folios by their ID in the file: open addressing, linear probes, tombstones. */
+struct id_map {
+	uint64_t *key;
+	uint32_t *rec;		/* NO_REC: empty; NO_REC - 1: a tombstone */
+	size_t cap, used, live;	/* used counts tombstones too */
+};
+
+#define TOMB	(NO_REC - 1)
+
+static size_t id_slot(const struct id_map *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
+}
+
+/* The slot holding key, or the empty slot that ends its probe. */
+static size_t id_find(const struct id_map *m, uint64_t key)
+{
+	size_t i = id_slot(m, key);
+
+	while (m->rec[i] != NO_REC && (m->rec[i] == TOMB || m->key[i] != key))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* Rebuilt without tombstones, at least four slots a live ID. */
+static int id_rebuild(struct id_map *m)
+{
+	struct id_map n = { .cap = 1024, .live = m->live };
+
+	while (n.cap < 4 * (m->live + 1))
+		n.cap *= 2;
+
+	n.key = malloc(n.cap * sizeof(*n.key));
+	n.rec = malloc(n.cap * sizeof(*n.rec));
+	if (!n.key || !n.rec) {
+		free(n.key);
+		free(n.rec);
+		return -1;
+	}
+	memset(n.rec, 0xff, n.cap * sizeof(*n.rec));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->rec[i] < TOMB) {
+			size_t j = id_find(&n, m->key[i]);
+
+			n.key[j] = m->key[i];
+			n.rec[j] = m->rec[i];
+			n.used++;
+		}
+	free(m->key);
+	free(m->rec);
+	*m = n;
+	return 0;
+}
+
+/* An unsigned decimal, or hex after 0x (ftrace prints pfns so); false for anything else. */
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!((*s >= '0' && *s <= '9') || (base == 16 && strchr("abcdefABCDEF", *s) && *s)))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return !errno && !*end;
+}
+
+struct loader {
+	struct age_replay *r;
+	struct id_map ids;
+	size_t cap;
+	uint8_t *order;		/* of each allocation, to count a free's pages */
+	unsigned long live;
+};
+
+static int add_event(struct loader *l, struct age_event e)
+{
+	struct age_replay *r = l->r;
+
+	if (r->nr_events == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		struct age_event *ev = realloc(r->ev, cap * sizeof(*ev));
+
+		if (!ev)
+			return -1;
+		r->ev = ev;
+		l->cap = cap;
+	}
+	r->ev[r->nr_events++] = e;
+	return 0;
+}
+
+/* One line's fields, split at spaces and tabs: how many (at most max + 1). */
+static int split(char *s, char **f, int max)
+{
+	int n = 0;
+
+	for (char *tok = strtok(s, " \t"); tok; tok = strtok(NULL, " \t")) {
+		if (n <= max)
+			f[n] = tok;
+		n++;
+	}
+	return n > max ? max + 1 : n;
+}
+
+/* One line: 0, or -1 with its problem in why (or out of memory: why empty). */
+static int parse_line(struct loader *l, char *line, char *why, size_t len)
+{
+	struct age_replay *r = l->r;
+	uint64_t id, order;
+	char *f[5];
+	size_t slot;
+	int n;
+
+	for (const char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 && *c != '\t')
+			return snprintf(why, len, "a control character (0x%02x)", (unsigned char)*c), -1;
+	n = split(line, f, 4);
+	if (!n || f[0][0] == '#')
+		return 0;
+	if (strcmp(f[0], "a") && strcmp(f[0], "f"))
+		return snprintf(why, len, "'%s': want 'a ID ORDER KIND' or 'f ID'", f[0]), -1;
+	if (n != (f[0][0] == 'a' ? 4 : 2))
+		return snprintf(why, len, "'%s' takes %s", f[0],
+				f[0][0] == 'a' ? "ID ORDER KIND" : "one ID"), -1;
+	if (!parse_u64(f[1], &id))
+		return snprintf(why, len, "ID '%s': not a number below 2^64", f[1]), -1;
+	if (l->ids.used + 1 > l->ids.cap / 2 && id_rebuild(&l->ids))
+		return why[0] = 0, -1;
+	slot = id_find(&l->ids, id);
+	if (f[0][0] == 'f') {
+		uint32_t rec = l->ids.rec[slot];
+
+		if (rec == NO_REC)
+			return snprintf(why, len, "frees %s, which is not allocated", f[1]), -1;
+		l->ids.rec[slot] = TOMB;
+		l->ids.live--;
+		l->live -= 1UL << l->order[rec];
+		r->nr_free++;
+		return add_event(l, (struct age_event){ .rec = rec, .order = 0,
+							.kind = AGE_FREE_EVENT }) ? (why[0] = 0, -1) : 0;
+	}
+	if (l->ids.rec[slot] != NO_REC)
+		return snprintf(why, len, "allocates %s, which is already allocated", f[1]), -1;
+	if (!parse_u64(f[2], &order) || order > MAX_FOLIO_ORDER)
+		return snprintf(why, len, "ORDER '%s': want 0 to %d", f[2], MAX_FOLIO_ORDER), -1;
+	if (strcmp(f[3], "anon") && strcmp(f[3], "file"))
+		return snprintf(why, len, "KIND '%s': want anon or file", f[3]), -1;
+	if (r->nr_alloc >= TOMB - 1)
+		return snprintf(why, len, "more than %u allocations", TOMB - 1), -1;
+	if (!(r->nr_alloc & (r->nr_alloc + 1))) {	/* 0, 1, 3, 7, ...: room for twice as many */
+		uint8_t *o = realloc(l->order, 2 * (r->nr_alloc + 1));
+
+		if (!o)
+			return why[0] = 0, -1;
+		l->order = o;
+	}
+	l->order[r->nr_alloc] = (uint8_t)order;
+	l->ids.key[slot] = id;
+	l->ids.rec[slot] = (uint32_t)r->nr_alloc;
+	l->ids.used++;
+	l->ids.live++;
+	/* The event's own index is its record: allocation number nr_alloc. */
+	if (add_event(l, (struct age_event){ .rec = (uint32_t)r->nr_alloc, .order = (uint8_t)order,
+					     .kind = f[3][0] == 'a' ? PK_ANON : PK_FILE }))
+		return why[0] = 0, -1;
+	r->alloc_by_order[order]++;
+	r->nr_alloc++;
+	l->live += 1UL << order;
+	if (l->live > r->peak_pages)
+		r->peak_pages = l->live;
+	return 0;
+}
+
+int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
+{
+	struct loader l = { .r = r };
+	unsigned long lineno = 0;
+	char *line = NULL, why[160];
+	size_t cap = 0;
+	struct sha256 sha;
+	ssize_t n;
+	FILE *f;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	f = fopen(path, "r");
+	if (!f)
+		return mdb_errf(err, "%s: %s", path, strerror(errno));
+	r->path = strdup(path);
+	if (!r->path)
+		goto nomem;
+	sha256_init(&sha);
+	errno = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		sha256_update(&sha, line, (size_t)n);
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		if (n > LINE_MAX_BYTES) {
+			mdb_errf(err, "%s:%lu: longer than %d bytes", path, lineno, LINE_MAX_BYTES);
+			goto out;
+		}
+		if (memchr(line, 0, (size_t)n)) {
+			mdb_errf(err, "%s:%lu: a NUL byte", path, lineno);
+			goto out;
+		}
+		if (parse_line(&l, line, why, sizeof(why))) {
+			if (!why[0])
+				goto nomem;
+			mdb_errf(err, "%s:%lu: %s", path, lineno, why);
+			goto out;
+		}
+	}
+	if (ferror(f) || (n < 0 && errno == ENOMEM)) {
+		mdb_errf(err, "%s: %s", path, strerror(errno ? errno : EIO));
+		goto out;
+	}
+	if (!r->nr_events) {
+		mdb_errf(err, "%s: no events", path);
+		goto out;
+	}
+	sha256_hex(&sha, r->sha256);
+	r->live_pages = l.live;
+	ret = 0;
+	goto out;
+nomem:
+	mdb_errf(err, "%s: out of memory", path);
+out:
+	free(line);
+	free(l.order);
+	free(l.ids.key);
+	free(l.ids.rec);
+	fclose(f);
+	if (ret)
+		age_replay_release(r);
+	return ret;
+}
+
+void age_replay_release(struct age_replay *r)
+{
+	free(r->path);
+	free(r->ev);
+	memset(r, 0, sizeof(*r));
+}
