@@ -357,9 +357,15 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 					   json_real(n->first.desc_adjacency),
 			 "desc_pairs", (json_int_t)n->first.desc_pairs,
 			 "age_digest", n->first.age_digest ? digest : NULL);
-	/* Aged by the trace: folios its buddy could not place again (the same for every layout). */
+	/*
+	 * Aged by the trace: folios its buddy could not place again, pageblocks
+	 * compaction emptied and the folios it moved (the same for every layout).
+	 */
 	if (o && n->first.age_digest)
-		json_object_set_new(o, "age_failures", json_integer((json_int_t)n->first.age_failures));
+		json_object_update_new(o, json_pack("{s:I, s:I, s:I}",
+			"age_failures", (json_int_t)n->first.age_failures,
+			"age_compactions", (json_int_t)n->first.age_compactions,
+			"age_migrated", (json_int_t)n->first.age_migrated));
 	/* With HVO on: the memfd's pages, 4 KiB-mapped, and what was remapped. */
 	if (o && n->hvo == HVO_ON)
 		json_object_update_new(o, json_pack("{s:s, s:s, s:I, s:I}", "hvo", "on",
@@ -514,11 +520,34 @@ static json_t *desc_caches_json(const struct mdb_run *run)
 	return a;
 }
 
+/* --desc-age=trace:FILE: which file (and its sha256), and the events it holds. */
+static json_t *desc_trace_json(const struct mdb_run *run)
+{
+	const struct age_replay *r = &run->replay;
+	json_t *by_order = json_object();
+	char order[8];
+
+	if (run->opts.age != DESC_TRACE)
+		return json_decref(by_order), json_null();
+	for (unsigned int o = 0; o <= MAX_FOLIO_ORDER; o++)
+		if (r->alloc_by_order[o]) {
+			snprintf(order, sizeof(order), "%u", o);
+			json_object_set_new(by_order, order, json_integer((json_int_t)r->alloc_by_order[o]));
+		}
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:I, s:I}", "file", r->path,
+			 "sha256", r->sha256, "events", (json_int_t)r->nr_events,
+			 "allocs", (json_int_t)r->nr_alloc, "frees", (json_int_t)r->nr_free,
+			 "allocs_by_order", by_order, "peak_pages", (json_int_t)r->peak_pages,
+			 "live_pages", (json_int_t)r->live_pages);
+}
+
 /* The conditions the run asked for and obtained (issues add to this). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
 	bool aged = run->opts.age == DESC_AGED || run->opts.age == DESC_AGED_PERMUTE, short_ = false;
+	bool traced = run->opts.age == DESC_AGED || run->opts.age == DESC_TRACE;
+	json_t *o;
 	size_t i;
 
 	for (i = 0; i < notes.nr; i++) {
@@ -532,7 +561,7 @@ static json_t *conditions_json(const struct mdb_run *run)
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
 				  "pfns_move", run->opts.age == DESC_AGED);
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
 			 "desc_cache", desc_cache_kind_name(run->opts.desc_cache),
@@ -543,6 +572,12 @@ static json_t *conditions_json(const struct mdb_run *run)
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
 			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
+	/* The trace's compaction (age.h): on unless --compaction=off; null where no trace runs. */
+	if (o)
+		json_object_update_new(o, json_pack("{s:o, s:o}", "desc_trace", desc_trace_json(run),
+			"compaction", traced ? json_string(run->opts.no_compaction ? "off" : "on") :
+					       json_null()));
+	return o;
 }
 
 /*

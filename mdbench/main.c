@@ -33,6 +33,7 @@ struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
+	const char *compaction;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
@@ -77,7 +78,11 @@ static void usage(void)
 	       "                                    while (default); fresh: as placed,\n"
 	       "                                    freelists randomised as kernels ship; fresh-ordered: in\n"
 	       "                                    address order, the unreachable best case; aged-permute:\n"
-	       "                                    the old aging, descriptors churned while pfns stay\n"
+	       "                                    the old aging, descriptors churned while pfns stay;\n"
+	       "                                    trace:FILE: a recorded trace replayed instead of the\n"
+	       "                                    seeded one (docs/conditions.md: the format)\n"
+	       "  --compaction=on|off               the aging trace compacts as kcompactd and direct\n"
+	       "                                    compaction would (default), or never\n"
 	       "  --desc-cache=rcu|align16|rcu-tail|hwcache  the folio descriptor caches: TYPESAFE_BY_RCU\n"
 	       "                                    with freeptr_offset (default), the plan's 16-byte\n"
 	       "                                    alignment, RCU with the free pointer after the object,\n"
@@ -177,7 +182,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--sim-cache", sim_cache), OPT("--sim-instance", sim_instance),
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
-		OPT("--desc-cache", desc_cache), OPT("--slub", slub),
+		OPT("--desc-cache", desc_cache), OPT("--slub", slub), OPT("--compaction", compaction),
 		OPT("--hvo", hvo),
 		OPT("--threads", threads), OPT("--time-budget", time_budget),
 #undef OPT
@@ -481,6 +486,17 @@ static void default_threads(struct mdb_run *run)
 	add_thread_count(run, top);
 }
 
+/* A replayed trace must fit each RAM size it runs at: at its peak it holds that many pages. */
+static void check_replay_fits(const struct mdb_run *run)
+{
+	for (unsigned int i = 0; run->opts.replay && i < run->nr_ram_sizes; i++)
+		if (run->replay.peak_pages > run->ram_sizes[i] >> MDB_PAGE_SHIFT)
+			mdb_dief("--desc-age=trace:%s: holds %lu pages at its peak, more than the %llu "
+				 "of %llu MiB of RAM", run->replay.path, run->replay.peak_pages,
+				 (unsigned long long)(run->ram_sizes[i] >> MDB_PAGE_SHIFT),
+				 (unsigned long long)(run->ram_sizes[i] >> 20));
+}
+
 static void setup_threads(struct mdb_run *run, const struct options *o)
 {
 	struct mdb_err err;
@@ -646,8 +662,23 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		mdb_dief("--rounds=auto: only for a timed run (not --simulate or --fixed-ops)");
 	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
 		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
-	if (o->desc_age && desc_age_from_name(o->desc_age) < 0)
-		mdb_dief("--desc-age=%s: aged, fresh, fresh-ordered or aged-permute", o->desc_age);
+	if (o->desc_age && !strncmp(o->desc_age, "trace:", 6)) {
+		if (!o->desc_age[6])
+			mdb_dief("--desc-age=trace: needs a file, trace:FILE");
+		if (age_replay_load(o->desc_age + 6, &run->replay, &err))
+		{
+			mdb_err_prefix(&err, "--desc-age=trace");
+			mdb_die(&err);
+		}
+		run->opts.replay = &run->replay;
+	} else if (o->desc_age && (desc_age_from_name(o->desc_age) < 0 ||
+				   desc_age_from_name(o->desc_age) == DESC_TRACE)) {
+		mdb_dief("--desc-age=%s: aged, fresh, fresh-ordered, aged-permute or trace:FILE",
+			 o->desc_age);
+	}
+	if (o->compaction && strcmp(o->compaction, "on") && strcmp(o->compaction, "off"))
+		mdb_dief("--compaction=%s: on or off", o->compaction);
+	run->opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
 	if (o->desc_cache && desc_cache_kind_from_name(o->desc_cache) < 0)
 		mdb_dief("--desc-cache=%s: rcu, align16, rcu-tail or hwcache", o->desc_cache);
 	if (o->slub && desc_slub_from_name(o->slub) < 0)
@@ -655,7 +686,8 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
 	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
-	run->opts.age = o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
+	run->opts.age = run->opts.replay ? DESC_TRACE :
+			o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
 	if (o->folio_desc_bytes)
 		for_each_item("--folio-desc-bytes", o->folio_desc_bytes, add_folio_size, run);
 	run->hvo_given = o->hvo != NULL;
@@ -702,6 +734,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		quick_profile_sizes(run, o->simulate);
 	if (run->real)
 		add_ram_bytes(run, mdb_real_ram_bytes(run->real));
+	check_replay_fits(run);
 	setup_threads(run, o);
 	run->sim_headline_only = o->simulate && !strcmp(run->profile, "quick") && !o->filter;
 	mdb_plan(run);
@@ -722,6 +755,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 
 static void release_run(struct mdb_run *run)
 {
+	age_replay_release(&run->replay);
 	mdb_counters_close(&run->counters);
 	mdb_real_close(run->real);
 	if (run->topo_loaded)

@@ -130,6 +130,7 @@ struct mdb_run {
 	bool hvo[HVO_MODE_NR];
 	bool hvo_given;
 	struct memmap_opts opts;	/* pages, age and seed of every memmap (folio size: 0, HVO off) */
+	struct age_replay replay;	/* --desc-age=trace:FILE's events; opts.replay points here */
 	int cpu;			/* -1: not pinned */
 	int node;			/* -1: not bound */
 	unsigned int *thread_counts;	/* --threads, ascending, each <= nr_cpus */

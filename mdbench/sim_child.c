@@ -24,7 +24,7 @@
 
 json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, s:I}",
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, s:I}",
 			 "name", in->name, "kernel", in->kernel->name,
 			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
 			 "mix", in->mix ? mix_to_json(in->mix) : json_null(),
@@ -36,6 +36,37 @@ json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *
 			 "slub", desc_slub_name(run->opts.slub),
 			 "folio_desc_bytes", (json_int_t)in->folio_desc_bytes,
 			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads);
+
+	/* The aging trace's: the replayed file (the child reads it again) and compaction. */
+	if (o)
+		json_object_update_new(o, json_pack("{s:o, s:b}", "desc_trace",
+			run->opts.age == DESC_TRACE ?
+			json_pack("{s:s, s:s}", "file", run->replay.path, "sha256", run->replay.sha256) :
+			json_null(), "compaction", !run->opts.no_compaction));
+	return o;
+}
+
+/* The replayed trace the instance names, read again and checked to be the parent's. */
+static int read_trace(const char *path, json_t *doc, struct mdb_run *run, struct mdb_err *err)
+{
+	const char *file, *sha;
+	json_t *t = json_object_get(doc, "desc_trace");
+	int compaction;
+
+	if (json_unpack(doc, "{s:b}", "compaction", &compaction) || !t)
+		return mdb_errf(err, "%s: not an instance description", path);
+	run->opts.no_compaction = !compaction;
+	if (run->opts.age != DESC_TRACE)
+		return json_is_null(t) ? 0 : mdb_errf(err, "%s: not an instance description", path);
+	if (json_unpack(t, "{s:s, s:s}", "file", &file, "sha256", &sha))
+		return mdb_errf(err, "%s: not an instance description", path);
+	if (age_replay_load(file, &run->replay, err))
+		return -1;
+	if (strcmp(sha, run->replay.sha256))
+		return mdb_errf(err, "%s: changed since the run started (sha256 %s, now %s)", file, sha,
+				run->replay.sha256);
+	run->opts.replay = &run->replay;
+	return 0;
 }
 
 static void sim_start(void *arg)
@@ -103,6 +134,8 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	in->desc_cache = desc_cache_kind_from_name(cache);
 	run->opts.desc_cache = in->desc_cache;
 	run->opts.slub = desc_slub_from_name(slub);
+	if (read_trace(path, *doc, run, err))
+		return -1;
 	*ops = (uint64_t)n;
 	return *ops ? 0 : mdb_errf(err, "%s: ops is 0", path);
 }
