@@ -104,7 +104,26 @@ expect "^mdbench: unknown option '--hugepage'" --hugepage $L
 expect "^mdbench: --memmap-pages=1g: 2m or 4k$" --memmap-pages=1g $L
 expect "^mdbench: --memmap-pages=2M: 2m or 4k$" --memmap-pages=2M $L
 expect "^mdbench: --memmap-pages needs a value" --memmap-pages $L
-expect "^mdbench: --desc-age=old: aged, fresh, fresh-ordered or aged-permute$" --desc-age=old $L
+expect "^mdbench: --desc-age=old: aged, fresh, fresh-ordered, aged-permute or trace:FILE$" --desc-age=old $L
+expect "^mdbench: --desc-age=trace: aged, fresh, fresh-ordered, aged-permute or trace:FILE$" --desc-age=trace $L
+expect "^mdbench: --desc-age=trace: needs a file, trace:FILE$" --desc-age=trace: $L
+expect "^mdbench: --compaction=maybe: on or off$" --compaction=maybe $L
+# A recorded trace: the first bad line, by file and line; one that outgrows the RAM.
+T=$(cd "$fix/../../machine/fixtures/trace" && pwd)
+expect "^mdbench: --desc-age=trace: $T/bad/free-unallocated.trace:2: frees 2, which is not allocated$" \
+	--desc-age=trace:$T/bad/free-unallocated.trace $L
+expect "^mdbench: --desc-age=trace: $T/bad/alloc-twice.trace:2: allocates 1, which is already allocated$" \
+	--desc-age=trace:$T/bad/alloc-twice.trace $L
+expect "^mdbench: --desc-age=trace: $T/bad/order-too-big.trace:1: ORDER '10': want 0 to 9$" \
+	--desc-age=trace:$T/bad/order-too-big.trace $L
+expect "^mdbench: --desc-age=trace: $T/bad/bad-kind.trace:1: KIND 'slab': want anon or file$" \
+	--desc-age=trace:$T/bad/bad-kind.trace $L
+expect "^mdbench: --desc-age=trace: $T/bad/crlf.trace:1: a control character \(0x0d\)$" \
+	--desc-age=trace:$T/bad/crlf.trace $L
+expect "^mdbench: --desc-age=trace: $T/bad/empty.trace: no events$" --desc-age=trace:$T/bad/empty.trace $L
+expect "^mdbench: --desc-age=trace: $T/none.trace: No such file or directory$" --desc-age=trace:$T/none.trace $L
+expect "^mdbench: --desc-age=trace:$T/compact.trace: holds 2048 pages at its peak, more than the 1024 of 4 MiB of RAM$" \
+	--desc-age=trace:$T/compact.trace --ram=4MiB,64MiB $L
 expect "^mdbench: --desc-cache=rcu-head: rcu, align16, rcu-tail or hwcache$" --desc-cache=rcu-head $L
 expect "^mdbench: --slub=6.19: 7.0 or 6.18$" --slub=6.19 $L
 expect "^mdbench: --desc-age given twice$" --desc-age=aged --desc-age=fresh $L

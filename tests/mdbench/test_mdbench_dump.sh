@@ -157,3 +157,26 @@ print(("ok" if ok else "FAIL") + ": --cpu=0 --node=0 --seed=7 --memmap-pages=4k 
       mb["cpu"], mb["node"], mb["seed"], mb["conditions"], mb["counters"], b.get("task_clock"))
 sys.exit(0 if ok else 1)
 PYEOF
+[ $? -eq 0 ] || exit 1
+
+# A replayed trace reaches the dump: the file, its sha256, its events; each
+# memmap the trace's compaction (the same on every layout).
+T=$(cd "$(dirname "$0")/../machine/fixtures/trace" && pwd)
+"$mdbench" --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/traced" --counters=none \
+	--desc-age=trace:$T/compact.trace '--benchmark_filter=^test/mark/' >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: traced run"; cat "$tmp/err"; exit 1; }
+"$py" - "$tmp/traced/mdbench.json" "$T/compact.trace" <<'PYEOF'
+import hashlib, json, sys
+c = json.load(open(sys.argv[1]))["context"]["memdesc_bench"]["conditions"]
+want = {"file": sys.argv[2], "sha256": hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest(),
+	"events": 246, "allocs": 128, "frees": 118, "allocs_by_order": {"4": 128},
+	"peak_pages": 2048, "live_pages": 160}
+m = c["memmaps"]
+ok = c["desc_age"] == "trace" and c["desc_trace"] == want and c["compaction"] == "on"
+ok = ok and c["desc_churn"] is None and len(m) > 1 and len({x["age_digest"] for x in m}) == 1
+ok = ok and all(x["age_failures"] == 0 and x["age_compactions"] == m[0]["age_compactions"] and
+		x["age_migrated"] == m[0]["age_migrated"] for x in m)
+print(("ok" if ok else "FAIL") + ": --desc-age=trace:compact.trace:", c["desc_trace"], c["compaction"],
+      [(x["layout"], x["age_digest"], x.get("age_compactions"), x.get("desc_adjacency")) for x in m])
+sys.exit(0 if ok else 1)
+PYEOF
