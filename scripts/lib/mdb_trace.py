@@ -1,0 +1,132 @@
+"""An allocation trace for mdbench --desc-age=trace:FILE, sized from a
+workload's /proc/vmstat deltas (scripts/trace).
+
+The trace format is machine/age.h's: one event a line, 'a ID ORDER KIND'
+(allocate folio ID of ORDER, anon or file) or 'f ID' (free it), '#'
+comments.  /proc/vmstat counts pages, not allocations, and splits them
+by neither order nor kind, so the trace takes what it does say:
+
+  - THP allocations (order 9): thp_fault_alloc and thp_collapse_alloc
+    anon, thp_file_alloc file;
+  - every other allocated page (the sum of pgalloc_* less 512 a THP) an
+    order-0 folio: /proc/vmstat has no count per order below a THP (the
+    mTHP orders' counts are in /sys/kernel/mm/transparent_hugepage/
+    hugepages-*/stats), nor per kind (slab, page tables and the rest are
+    in pgalloc_* too; the trace stands for them as order-0 folios);
+  - order-0 folios file in the share nr_file_pages / (nr_file_pages +
+    nr_anon_pages) of the second reading, anon otherwise;
+  - pages freed per page allocated: pgfree / sum of pgalloc_*.
+
+The machine boots with the trace filling --fill of its RAM (default: the
+share anon and file pages hold of anon, file and free pages in the second
+reading), allocating at that mix; then --events more events, each an
+allocation at the mix or, with the share pgfree gives, the free of a live
+folio chosen at random, never past --fill + 10% of the RAM.  Seeded: the
+same readings, size and seed give the same file."""
+
+import random
+
+import mdb_dump as md
+import mdb_project as mp
+
+THP_ORDER = 9
+THP_ANON = ("thp_fault_alloc", "thp_collapse_alloc")
+THP_FILE = ("thp_file_alloc",)
+FILL_SLACK = 0.10
+
+
+def rates(rec):
+	"""What the trace follows, from a workload record (mdb_project's):
+	{pages, thp_anon, thp_file, order0, file_share, free_per_alloc,
+	fill}; DumpError when the readings lack what it needs."""
+	d = mp.deltas(rec)
+	after = rec["vmstat_after"]
+	alloc = [k for k in d if k.startswith("pgalloc_")]
+	if not alloc or "pgfree" not in d:
+		raise md.DumpError("the vmstat readings have no pgalloc_* or no pgfree counter")
+	pages = sum(d[k] for k in alloc)
+	if pages <= 0:
+		raise md.DumpError(f"the workload allocated {pages} pages (sum of pgalloc_* deltas): "
+				   "nothing to follow")
+	thp_anon = sum(d.get(k, 0) for k in THP_ANON)
+	thp_file = sum(d.get(k, 0) for k in THP_FILE)
+	order0 = pages - (thp_anon + thp_file) * (1 << THP_ORDER)
+	if order0 < 0 or thp_anon < 0 or thp_file < 0 or d["pgfree"] < 0:
+		raise md.DumpError(f"the vmstat deltas disagree: {pages} pages allocated, "
+				   f"{thp_anon + thp_file} THPs of 512, {d['pgfree']} freed")
+	anon, file_, free = (after.get(k) for k in ("nr_anon_pages", "nr_file_pages", "nr_free_pages"))
+	if anon is None or file_ is None or free is None or anon + file_ <= 0:
+		raise md.DumpError("the second vmstat reading has no nr_anon_pages, nr_file_pages "
+				   "or nr_free_pages")
+	return {"pages": pages, "thp_anon": thp_anon, "thp_file": thp_file, "order0": order0,
+		"file_share": file_ / (anon + file_), "free_per_alloc": d["pgfree"] / pages,
+		"fill": (anon + file_) / (anon + file_ + free)}
+
+
+def generate(r, ram_pages, fill=None, events=None, seed=1):
+	"""(lines, summary): the trace's lines, and what it holds."""
+	rng = random.Random(seed)
+	fill = r["fill"] if fill is None else fill
+	target = int(ram_pages * fill)
+	cap = min(ram_pages, int(ram_pages * (fill + FILL_SLACK)))
+	weights = (r["order0"], r["thp_anon"], r["thp_file"])
+	kinds = ((0, "anon"), (THP_ORDER, "anon"), (THP_ORDER, "file"))
+	p_free = r["free_per_alloc"] / (1 + r["free_per_alloc"])
+	live, order_of, index = [], {}, {}
+	pages = peak = next_id = allocs = frees = 0
+	lines = []
+
+	def alloc():
+		nonlocal pages, peak, next_id, allocs
+		order, kind = rng.choices(kinds, weights)[0]
+		if order == 0 and rng.random() < r["file_share"]:
+			kind = "file"
+		if pages + (1 << order) > cap:
+			return False
+		lines.append(f"a {next_id} {order} {kind}")
+		index[next_id] = len(live)
+		live.append(next_id)
+		order_of[next_id] = order
+		pages += 1 << order
+		peak = max(peak, pages)
+		next_id += 1
+		allocs += 1
+		return True
+
+	def free():
+		nonlocal pages, frees
+		i = rng.randrange(len(live))
+		fid = live[i]
+		live[i] = live[-1]
+		index[live[i]] = i
+		live.pop()
+		del index[fid]
+		pages -= 1 << order_of.pop(fid)
+		lines.append(f"f {fid}")
+		frees += 1
+
+	while pages < target and alloc():
+		pass
+	boot = allocs
+	if events is None:
+		events = 2 * boot
+	for _ in range(events):
+		if live and (rng.random() < p_free or not alloc()):
+			free()
+		elif not live:
+			alloc()
+	return lines, {"allocs": allocs, "frees": frees, "boot_allocs": boot, "events": allocs + frees,
+		       "peak_pages": peak, "live_pages": pages, "target_pages": target,
+		       "cap_pages": cap}
+
+
+def header(r, source, ram_bytes, fill, seed, s):
+	"""The '#' lines that say where the trace came from."""
+	return [f"# memdesc-bench allocation trace (machine/age.h format) written by scripts/trace",
+		f"# from {source}: {r['pages']} pages allocated (pgalloc_*), {r['thp_anon']} anon and "
+		f"{r['thp_file']} file THPs, {r['order0']} other pages as order-0 folios",
+		f"# file share of order 0 {r['file_share']:.4f}, pages freed per page allocated "
+		f"{r['free_per_alloc']:.4f}",
+		f"# RAM {md.format_size(ram_bytes)}, fill {fill:.4f} ({s['target_pages']} pages, at most "
+		f"{s['cap_pages']}), seed {seed}: {s['allocs']} allocations ({s['boot_allocs']} at boot), "
+		f"{s['frees']} frees, peak {s['peak_pages']} pages, {s['live_pages']} at the end"]
