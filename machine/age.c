@@ -335,12 +335,14 @@ static long page_alloc(struct age_buddy *b, unsigned int order)
 		if (order > PCP_MAX_ORDER) {
 			pfn = buddy_alloc(b, order);
 		} else {
-			for (i = 0; l->head == NONE && i < (PCP_BATCH >> order); ) {
-				/* rmqueue_bulk(): the whole batch, not the first block alone */
-				for (; i < (PCP_BATCH >> order); i++) {
-					pfn = buddy_alloc(b, order);
-					if (pfn < 0)
-						break;
+			/* rmqueue_bulk(): the whole batch, as far as the buddy has it */
+			for (i = 0; l->head == NONE && i < (PCP_BATCH >> order); i++) {
+				pfn = buddy_alloc(b, order);
+				if (pfn < 0)
+					break;
+				fl_add_tail(b, l, (uint32_t)pfn);
+				b->pcp_count += 1UL << order;
+				while (++i < (PCP_BATCH >> order) && (pfn = buddy_alloc(b, order)) >= 0) {
 					fl_add_tail(b, l, (uint32_t)pfn);
 					b->pcp_count += 1UL << order;
 				}
