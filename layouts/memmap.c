@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "age_memo.h"
 #include "buddy.h"
 #include "layout.h"
 #include "meminfo.h"
@@ -369,7 +370,7 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 			 how.replay->path, how.replay->peak_pages, mm->nr_pfns);
 		goto out;
 	}
-	if (age_trace_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &how, &ops, &t)) {
+	if (age_trace_memo_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &how, &ops, &t)) {
 		mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
 		goto out;
 	}

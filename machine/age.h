@@ -55,6 +55,7 @@ struct age_folio {
 	uint32_t pfn;
 	uint8_t order;
 	uint8_t kind;		/* enum page_kind */
+	uint16_t zero;		/* 0: no padding, so that lists compare whole (age_memo.c) */
 };
 
 struct age_list {
