@@ -1094,6 +1094,22 @@ static enum page_kind placed_kind(uint8_t code)
 	return (enum page_kind)((code - 1U) / MIX_NR_ORDERS);
 }
 
+void mix_release(struct mix *mix)
+{
+	struct mix_placed **p;
+
+	for (p = &placed_kept; *p; p = &(*p)->next)
+		if (*p == mix->placed) {
+			struct mix_placed *gone = *p;
+
+			*p = gone->next;
+			free(gone->code);
+			free(gone);
+			break;
+		}
+	mix->placed = NULL;
+}
+
 /* The scan's placement, checked to cover every pfn once, handed to m. */
 static int kpf_keep_placed(struct kpf_scan *s, const char *path, struct mix *m,
 			   struct mdb_err *err)

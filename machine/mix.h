@@ -116,6 +116,12 @@ int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err);
 int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err);
 /* Snapshot of the running machine; path is normally /proc/kpageflags. */
 int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err);
+/*
+ * Frees what a mix holds beyond itself (a snapshot's placement) and clears
+ * it; copies of the mix must not be placed after.  Optional: a placement is
+ * otherwise kept while the process lives.
+ */
+void mix_release(struct mix *mix);
 /* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
 int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err);
 int mix_validate(const struct mix *mix, struct mdb_err *err);

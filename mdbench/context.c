@@ -549,7 +549,7 @@ static json_t *conditions_json(const struct mdb_run *run)
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
 				  "pfns_move", run->opts.age == DESC_AGED);
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
 			 "mix_placement", mix_placement_json(run),
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),

@@ -73,6 +73,7 @@ struct mdb_real {
 	uint64_t ram_bytes;
 	struct real_pick pick[MDB_KMOD_PICK_FOLIO + 1];
 	json_t *notes;		/* per kernel: its pfn walk, counters that did not count */
+	json_t *snapshot;	/* the kpageflags mix's census beside the module's */
 };
 
 static struct mdb_real the_real;
@@ -137,6 +138,7 @@ void mdb_real_close(struct mdb_real *r)
 	for (i = 0; i < sizeof(r->pick) / sizeof(r->pick[0]); i++)
 		free(r->pick[i].pfn);
 	json_decref(r->notes);
+	json_decref(r->snapshot);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -158,6 +160,101 @@ unsigned int mdb_real_sizeof_page(const struct mdb_real *r)
 bool mdb_real_has_kernel(const struct mdb_kernel *k)
 {
 	return k->class != MDB_BASELINE && mdb_kmod_kernel_id(k->name) >= 0;
+}
+
+/* --- the snapshot ------------------------------------------------------- */
+
+#define REAL_SNAPSHOT_TRIES	10
+
+/* scan/compaction over the module's whole span once: its census of kinds. */
+static int scan_span(struct mdb_real *r, struct mdb_kmod_scan *out, struct mdb_err *err)
+{
+	struct mdb_kmod_req req = {
+		.kernel = MDB_KMOD_SCAN_COMPACTION,
+		.ops = r->k.info.end_pfn - r->k.info.min_pfn,
+	};
+	struct mdb_kmod_result res;
+
+	if (mdb_kmod_run(&r->k, &req, &res, err))
+		return -1;
+	*out = res.scan;
+	out->isolated = 0;	/* what isolation took is no kind */
+	return 0;
+}
+
+/*
+ * The same census of the emulated placement: the mix placed as the modelled
+ * layouts place it over their memmap (ram_bytes), counted over the module's
+ * span.  Holes are reserved pages there, so a hole counts as an order-0
+ * page, which the module's census calls offline.
+ */
+static int placed_census(const struct mdb_real *r, const struct mix *mix, struct mdb_kmod_scan *s,
+			 struct mdb_err *err)
+{
+	struct mix_plan plan;
+	struct mix_block b;
+
+	memset(s, 0, sizeof(*s));
+	if (mix_plan_init(&plan, mix, r->ram_bytes >> MDB_PAGE_SHIFT, r->run->opts.seed, err))
+		return -1;
+	while (mix_plan_next(&plan, &b)) {
+		uint64_t n = 1ULL << b.order;
+
+		if (b.pfn < r->k.info.min_pfn || b.pfn >= r->k.info.end_pfn)
+			continue;
+		s->pfns += n;
+		if (b.kind == PK_FREE) {
+			s->free_blocks++;
+			s->free_pages += n;
+		} else if (b.order) {
+			s->heads++;
+			s->tails += n - 1;
+		} else {
+			s->others++;
+		}
+		s->slab_pages += b.kind == PK_SLAB ? n : 0;
+	}
+	mix_plan_release(&plan);
+	return 0;
+}
+
+static json_t *census_json(const struct mdb_kmod_scan *s)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "pfns", (json_int_t)s->pfns,
+			 "free_blocks", (json_int_t)s->free_blocks,
+			 "free_pages", (json_int_t)s->free_pages, "heads", (json_int_t)s->heads,
+			 "tails", (json_int_t)s->tails, "slab_pages", (json_int_t)s->slab_pages,
+			 "order0_and_holes", (json_int_t)(s->others + s->offline));
+}
+
+void mdb_real_snapshot(struct mdb_real *r, struct mix *mix)
+{
+	struct mdb_kmod_scan a, b, placed;
+	bool stable = false;
+	struct mdb_err err;
+	unsigned int tries;
+	struct mix m;
+
+	for (tries = 1; tries <= REAL_SNAPSHOT_TRIES; tries++) {
+		if (scan_span(r, &a, &err) || mix_from_kpageflags("/proc/kpageflags", &m, &err) ||
+		    scan_span(r, &b, &err))
+			mdb_dief("--layout=%s: %s", MDB_REAL_LAYOUT, err.msg);
+		stable = !memcmp(&a, &b, sizeof(a));
+		if (stable || tries == REAL_SNAPSHOT_TRIES)
+			break;
+		mix_release(&m);
+	}
+	if (placed_census(r, &m, &placed, &err))
+		mdb_dief("--mix=kpageflags: %s", err.msg);
+	mix_release(mix);
+	*mix = m;
+	r->snapshot = json_pack("{s:s, s:[I, I], s:I, s:b, s:I, s:o, s:o}",
+				"placement", "at the snapshot's pfn positions",
+				"span_pfns", (json_int_t)r->k.info.min_pfn,
+				(json_int_t)r->k.info.end_pfn,
+				"emulated_pfns", (json_int_t)(r->ram_bytes >> MDB_PAGE_SHIFT),
+				"stable", stable, "tries", (json_int_t)tries,
+				"module", census_json(&a), "placed", census_json(&placed));
 }
 
 /* --- the benchmark ------------------------------------------------------ */
@@ -435,7 +532,7 @@ json_t *mdb_real_layout_json(const struct mdb_real *r, bool brief)
 				 "sizeof_page", (json_int_t)info->struct_page_size, "descriptors");
 	mdb_format_size(r->ram_bytes, ram, sizeof(ram));
 	return json_pack("{s:s, s:b, s:s, s:s, s:I, s:I, s:n, s:n, s:n, s:I, s:I, s:o, s:s, s:I,"
-			 " s:I, s:[I, I], s:o, s:I, s:I, s:I, s:s, s:I, s:I, s:s, s:o, s:O, s:o}",
+			 " s:I, s:[I, I], s:o, s:I, s:I, s:I, s:s, s:I, s:I, s:s, s:o, s:O, s:o, s:O}",
 			 "name", MDB_REAL_LAYOUT, "real", 1,
 			 "release", info->release, "version", info->version,
 			 "linux_version_code", (json_int_t)info->linux_version_code,
@@ -458,5 +555,6 @@ json_t *mdb_real_layout_json(const struct mdb_real *r, bool brief)
 			 "the counters' set-up are not counted",
 			 "counters", counters_json(r),
 			 "per_kernel", r->notes,
-			 "not_instantiated", not_instantiated_json());
+			 "not_instantiated", not_instantiated_json(),
+			 "snapshot", r->snapshot ? r->snapshot : json_null());
 }
