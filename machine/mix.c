@@ -1110,27 +1110,75 @@ void mix_release(struct mix *mix)
 	mix->placed = NULL;
 }
 
-/* The scan's placement, checked to cover every pfn once, handed to m. */
-static int kpf_keep_placed(struct kpf_scan *s, const char *path, struct mix *m,
-			   struct mdb_err *err)
+/*
+ * code[0, n) as a placement handed to m (taking code), once checked: every
+ * pfn in one block, each a kind at an order it may have, naturally aligned.
+ */
+static int keep_placed(uint8_t *code, uint64_t n, const char *path, const char *bug,
+		       struct mix *m, struct mdb_err *err)
 {
 	struct mix_placed *p;
 	uint64_t pfn = 0;
 
-	if (s->oom)
-		return mdb_errf(err, "%s: out of memory for the snapshot's placement", path);
-	while (pfn < s->nr_code && s->code[pfn])
-		pfn += 1ULL << placed_order(s->code[pfn]);
-	if (pfn != s->nr_code)
-		return mdb_errf(err, "%s: no block placed at pfn %llu (bug)", path,
-				(unsigned long long)pfn);
+	while (pfn < n && code[pfn] && code[pfn] <= placed_code(PK_NR - 1, MIX_NR_ORDERS - 1) &&
+	       (pfn & ((1ULL << placed_order(code[pfn])) - 1)) == 0 &&
+	       mix_order_valid(placed_kind(code[pfn]), placed_order(code[pfn])))
+		pfn += 1ULL << placed_order(code[pfn]);
+	if (pfn != n)
+		return mdb_errf(err, "%s: no block placed at pfn %llu%s", path,
+				(unsigned long long)pfn, bug);
 	p = malloc(sizeof(*p));
 	if (!p)
 		return mdb_errf(err, "%s: out of memory for the snapshot's placement", path);
-	*p = (struct mix_placed){ .nr_pfns = s->nr_code, .code = s->code, .next = placed_kept };
+	*p = (struct mix_placed){ .nr_pfns = n, .code = code, .next = placed_kept };
 	placed_kept = p;
-	s->code = NULL;
 	m->placed = p;
+	return 0;
+}
+
+/* The scan's placement, handed to m. */
+static int kpf_keep_placed(struct kpf_scan *s, const char *path, struct mix *m,
+			   struct mdb_err *err)
+{
+	if (s->oom)
+		return mdb_errf(err, "%s: out of memory for the snapshot's placement", path);
+	if (keep_placed(s->code, s->nr_code, path, " (bug)", m, err))
+		return -1;
+	s->code = NULL;
+	return 0;
+}
+
+int mix_placed_save(const struct mix *mix, const char *path, struct mdb_err *err)
+{
+	FILE *f = fopen(path, "wbe");
+	const struct mix_placed *p = mix->placed;
+	int ok;
+
+	if (!f)
+		return mdb_errf(err, "%s: %s", path, strerror(errno));
+	ok = fwrite(&p->nr_pfns, sizeof(p->nr_pfns), 1, f) == 1 &&
+	     fwrite(p->code, 1, p->nr_pfns, f) == p->nr_pfns;
+	if (fclose(f) || !ok)
+		return mdb_errf(err, "%s: cannot write the placement", path);
+	return 0;
+}
+
+int mix_placed_load(struct mix *mix, const char *path, struct mdb_err *err)
+{
+	FILE *f = fopen(path, "rbe");
+	uint64_t n = 0;
+	uint8_t *code = NULL;
+	int ok;
+
+	if (!f)
+		return mdb_errf(err, "%s: %s", path, strerror(errno));
+	ok = fread(&n, sizeof(n), 1, f) == 1 && n && n <= 1ULL << 40 &&
+	     (code = malloc(n)) && fread(code, 1, n, f) == n && fgetc(f) == EOF;
+	fclose(f);
+	if (!ok || keep_placed(code, n, path, " (not a placement)", mix, err)) {
+		free(code);
+		return ok ? -1 : mdb_errf(err, "%s: not a placement", path);
+	}
 	return 0;
 }
 

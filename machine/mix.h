@@ -122,6 +122,12 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err);
  * otherwise kept while the process lives.
  */
 void mix_release(struct mix *mix);
+/*
+ * A placed mix's placement to a file and back onto a mix (--simulate's
+ * children place what the parent read).  0, or -1 with err.
+ */
+int mix_placed_save(const struct mix *mix, const char *path, struct mdb_err *err);
+int mix_placed_load(struct mix *mix, const char *path, struct mdb_err *err);
 /* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
 int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err);
 int mix_validate(const struct mix *mix, struct mdb_err *err);

@@ -1337,6 +1337,22 @@ static int test_kpageflags_placed(void)
 			     "\"fraction\": 1}]}", &copy, &err) == 0 && !copy.placed, "a JSON mix placed");
 	for (const char *const *n = mix_builtin_names; *n; n++)
 		CHECK(mix_builtin(*n, &copy, &err) == 0 && !copy.placed, "built-in %s placed", *n);
+	/* Through a file, as --simulate hands it to its children; a damaged one refused. */
+	CHECK(mix_placed_save(&m, tmp_path(path, sizeof(path), "placed"), &err) == 0, "%s", err.msg);
+	copy = m;
+	copy.placed = NULL;
+	CHECK(mix_placed_load(&copy, path, &err) == 0 && copy.placed != m.placed, "%s", err.msg);
+	expect_placed(&copy, 4096, whole, nr_whole);
+	mix_release(&copy);
+	CHECK(!copy.placed, "mix_release() left the placement");
+	flags[0] = 4096;
+	write_file(path, flags, 8 + 4096);	/* pfn 0 says 0: inside a block */
+	CHECK(mix_placed_load(&copy, path, &err) == -1 && !copy.placed &&
+	      strstr(err.msg, "no block placed at pfn 0 (not a placement)"), "%s", err.msg);
+	write_file(path, flags, 8 + 100);
+	CHECK(mix_placed_load(&copy, path, &err) == -1 && strstr(err.msg, "not a placement"),
+	      "%s", err.msg);
+	unlink(path);
 	unlink(tmp_path(path, sizeof(path), "kpageflags"));
 	unlink(tmp_path(path, sizeof(path), "buddyinfo"));
 	unlink(tmp_path(path, sizeof(path), "zoneinfo"));
