@@ -36,9 +36,13 @@
  *     reported per op under the suite's names when every request counted
  *     them, and only those --counters asked for by those names.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "client.h"
@@ -227,23 +231,114 @@ static json_t *census_json(const struct mdb_kmod_scan *s)
 			 "order0_and_holes", (json_int_t)(s->others + s->offline));
 }
 
+/*
+ * What a kpageflags mix is made of, read raw between the two scans into
+ * buffers allocated and touched before the first, so that reading it
+ * allocates nothing the scans would see: /proc/kpageflags from pfn 0, and
+ * its siblings (mix.c: zoneinfo, buddyinfo, iomem; len SIZE_MAX where one
+ * cannot be opened).
+ */
+#define REAL_PROC_TEXT	(1UL << 20)
+static const char *const real_siblings[] = { "zoneinfo", "buddyinfo", "iomem" };
+#define REAL_NR_SIBLINGS	(sizeof(real_siblings) / sizeof(real_siblings[0]))
+
+struct real_raw {
+	uint64_t *flags, n;
+	char *text[REAL_NR_SIBLINGS];
+	size_t len[REAL_NR_SIBLINGS];
+};
+
+static int read_raw(struct real_raw *raw, struct mdb_err *err)
+{
+	unsigned int i;
+
+	if (mdb_kmod_read_kpage("/proc/kpageflags", 0, raw->n, raw->flags, err))
+		return -1;
+	for (i = 0; i < REAL_NR_SIBLINGS; i++) {
+		char path[64];
+		ssize_t got = 1;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%s", real_siblings[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		raw->len[i] = fd < 0 ? SIZE_MAX : 0;
+		while (fd >= 0 && got > 0 && raw->len[i] < REAL_PROC_TEXT) {
+			got = read(fd, raw->text[i] + raw->len[i], REAL_PROC_TEXT - raw->len[i]);
+			raw->len[i] += got > 0 ? (size_t)got : 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (got < 0 || raw->len[i] == REAL_PROC_TEXT)
+			return mdb_errf(err, "%s: %s", path, got < 0 ? strerror(errno) :
+					"more than 1 MiB");
+	}
+	return 0;
+}
+
+/* The mix of what read_raw() read: written to a scratch directory, read as the files. */
+static int raw_mix(const struct real_raw *raw, struct mix *m, struct mdb_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	unsigned int i;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/mdbench-kpf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return mdb_errf(err, "%s: %s", dir, strerror(errno));
+	for (i = 0; i <= REAL_NR_SIBLINGS && !ret; i++) {
+		const void *data = i ? raw->text[i - 1] : (const void *)raw->flags;
+		size_t len = i ? raw->len[i - 1] : raw->n * sizeof(*raw->flags);
+
+		if (len == SIZE_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? real_siblings[i - 1] : "kpageflags");
+		f = fopen(path, "we");
+		if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+			ret = mdb_errf(err, "%s: cannot write the snapshot", path);
+	}
+	snprintf(path, sizeof(path), "%s/kpageflags", dir);
+	if (!ret)
+		ret = mix_from_kpageflags(path, m, err);
+	for (i = 0; i <= REAL_NR_SIBLINGS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? real_siblings[i - 1] : "kpageflags");
+		unlink(path);
+	}
+	rmdir(dir);
+	return ret;
+}
+
 void mdb_real_snapshot(struct mdb_real *r, struct mix *mix)
 {
+	struct real_raw raw = { .n = r->k.info.end_pfn };
 	struct mdb_kmod_scan a, b, placed;
 	bool stable = false;
 	struct mdb_err err;
-	unsigned int tries;
+	unsigned int tries, i;
 	struct mix m;
 
+	raw.flags = calloc(raw.n, sizeof(*raw.flags));
+	for (i = 0; i < REAL_NR_SIBLINGS; i++)
+		raw.text[i] = calloc(1, REAL_PROC_TEXT);
+	if (!raw.flags || !raw.text[0] || !raw.text[1] || !raw.text[2])
+		mdb_dief("--layout=%s: out of memory for the kpageflags snapshot", MDB_REAL_LAYOUT);
+	memset(raw.flags, 0xff, raw.n * sizeof(*raw.flags));	/* touched: faulted in now */
+	for (i = 0; i < REAL_NR_SIBLINGS; i++)
+		memset(raw.text[i], 0xff, REAL_PROC_TEXT);
 	for (tries = 1; tries <= REAL_SNAPSHOT_TRIES; tries++) {
-		if (scan_span(r, &a, &err) || mix_from_kpageflags("/proc/kpageflags", &m, &err) ||
-		    scan_span(r, &b, &err))
+		if (scan_span(r, &a, &err) || read_raw(&raw, &err) || scan_span(r, &b, &err))
 			mdb_dief("--layout=%s: %s", MDB_REAL_LAYOUT, err.msg);
 		stable = !memcmp(&a, &b, sizeof(a));
-		if (stable || tries == REAL_SNAPSHOT_TRIES)
+		if (stable)
 			break;
-		mix_release(&m);
 	}
+	tries -= tries > REAL_SNAPSHOT_TRIES;
+	if (raw_mix(&raw, &m, &err))
+		mdb_dief("--mix=kpageflags: %s", err.msg);
+	free(raw.flags);
+	for (i = 0; i < REAL_NR_SIBLINGS; i++)
+		free(raw.text[i]);
 	if (placed_census(r, &m, &placed, &err))
 		mdb_dief("--mix=kpageflags: %s", err.msg);
 	mix_release(mix);
