@@ -166,7 +166,7 @@ struct age_buddy {
 	unsigned long nr_pfns;
 	int8_t *head;
 	uint32_t *next, *prev;
-	struct flist area[MAX_PAGE_ORDER + 1];
+	struct flist area[BASE_PAGE_MAX_PAGE_ORDER + 1];
 	struct flist pcp[PCP_MAX_ORDER + 1];
 	unsigned long pcp_count;	/* pages on the pcp lists */
 };
