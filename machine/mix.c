@@ -1247,8 +1247,8 @@ static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 			continue;
 		char ram[32], folio[32];
 
-		mdb_format_size((uint64_t)nr << 12, ram, sizeof(ram));
-		mdb_format_size(1ULL << (e->order + 12), folio, sizeof(folio));
+		mdb_format_size((uint64_t)nr << mdb_base.shift, ram, sizeof(ram));
+		mdb_format_size(1ULL << (e->order + mdb_base.shift), folio, sizeof(folio));
 		/* Callers name the mix (memmap_create(): "mix NAME: ..."). */
 		return mdb_errf(err, "(hugetlb, %u) asks %.3g of %s in whole pageblocks, less than "
 				"one %s folio: model at least %s of RAM per folio", e->order,

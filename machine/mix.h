@@ -95,6 +95,17 @@ const char *page_kind_name(enum page_kind kind);
 int page_kind_from_name(const char *name);
 /* Whether a mix may place blocks of this kind at this order, at base page b (see above). */
 bool mix_order_valid_at(const struct base_page *b, enum page_kind kind, unsigned int order);
+/*
+ * An order of 4 KiB pages (not hugetlb) in the run's base pages, as
+ * mix_translate() places it: 9 (2 MiB) is 7 at 16k, 5 at 64k; 0 is 0.
+ */
+static inline unsigned int mix_order_from_4k(unsigned int order)
+{
+	unsigned int d = mdb_base.shift - BASE_PAGE_MIN_SHIFT;
+
+	return order > d ? order - d : 0;
+}
+
 /* The same at the run's base page. */
 static inline bool mix_order_valid(enum page_kind kind, unsigned int order)
 {
