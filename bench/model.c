@@ -59,6 +59,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "age_memo.h"
 #include "model.h"
 
 #define LINE		64
@@ -153,7 +154,7 @@ static int count_traced(struct model_blocks *b, struct mix_plan *plan, unsigned 
 		if (!l)
 			b->nr[m.kind][m.order]++;
 	}
-	if (age_trace_run(&folios, &blocks, nr_pfns, seed, &ops, &t))
+	if (age_trace_memo_run(&folios, &blocks, nr_pfns, seed, &ops, &t))
 		goto out;
 	for (i = 0; i < folios.nr; i++)
 		if (t.final[i].kind != AGE_GONE)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "age_memo.h"
 #include "buddy.h"
 #include "layout.h"
 #include "meminfo.h"
@@ -340,11 +341,11 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 	const struct age_trace_ops ops = {
 		.desc_alloc = trace_desc_alloc, .desc_free = trace_desc_free, .arg = &td,
 	};
-	struct age_trace t;
+	struct age_trace t = { 0 };
 	int ret = -1;
 	size_t i;
 
-	if (!td.desc || age_trace_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &ops, &t)) {
+	if (!td.desc || age_trace_memo_run(&ap->folios, &ap->free, mm->nr_pfns, mm->seed, &ops, &t)) {
 		mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
 		goto out;
 	}

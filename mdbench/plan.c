@@ -37,18 +37,25 @@
 #include "ws.h"
 
 /*
- * The estimate of an instance's cost (est_seconds, for ETAs): a timed one
- * runs about EST_RUNS_OF_MIN_TIME times its min time (Google Benchmark
- * grows its iterations until one run passes it), plus, where it builds a
- * memmap (the first of its group, or each time for a kernel that changes
- * it), EST_BUILD_NS_PER_BYTE per byte of memmap and descriptors.  Only their
- * ratio matters (the progress line scales the estimates by the pace so
- * far): a least-squares fit of seconds = a + b * bytes built over the
- * progress lines of one quick round on the 2-CPU VM (190 benchmarks at
- * 256MiB and 16GiB) gave b / a = 8.2e-8 per byte, times 0.15 s.
+ * The estimate of an instance's cost (est_seconds, for ETAs and scripts/run's
+ * stage plan): a timed one runs about EST_RUNS_OF_MIN_TIME times its min
+ * time (Google Benchmark grows its iterations until one run passes it),
+ * plus, where it builds a memmap (the first of its group, or each time for
+ * a kernel that changes it): EST_BUILD_NS_PER_BYTE per byte of memmap and
+ * descriptors; under the allocation trace (DESC_AGED) its descriptor events
+ * replayed, EST_REPLAY_NS_PER_FOLIO per folio of a layout with folio
+ * descriptors; and the trace itself, EST_TRACE_NS_PER_FOLIO per folio, where
+ * the run has not run it for that mix and size yet (age_memo.h keeps it).
+ * CPU seconds of single footprint builds at 16 GiB on the 2-CPU VM (desktop,
+ * 2.1M folios; server): fresh 0.2-0.4 s a build, the trace 1.4 us and a
+ * replay 1.3 us per folio; with HVO on, its remapping about 1 ms per
+ * hugetlb folio (mappings of a memfd: system calls, slow on a VM).
  */
 #define EST_RUNS_OF_MIN_TIME	3.0
-#define EST_BUILD_NS_PER_BYTE	12.4
+#define EST_BUILD_NS_PER_BYTE	1.5
+#define EST_TRACE_NS_PER_FOLIO	1400.0
+#define EST_REPLAY_NS_PER_FOLIO	1300.0
+#define EST_HVO_NS_PER_FOLIO	1.0e6
 
 /* What a group is built with beyond (layout, mix, RAM). */
 struct group {
@@ -86,9 +93,52 @@ static const struct model_blocks *blocks_of(const struct mdb_run *run, const str
 	return &b;
 }
 
+/* Folios of kind a or b on in's mix and size. */
+static unsigned long folios_of(const struct mdb_run *run, const struct mdb_instance *in,
+			       enum page_kind a, enum page_kind b)
+{
+	const struct model_blocks *m = blocks_of(run, in->mix, in->nr_pfns);
+	unsigned long n = 0;
+
+	for (unsigned int o = 0; o < MIX_NR_ORDERS; o++)
+		n += m->nr[a][o] + (b != a ? m->nr[b][o] : 0);
+	return n;
+}
+
+/* The folios the allocation trace churns. */
+static unsigned long traced_folios(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	return folios_of(run, in, PK_ANON, PK_FILE);
+}
+
+/* The folios HVO remaps. */
+static unsigned long hugetlb_folios(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	return folios_of(run, in, PK_HUGETLB, PK_HUGETLB);
+}
+
+/* Whether an instance that runs before in built a memmap of its mix and size: the trace is kept since. */
+static bool traced_before(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	for (const struct mdb_instance *p = run->inst; p < in; p++)
+		if (p->selected && p->ops && !p->real && p->mix == in->mix && p->nr_pfns == in->nr_pfns)
+			return true;
+	return false;
+}
+
+/* The instance that runs before in (instances the filter leaves out build nothing); NULL if none. */
+static const struct mdb_instance *last_selected(const struct mdb_run *run,
+						const struct mdb_instance *in)
+{
+	while (in-- > run->inst)
+		if (in->selected)
+			return in;
+	return NULL;
+}
+
 static void set_working_set(const struct mdb_run *run, struct mdb_instance *in)
 {
-	const struct mdb_instance *prev = in > run->inst ? in - 1 : NULL;
+	const struct mdb_instance *prev = last_selected(run, in);
 	bool builds;
 
 	in->ws_known = !in->real;
@@ -102,10 +152,18 @@ static void set_working_set(const struct mdb_run *run, struct mdb_instance *in)
 		return;
 	builds = (in->kernel->flags & (MDB_K_MUTATES | MDB_K_NO_MEMMAP)) || !prev ||
 		 prev->ops != in->ops || prev->mix != in->mix || prev->nr_pfns != in->nr_pfns ||
-		 prev->folio_desc_bytes != in->folio_desc_bytes || prev->hvo != in->hvo;
-	if (builds)
-		in->est_seconds += EST_BUILD_NS_PER_BYTE * 1e-9 *
-				   (double)in->ops->memory_need(in->nr_pfns, in->mix, &run->opts);
+		 prev->folio_desc_bytes != in->folio_desc_bytes || prev->hvo != in->hvo ||
+		 prev->desc_cache != in->desc_cache;
+	if (!builds)
+		return;
+	in->est_seconds += EST_BUILD_NS_PER_BYTE * 1e-9 *
+			   (double)in->ops->memory_need(in->nr_pfns, in->mix, &run->opts);
+	if (in->hvo == HVO_ON)
+		in->est_seconds += EST_HVO_NS_PER_FOLIO * 1e-9 * (double)hugetlb_folios(run, in);
+	if (run->opts.age == DESC_AGED)
+		in->est_seconds += 1e-9 * (double)traced_folios(run, in) *
+				   ((in->ops->desc_size[DESC_FOLIO] ? EST_REPLAY_NS_PER_FOLIO : 0) +
+				    (traced_before(run, in) ? 0 : EST_TRACE_NS_PER_FOLIO));
 }
 
 /*

@@ -77,10 +77,9 @@ static void compare_pfn(unsigned long pfn)
 		layouts[l]->page_info(mms[l], pfn, &pi[l]);
 		if (page_info_equal(&pi[0], &pi[l]))
 			continue;
-		page_info_str(&pi[0], s0, sizeof(s0));
-		page_info_str(&pi[l], s1, sizeof(s1));
 		CHECK(0, "op %ld (%s): pfn %lu: %s says %s, %s says %s", op_no, op_name, pfn,
-		      layouts[0]->name, s0, layouts[l]->name, s1);
+		      layouts[0]->name, page_info_str(&pi[0], s0, sizeof(s0)), layouts[l]->name,
+		      page_info_str(&pi[l], s1, sizeof(s1)));
 	}
 	CHECK(pi[0].kind != PK_FREE || pi[0].head_pfn != ~0UL, "op %ld: free pfn %lu in no block",
 	      op_no, pfn);

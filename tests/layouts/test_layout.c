@@ -104,14 +104,17 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	char s[160];
 
 	ops->page_info(mm, pfn, &pi);
-	page_info_str(&pi, s, sizeof(s));
 	CHECK(page_to_pfn(mm, page) == pfn, "pfn %lu round trip", pfn);
-	CHECK(page_kind(mm, page) == b->kind, "pfn %lu: %s, placed %s", pfn, s, page_kind_name(b->kind));
+	CHECK(page_kind(mm, page) == b->kind, "pfn %lu: %s, placed %s", pfn,
+	      page_info_str(&pi, s, sizeof(s)), page_kind_name(b->kind));
 	CHECK(pi.kind == b->kind && pi.head_pfn == head && pi.order == order,
-	      "pfn %lu: %s, placed %s head %lu order %u", pfn, s, page_kind_name(b->kind), head, order);
-	CHECK(pi.flags == expected_flags(b->kind), "pfn %lu: %s", pfn, s);
-	CHECK(pi.refcount == (b->kind == PK_FREE ? 0 : 1), "pfn %lu: %s", pfn, s);
-	CHECK(pi.mapcount == 0, "pfn %lu: %s", pfn, s);
+	      "pfn %lu: %s, placed %s head %lu order %u", pfn, page_info_str(&pi, s, sizeof(s)),
+	      page_kind_name(b->kind), head, order);
+	CHECK(pi.flags == expected_flags(b->kind), "pfn %lu: %s", pfn,
+	      page_info_str(&pi, s, sizeof(s)));
+	CHECK(pi.refcount == (b->kind == PK_FREE ? 0 : 1), "pfn %lu: %s", pfn,
+	      page_info_str(&pi, s, sizeof(s)));
+	CHECK(pi.mapcount == 0, "pfn %lu: %s", pfn, page_info_str(&pi, s, sizeof(s)));
 	CHECK(!page_slab(mm, page) == (b->kind != PK_SLAB), "pfn %lu: page_slab", pfn);
 	CHECK(!page_ptdesc(mm, page) == (b->kind != PK_PGTABLE), "pfn %lu: page_ptdesc", pfn);
 	CHECK(page_buddy_order(mm, page) ==
@@ -129,7 +132,7 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	CHECK(folio_nr_pages(folio) == 1UL << b->order, "pfn %lu: nr_pages", pfn);
 	CHECK(folio_kind(folio) == b->kind, "pfn %lu: folio_kind", pfn);
 	CHECK(folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0, "pfn %lu: counts", pfn);
-	CHECK(pi.mapping == mdb_new_mapping(b->kind) && pi.index == 0, "pfn %lu: %s", pfn, s);
+	CHECK(pi.mapping == mdb_new_mapping(b->kind) && pi.index == 0, "pfn %lu: %s", pfn, page_info_str(&pi, s, sizeof(s)));
 	CHECK(!!(pi.mapping & FOLIO_MAPPING_ANON) == (b->kind == PK_ANON), "pfn %lu: anon bit", pfn);
 }
 
@@ -302,10 +305,8 @@ static void check_rest(const struct memmap *mm, const struct page_info *before, 
 			      page_kind_name(pi.kind), pi.head_pfn, pi.order);
 			continue;
 		}
-		page_info_str(&before[pfn], s0, sizeof(s0));
-		page_info_str(&pi, s1, sizeof(s1));
 		CHECK(page_info_equal(&pi, &before[pfn]), "%s: pfn %lu was %s, now %s", what, pfn,
-		      s0, s1);
+		      page_info_str(&before[pfn], s0, sizeof(s0)), page_info_str(&pi, s1, sizeof(s1)));
 	}
 }
 
@@ -334,11 +335,10 @@ static void check_range_folio(const struct memmap *mm, long start, unsigned int 
 
 	want.head_pfn = start;
 	want.order = order;
-	page_info_str(&want, s0, sizeof(s0));
 	for (pfn = start; pfn < (unsigned long)start + (1UL << order); pfn++) {
 		ops->page_info(mm, pfn, &pi);
-		page_info_str(&pi, s1, sizeof(s1));
-		CHECK(page_info_equal(&pi, &want), "%s: pfn %lu is %s, want %s", what, pfn, s1, s0);
+		CHECK(page_info_equal(&pi, &want), "%s: pfn %lu is %s, want %s", what, pfn,
+		      page_info_str(&pi, s1, sizeof(s1)), page_info_str(&want, s0, sizeof(s0)));
 	}
 }
 

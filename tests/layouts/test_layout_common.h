@@ -49,11 +49,13 @@ static inline int page_info_equal(const struct page_info *a, const struct page_i
 	       a->mapping == b->mapping && a->index == b->index;
 }
 
-static inline void page_info_str(const struct page_info *pi, char *buf, size_t len)
+/* buf, describing pi: called in a CHECK's message, so only when the check fails. */
+static inline const char *page_info_str(const struct page_info *pi, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s head %lu order %u ref %d map %d flags %#x mapping %#lx index %lu",
 		 page_kind_name(pi->kind), pi->head_pfn, pi->order, pi->refcount, pi->mapcount,
 		 pi->flags, (unsigned long)pi->mapping, pi->index);
+	return buf;
 }
 
 /* Which units a plan places, as page_info reports them: a folio, slab or

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * age_memo.c - the allocation trace recorded once, replayed to every layout
+ * (see age_memo.h).
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "age_memo.h"
+
+/* A kept trace: its inputs, compared whole, and what it did. */
+struct memo {
+	struct age_list folios, free_blocks;
+	unsigned long nr_pfns;
+	uint64_t seed;
+	uint64_t *ev;			/* descriptor events, event_pack()ed, in order */
+	size_t nr_ev, cap_ev;
+	struct age_trace out;		/* final, free, nr_ids, failures, digest */
+	unsigned long used;		/* for eviction: the least recently used goes */
+};
+
+static struct memo memos[AGE_MEMO_ENTRIES];
+static unsigned long clock_now, nr_runs;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* id << 8 | order << 1 | alloc: orders stop below 128, ids below 2^56. */
+static inline uint64_t event_pack(unsigned long id, unsigned int order, bool alloc)
+{
+	return (uint64_t)id << 8 | (uint64_t)order << 1 | alloc;
+}
+
+static void memo_release(struct memo *m)
+{
+	age_list_release(&m->folios);
+	age_list_release(&m->free_blocks);
+	free(m->ev);
+	age_trace_release(&m->out);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool list_equal(const struct age_list *a, const struct age_list *b)
+{
+	return a->nr == b->nr && (!a->nr || !memcmp(a->f, b->f, a->nr * sizeof(*a->f)));
+}
+
+/* A copy of n folios of src into dst; 0, or -1 out of memory. */
+static int list_copy(struct age_list *dst, const struct age_folio *src, size_t n)
+{
+	dst->f = malloc((n ? n : 1) * sizeof(*src));
+	if (!dst->f)
+		return -1;
+	if (n)
+		memcpy(dst->f, src, n * sizeof(*src));
+	dst->nr = dst->cap = n;
+	return 0;
+}
+
+static struct memo *memo_find(const struct age_list *folios, const struct age_list *free_blocks,
+			      unsigned long nr_pfns, uint64_t seed)
+{
+	for (int i = 0; i < AGE_MEMO_ENTRIES; i++) {
+		struct memo *m = &memos[i];
+
+		if (m->used && m->nr_pfns == nr_pfns && m->seed == seed &&
+		    list_equal(&m->folios, folios) && list_equal(&m->free_blocks, free_blocks))
+			return m;
+	}
+	return NULL;
+}
+
+/* src (of nr folios) copied into dst, as age_trace_run() leaves it; 0 or -1. */
+static int trace_copy(struct age_trace *dst, const struct age_trace *src, size_t nr)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (list_copy(&dst->free, src->free.f, src->free.nr))
+		return -1;
+	dst->final = malloc((nr ? nr : 1) * sizeof(*dst->final));
+	if (!dst->final)
+		return -1;
+	if (nr)
+		memcpy(dst->final, src->final, nr * sizeof(*dst->final));
+	dst->nr_ids = src->nr_ids;
+	dst->failures = src->failures;
+	dst->digest = src->digest;
+	return 0;
+}
+
+static int replay(const struct memo *m, const struct age_trace_ops *ops, struct age_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < m->nr_ev; i++) {
+		unsigned long id = (unsigned long)(m->ev[i] >> 8);
+		unsigned int order = (unsigned int)(m->ev[i] >> 1 & 0x7f);
+
+		if (!(m->ev[i] & 1))
+			ops->desc_free(ops->arg, id, order);
+		else if (ops->desc_alloc(ops->arg, id, order))
+			return -1;
+	}
+	return trace_copy(t, &m->out, m->folios.nr);
+}
+
+/* The events as the trace hands them on: recorded, then passed to the caller's ops. */
+struct recorder {
+	const struct age_trace_ops *ops;
+	struct memo *m;
+	bool lost;			/* an event not recorded (out of memory): keep nothing */
+};
+
+static void record(struct recorder *r, unsigned long id, unsigned int order, bool alloc)
+{
+	struct memo *m = r->m;
+
+	if (r->lost)
+		return;
+	if (m->nr_ev == m->cap_ev) {
+		size_t cap = m->cap_ev ? 2 * m->cap_ev : 1 << 16;
+		uint64_t *ev = realloc(m->ev, cap * sizeof(*ev));
+
+		if (!ev) {
+			r->lost = true;
+			return;
+		}
+		m->ev = ev;
+		m->cap_ev = cap;
+	}
+	m->ev[m->nr_ev++] = event_pack(id, order, alloc);
+}
+
+static int record_alloc(void *arg, unsigned long id, unsigned int order)
+{
+	struct recorder *r = arg;
+
+	record(r, id, order, true);
+	return r->ops->desc_alloc(r->ops->arg, id, order);
+}
+
+static void record_free(void *arg, unsigned long id, unsigned int order)
+{
+	struct recorder *r = arg;
+
+	record(r, id, order, false);
+	r->ops->desc_free(r->ops->arg, id, order);
+}
+
+/* The slot to record into: a free one, else the least recently used, emptied. */
+static struct memo *memo_victim(void)
+{
+	struct memo *v = &memos[0];
+
+	for (int i = 0; i < AGE_MEMO_ENTRIES; i++) {
+		if (!memos[i].used)
+			return &memos[i];
+		if (memos[i].used < v->used)
+			v = &memos[i];
+	}
+	memo_release(v);
+	return v;
+}
+
+static int run_and_record(const struct age_list *folios, const struct age_list *free_blocks,
+			  unsigned long nr_pfns, uint64_t seed, const struct age_trace_ops *ops,
+			  struct age_trace *t)
+{
+	struct memo *m = memo_victim();
+	struct recorder r = { .ops = ops, .m = m };
+	const struct age_trace_ops rec = { .desc_alloc = record_alloc, .desc_free = record_free, .arg = &r };
+
+	nr_runs++;
+	if (age_trace_run(folios, free_blocks, nr_pfns, seed, &rec, t)) {
+		memo_release(m);
+		return -1;
+	}
+	if (r.lost || list_copy(&m->folios, folios->f, folios->nr) ||
+	    list_copy(&m->free_blocks, free_blocks->f, free_blocks->nr) ||
+	    trace_copy(&m->out, t, folios->nr)) {
+		memo_release(m);	/* the trace ran; it is only not kept */
+		return 0;
+	}
+	m->nr_pfns = nr_pfns;
+	m->seed = seed;
+	m->used = ++clock_now;
+	return 0;
+}
+
+int age_trace_memo_run(const struct age_list *folios, const struct age_list *free_blocks,
+		       unsigned long nr_pfns, uint64_t seed, const struct age_trace_ops *ops,
+		       struct age_trace *t)
+{
+	struct memo *m;
+	int ret;
+
+	pthread_mutex_lock(&lock);
+	m = memo_find(folios, free_blocks, nr_pfns, seed);
+	if (m) {
+		m->used = ++clock_now;
+		ret = replay(m, ops, t);
+	} else {
+		ret = run_and_record(folios, free_blocks, nr_pfns, seed, ops, t);
+	}
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+unsigned long age_memo_runs(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&lock);
+	n = nr_runs;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+void age_memo_release(void)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < AGE_MEMO_ENTRIES; i++)
+		memo_release(&memos[i]);
+	pthread_mutex_unlock(&lock);
+}
