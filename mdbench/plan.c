@@ -549,7 +549,7 @@ void mdb_headline(struct mdb_run *run)
 	while (ram < MDB_HEADLINE_LLC_TIMES * mc->llc_bytes)
 		ram *= 2;
 	/* No smaller than the first mix places: its largest hugetlb folio (16GiB at 64k) twice. */
-	while (ram < mdb_smoke_ram(&run->mixes[0]))
+	while (mix_has_hugetlb(&run->mixes[0], HUGETLB_ORDER_PUD) && ram < mdb_smoke_ram(&run->mixes[0]))
 		ram *= 2;
 	for (;; ram = next) {
 		next = ram * 2;
