@@ -40,8 +40,6 @@
 #include "rng.h"
 #include "spin.h"
 
-#define COMPACT_CLUSTER_MAX	32	/* SWAP_CLUSTER_MAX */
-
 struct lruvec {
 	struct list_head list;			/* lists[LRU_INACTIVE_*]: one list here */
 	struct mdb_spinlock lru_lock;
@@ -227,4 +225,4 @@ static void compaction_cluster(struct mdb_state *st, const struct bench_env *env
 MDB_KERNEL(compaction_cluster,
 	   .name = "compaction/cluster", .class = MDB_MUTATING, .unit = "cluster",
 	   .run = compaction_cluster,
-	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 8);
+	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 8, .model = model_compaction_cluster);

@@ -32,6 +32,34 @@
  *		the walk reads of it leaves a gap: the line the walk lands on
  *		after it is dependent (its address comes from the order just
  *		read), one per such block; the rest of the memmap is streamed.
+ * compaction/cluster
+ *		Per cluster, over the first pass of the scan, with the LRU in
+ *		the random order set-up links it in.  The folios isolation
+ *		takes are the file folios below SCAN_COMPACT_ORDER (the mix's
+ *		anon folios are unmapped with a reference: the pinned-anon
+ *		check refuses them); a pass takes each once, in runs of one
+ *		order (the plan lays a pageblock out largest first), so a
+ *		cluster is 32 >> o folios of order o (one where 2^o > 32) and
+ *		the pass's C clusters are the sum of those.  Per cluster:
+ *		scan/compaction's lines over the pass / C (isolation reads what
+ *		that scan reads); 2 x folios / C dependent lines for
+ *		lruvec_del_folio()'s list_del(), which writes the folio's LRU
+ *		neighbours' links (random folios; each link is a field of one
+ *		line in every layout); and, streamed, the memmap lines of the
+ *		old block that the scan did not read, which folio_destroy()
+ *		(free_pages_prepare()) writes.  Counted as hits: the folio's
+ *		own lines again (unlinking, cc->migratepages, migration), the
+ *		new block (the one the previous folio of its order left on the
+ *		pcp's or free list's head, entries just written), its
+ *		descriptor (the one the previous folio freed: the cache's
+ *		LIFO), the lists' heads, folio_putback_lru() at the LRU's head
+ *		(the folio put back before).  Left out: the pcp's refill from
+ *		the buddy (rmqueue_bulk(), once an order), a merge with a free
+ *		buddy of an order the pcp does not keep (the next allocation
+ *		then splits a block elsewhere), the ends of the runs, the
+ *		pass's wrap, and later passes, whose LRU holds the folios in
+ *		the order the first put them back (neighbours the scan meets
+ *		next: fewer misses).
  * init/memmap	streamed 2/E, dependent 1/1024 or 0: every entry written by
  *		the first pass (memmap_init_range()), then again by the second
  *		(__free_pages_core(), block by block; the memmap is far larger
@@ -181,7 +209,7 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 	if (mix_plan_init(&plan, mix, nr_pfns, seed, err))
 		return -1;
 	b->nr_pfns = nr_pfns;
-	if (age == DESC_AGED) {
+	if (age == DESC_AGED && !mix->placed) {	/* a snapshot's pfns stay (memmap_create()) */
 		ret = count_traced(b, &plan, nr_pfns, seed, err);
 		mix_plan_release(&plan);
 		if (ret)
@@ -283,14 +311,22 @@ static double scan_folio_lines(const struct layout_model *m, unsigned int order)
 	return folio_lines(m, &m->scan, &m->scan_large, order);
 }
 
-bool model_scan_compaction(const struct layout_ops *ops, const struct model_blocks *b,
-			   struct model_lines *lines)
+/*
+ * Memmap lines the scan reads of a block of this extent (in lines) beside
+ * overlay overlaid folio lines: the head's line and the overlaid tails, or
+ * the whole block where it shares lines with others (extent < 1).
+ */
+static double scan_block_read(double extent, double overlay)
 {
-	const struct layout_model *m = &ops->model;
-	unsigned int per_line, k, o;
+	return extent < 1 ? extent : 1 + overlay;
+}
 
-	if (!entries_per_line(ops, b, &per_line))
-		return false;
+/* scan/compaction's lines over one pass of every pfn (see the top). */
+static void scan_pass_lines(const struct layout_model *m, const struct model_blocks *b,
+			    unsigned int per_line, struct model_lines *lines)
+{
+	unsigned int k, o;
+
 	*lines = (struct model_lines){ 0 };
 	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
@@ -310,14 +346,93 @@ bool model_scan_compaction(const struct layout_ops *ops, const struct model_bloc
 				continue;
 			}
 			/* The head's line and its overlaid tails; a gap if the block spans more. */
-			read = 1 + overlay;
+			read = scan_block_read(extent, overlay);
 			lines->streamed += n;
 			if (extent > read) {
 				lines->streamed -= n;
 				lines->dependent += n;
 			}
 		}
+}
+
+bool model_scan_compaction(const struct layout_ops *ops, const struct model_blocks *b,
+			   struct model_lines *lines)
+{
+	unsigned int per_line;
+
+	if (!entries_per_line(ops, b, &per_line))
+		return false;
+	scan_pass_lines(&ops->model, b, per_line, lines);
 	per_pfn(lines, b);
+	return !isnan(model_lines_total(lines));
+}
+
+/*
+ * The folios isolation takes: file folios below SCAN_COMPACT_ORDER.  The
+ * mix's anon folios are placed unmapped with one reference, which the
+ * pinned-anon check (folio_ref_count() - 1 > folio_mapcount()) reads as
+ * pinned; hugetlb folios are of SCAN_COMPACT_ORDER or more.
+ */
+static unsigned long cluster_candidates(const struct model_blocks *b, unsigned int order)
+{
+	return order < SCAN_COMPACT_ORDER ? b->nr[PK_FILE][order] : 0;
+}
+
+/*
+ * Clusters a pass of the scan isolates the candidates of this order in.
+ * The plan lays blocks out largest first within a pageblock, so the scan
+ * meets the candidates in runs of one order: a cluster is 32 >> order
+ * folios of this order, exactly COMPACT_CLUSTER_MAX pages, or one folio
+ * where that is larger (orders 6..8).  Runs' ends (a few per pageblock
+ * shuffled in) are left out.
+ */
+static double cluster_count(const struct model_blocks *b, unsigned int order)
+{
+	double per = (1U << order) < COMPACT_CLUSTER_MAX ? (double)(COMPACT_CLUSTER_MAX >> order) : 1;
+
+	return cluster_candidates(b, order) / per;
+}
+
+/*
+ * What migration and put-back read beyond the scan, per folio of this
+ * order: free_pages_prepare() (folio_destroy()) writes every entry of the
+ * old block, so the memmap lines of it the scan skipped, in pfn order
+ * (streamed).  The rest hits: the new block is the one the previous folio
+ * of the order left on the pcp's LIFO list (its entries just written), its
+ * descriptor the one that folio's freed (the cache's LIFO), the lists'
+ * heads were touched by the folio before.
+ */
+static double cluster_migrate_lines(const struct layout_model *m, unsigned int per_line,
+				    unsigned int order)
+{
+	double extent = (double)(1UL << order) / per_line;
+	double overlay = m->desc_stride ? 0 : scan_folio_lines(m, order);
+	double read = scan_block_read(extent, overlay);
+
+	return extent > read ? extent - read : 0;
+}
+
+bool model_compaction_cluster(const struct layout_ops *ops, const struct model_blocks *b,
+			      struct model_lines *lines)
+{
+	const struct layout_model *m = &ops->model;
+	double clusters = 0, folios = 0, migrate = 0;
+	unsigned int per_line, o;
+
+	if (!entries_per_line(ops, b, &per_line))
+		return false;
+	for (o = 0; o < SCAN_COMPACT_ORDER; o++) {
+		clusters += cluster_count(b, o);
+		folios += cluster_candidates(b, o);
+		migrate += cluster_candidates(b, o) * cluster_migrate_lines(m, per_line, o);
+	}
+	if (!clusters)
+		return false;
+	/* A pass isolates every candidate once, in clusters clusters. */
+	scan_pass_lines(m, b, per_line, lines);
+	lines->streamed = (lines->streamed + migrate) / clusters;
+	/* lruvec_del_folio(): list_del() writes both LRU neighbours' links. */
+	lines->dependent = (lines->dependent + 2 * folios) / clusters;
 	return !isnan(model_lines_total(lines));
 }
 

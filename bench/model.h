@@ -49,6 +49,9 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
  */
 #define SCAN_COMPACT_ORDER	PAGEBLOCK_ORDER
 
+/* The pages compaction isolates before it migrates them: SWAP_CLUSTER_MAX. */
+#define COMPACT_CLUSTER_MAX	32
+
 /*
  * Data lines per op, split by what can hide them.  Streamed: memmap lines
  * the walk reads in pfn order, each the line after the last one it read
@@ -83,6 +86,7 @@ typedef bool model_fn(const struct layout_ops *ops, const struct model_blocks *b
 model_fn model_none;			/* convert/...: arithmetic, no data line */
 model_fn model_lookup_seq;
 model_fn model_scan_compaction;
+model_fn model_compaction_cluster;	/* per cluster of COMPACT_CLUSTER_MAX pages */
 model_fn model_init_memmap;
 
 /* A descriptor stride that stands for "no order": the aged caches' (age.h). */

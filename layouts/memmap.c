@@ -665,7 +665,8 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	for (pfn = 0; pfn < nr_pfns; pfn++)
 		memmap_free_pfn(mm, pfn);
 	aged = opts->age == DESC_AGED || opts->age == DESC_AGED_PERMUTE;
-	ap.traced = opts->age == DESC_AGED;
+	/* A snapshot's blocks stay where it saw them: its descriptors churn, its pfns do not. */
+	ap.traced = opts->age == DESC_AGED && !mix->placed;
 	if (place_mix(mm, &plan, aged ? &ap : NULL, err))
 		goto fail;
 	if (ap.traced ? age_traced(mm, &ap, err) : aged && age(mm, &ap.folios, err))

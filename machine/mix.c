@@ -313,6 +313,8 @@ int mix_translate(const struct mix *in, const struct base_page *b, struct mix *o
 	memset(&m, 0, sizeof(m));
 	memcpy(m.name, in->name, sizeof(m.name));
 	memcpy(m.classified, in->classified, sizeof(m.classified));
+	/* A snapshot's pfn-for-pfn placement is of 4 KiB pfns: elsewhere its fractions are placed. */
+	m.placed = b->shift == BASE_PAGE_MIN_SHIFT ? in->placed : NULL;
 	for (unsigned int i = 0; i < in->nr; i++) {
 		const struct mix_entry *e = &in->entry[i];
 		unsigned int o = order_at(b, e->kind, e->order);
@@ -621,6 +623,7 @@ struct kpf_zone {
 	unsigned long long buddy_free;	/* /proc/buddyinfo */
 	unsigned long long flagged_free;	/* free pfns the scan found flagged */
 	unsigned long long unflagged[MIX_4K_MAX_PAGE_ORDER + 1];	/* aligned blocks, in pages */
+	unsigned long long take[MIX_4K_MAX_PAGE_ORDER + 1];	/* of them, blocks counted free */
 };
 
 struct kpf_ram {
@@ -641,7 +644,62 @@ struct kpf_scan {
 	unsigned int nr_ram, ram_at;
 	unsigned long long holes;	/* unflagged pfns outside System RAM */
 	bool have_buddy;		/* buddyinfo read for the zones */
+	/* Where each block lies (struct mix_placed), the unflagged blocks decided last. */
+	uint8_t *code;
+	uint64_t nr_code, cap_code;
+	struct kpf_undecided {
+		uint64_t pfn;
+		unsigned int order, zone;
+	} *und;
+	uint64_t nr_und, cap_und;
+	bool oom;
 };
+
+/* A mix_placed code: 0 inside a block, else its kind and order at its head. */
+static uint8_t placed_code(enum page_kind kind, unsigned int order)
+{
+	return (uint8_t)(1 + kind * MIX_NR_ORDERS + order);
+}
+
+_Static_assert(1 + PK_NR * MIX_NR_ORDERS <= 255, "a placed block's code fits a byte");
+
+/* Grows *buf (of *cap elements of size) to hold want; false when out of memory. */
+static bool kpf_grow(void **buf, uint64_t *cap, uint64_t want, size_t size)
+{
+	uint64_t n = *cap ? *cap : 4096;
+	void *p;
+
+	if (want <= *cap)
+		return true;
+	while (n < want)
+		n *= 2;
+	p = realloc(*buf, n * size);
+	if (!p)
+		return false;
+	memset((char *)p + *cap * size, 0, (n - *cap) * size);
+	*buf = p;
+	*cap = n;
+	return true;
+}
+
+/* Where the snapshot saw a block: its head's code (tails stay 0). */
+static void kpf_place(struct kpf_scan *s, enum page_kind kind, uint64_t pfn, unsigned int order)
+{
+	if (!kpf_grow((void **)&s->code, &s->cap_code, pfn + (1ULL << order), 1)) {
+		s->oom = true;
+		return;
+	}
+	s->code[pfn] = placed_code(kind, order);
+	if (s->nr_code < pfn + (1ULL << order))
+		s->nr_code = pfn + (1ULL << order);
+}
+
+/* A block of the mix, counted and placed where it lies. */
+static void kpf_block(struct kpf_scan *s, enum page_kind kind, uint64_t pfn, unsigned int order)
+{
+	s->pages[kind][order] += 1ULL << order;
+	kpf_place(s, kind, pfn, order);
+}
 
 static int read_error(struct mdb_err *err, const char *path, int error)
 {
@@ -708,7 +766,7 @@ static void count_aligned(struct kpf_scan *s, enum page_kind kind, uint64_t star
 
 		if (order > floor_log2(len))
 			order = floor_log2(len);
-		s->pages[kind][order] += 1ULL << order;
+		kpf_block(s, kind, start, order);
 		start += 1ULL << order;
 		len -= 1ULL << order;
 	}
@@ -734,7 +792,7 @@ static void count_hugetlb(struct kpf_scan *s, uint64_t start, uint64_t len)
 			order = MIX_4K_HUGETLB_PMD;
 		else
 			break;		/* not 2 MiB aligned */
-		s->pages[PK_HUGETLB][order] += 1ULL << order;
+		kpf_block(s, PK_HUGETLB, start, order);
 		start += 1ULL << order;
 		len -= 1ULL << order;
 	}
@@ -771,6 +829,10 @@ static void add_unflagged(struct kpf_scan *s, unsigned int z, uint64_t start, ui
 		if (order > floor_log2(len))
 			order = floor_log2(len);
 		s->zones[z].unflagged[order] += 1ULL << order;
+		if (kpf_grow((void **)&s->und, &s->cap_und, s->nr_und + 1, sizeof(*s->und)))
+			s->und[s->nr_und++] = (struct kpf_undecided){ start, order, z };
+		else
+			s->oom = true;
 		start += 1ULL << order;
 		len -= 1ULL << order;
 	}
@@ -797,7 +859,7 @@ static void run_close(struct kpf_scan *s)
 	case RUN_FREE_UNFLAGGED:
 		/* The block is the largest power of two; what follows it is unknown. */
 		order = floor_log2(s->len);
-		s->pages[PK_FREE][order] += 1ULL << order;
+		kpf_block(s, PK_FREE, s->start, order);
 		s->zones[kpf_zone_of(s, s->start)].flagged_free += 1ULL << order;
 		add_unflagged(s, kpf_zone_of(s, s->start), s->start + (1ULL << order),
 			      s->len - (1ULL << order));
@@ -864,10 +926,14 @@ static void kpf_pfn(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 		return;
 	}
 	run_close(s);
-	if (flags & KPF(NOPAGE))
+	/* Holes stay where they are: placed as reserved pages, outside the fractions. */
+	if (flags & KPF(NOPAGE)) {
+		kpf_place(s, PK_RESERVED, pfn, 0);
 		return;
+	}
 	if (kpf_unflagged(flags) && !kpf_in_ram(s, pfn)) {
 		s->holes++;		/* a memmap over no RAM: not memory */
+		kpf_place(s, PK_RESERVED, pfn, 0);
 		return;
 	}
 	s->total++;
@@ -881,7 +947,7 @@ static void kpf_pfn(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 	else if (kpf_kind(flags) == PK_HUGETLB)
 		count_hugetlb(s, pfn, 1);	/* a tail without its head: a file page */
 	else
-		s->pages[kpf_kind(flags)][0]++;	/* order 0, or a tail without its head */
+		kpf_block(s, kpf_kind(flags), pfn, 0);	/* order 0, or a tail without its head */
 }
 
 static void kpf_mix_name(char *name)
@@ -1010,6 +1076,27 @@ static void kpf_read_ram(struct kpf_scan *s, const char *path)
 }
 
 /*
+ * The unflagged blocks where they lie, as kpf_decide() counted them: of each
+ * zone's blocks of an order, the first take (in pfn order) free, the rest
+ * reserved pages.
+ */
+static void kpf_place_decided(struct kpf_scan *s)
+{
+	for (uint64_t i = 0; i < s->nr_und; i++) {
+		const struct kpf_undecided *u = &s->und[i];
+		unsigned long long *take = &s->zones[u->zone].take[u->order];
+
+		if (*take) {
+			(*take)--;
+			kpf_place(s, PK_FREE, u->pfn, u->order);
+			continue;
+		}
+		for (uint64_t pfn = u->pfn; pfn < u->pfn + (1ULL << u->order); pfn++)
+			kpf_place(s, PK_RESERVED, pfn, 0);
+	}
+}
+
+/*
  * The unflagged pfns, decided (see struct kpf_zone): free up to what each
  * zone's buddyinfo has beyond the free pfns flagged in it, largest blocks
  * first; reserved the rest.  how says on what evidence.
@@ -1029,6 +1116,7 @@ static void kpf_decide(struct kpf_scan *s, char *how, size_t len)
 
 			if (take > want >> o)
 				take = want >> o;
+			zn->take[o] = take;
 			s->pages[PK_FREE][o] += take << o;
 			to_free += take << o;
 			want -= take << o;
@@ -1041,6 +1129,7 @@ static void kpf_decide(struct kpf_scan *s, char *how, size_t len)
 			buddy += zn->buddy_free;
 		}
 	}
+	kpf_place_decided(s);
 	if (s->nr_ram)
 		snprintf(holes, sizeof(holes), "%llu outside System RAM in /proc/iomem left out as "
 			 "holes", s->holes);
@@ -1057,7 +1146,108 @@ static void kpf_decide(struct kpf_scan *s, char *how, size_t len)
 			 to_free, buddy, flagged, to_reserved, unmanaged, holes);
 }
 
-static int kpf_to_mix(const struct kpf_scan *s, const char *path, const char *how,
+/* Every snapshot's placement read, kept while the process lives: mixes are copied by value. */
+static struct mix_placed *placed_kept;
+
+static unsigned int placed_order(uint8_t code)
+{
+	return (code - 1U) % MIX_NR_ORDERS;
+}
+
+static enum page_kind placed_kind(uint8_t code)
+{
+	return (enum page_kind)((code - 1U) / MIX_NR_ORDERS);
+}
+
+void mix_release(struct mix *mix)
+{
+	struct mix_placed **p;
+
+	for (p = &placed_kept; *p; p = &(*p)->next)
+		if (*p == mix->placed) {
+			struct mix_placed *gone = *p;
+
+			*p = gone->next;
+			free(gone->code);
+			free(gone);
+			break;
+		}
+	mix->placed = NULL;
+}
+
+/*
+ * code[0, n) as a placement handed to m (taking code), once checked: every
+ * pfn in one block, each a kind at an order it may have, naturally aligned.
+ */
+static int keep_placed(uint8_t *code, uint64_t n, const char *path, const char *bug,
+		       struct mix *m, struct mdb_err *err)
+{
+	struct mix_placed *p;
+	uint64_t pfn = 0;
+
+	while (pfn < n && code[pfn] && code[pfn] <= placed_code(PK_NR - 1, MIX_NR_ORDERS - 1) &&
+	       (pfn & ((1ULL << placed_order(code[pfn])) - 1)) == 0 &&
+	       mix_order_valid(placed_kind(code[pfn]), placed_order(code[pfn])))
+		pfn += 1ULL << placed_order(code[pfn]);
+	if (pfn != n)
+		return mdb_errf(err, "%s: no block placed at pfn %llu%s", path,
+				(unsigned long long)pfn, bug);
+	p = malloc(sizeof(*p));
+	if (!p)
+		return mdb_errf(err, "%s: out of memory for the snapshot's placement", path);
+	*p = (struct mix_placed){ .nr_pfns = n, .code = code, .next = placed_kept };
+	placed_kept = p;
+	m->placed = p;
+	return 0;
+}
+
+/* The scan's placement, handed to m. */
+static int kpf_keep_placed(struct kpf_scan *s, const char *path, struct mix *m,
+			   struct mdb_err *err)
+{
+	if (s->oom)
+		return mdb_errf(err, "%s: out of memory for the snapshot's placement", path);
+	if (keep_placed(s->code, s->nr_code, path, " (bug)", m, err))
+		return -1;
+	s->code = NULL;
+	return 0;
+}
+
+int mix_placed_save(const struct mix *mix, const char *path, struct mdb_err *err)
+{
+	FILE *f = fopen(path, "wbe");
+	const struct mix_placed *p = mix->placed;
+	int ok;
+
+	if (!f)
+		return mdb_errf(err, "%s: %s", path, strerror(errno));
+	ok = fwrite(&p->nr_pfns, sizeof(p->nr_pfns), 1, f) == 1 &&
+	     fwrite(p->code, 1, p->nr_pfns, f) == p->nr_pfns;
+	if (fclose(f) || !ok)
+		return mdb_errf(err, "%s: cannot write the placement", path);
+	return 0;
+}
+
+int mix_placed_load(struct mix *mix, const char *path, struct mdb_err *err)
+{
+	FILE *f = fopen(path, "rbe");
+	uint64_t n = 0;
+	uint8_t *code = NULL;
+	int ok;
+
+	if (!f)
+		return mdb_errf(err, "%s: %s", path, strerror(errno));
+	ok = fread(&n, sizeof(n), 1, f) == 1 && n && n <= 1ULL << 40 &&
+	     (code = malloc(n)) && fread(code, 1, n, f) == n && fgetc(f) == EOF;
+	fclose(f);
+	if (!ok || keep_placed(code, n, path, " (not a placement)", mix, err)) {
+		free(code);
+		return ok ? -1 : mdb_errf(err, "%s: not a placement", path);
+	}
+	return 0;
+}
+
+static int kpf_to_mix(struct kpf_scan *s, const char *path, const char *how,
 		      struct mix *mix, struct mdb_err *err)
 {
 	unsigned long long sum = 0;
@@ -1080,6 +1270,8 @@ static int kpf_to_mix(const struct kpf_scan *s, const char *path, const char *ho
 		return mdb_errf(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
 	snprintf(m.classified, sizeof(m.classified), "%s", how);
 	if (mix_validate_4k(&m, err))
+		return -1;
+	if (kpf_keep_placed(s, path, &m, err))
 		return -1;
 	*mix = m;
 	return 0;
@@ -1137,8 +1329,11 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
-	if (s)
+	if (s) {
 		free(s->ram);
+		free(s->code);
+		free(s->und);
+	}
 	free(s);
 	return ret;
 }
@@ -1311,17 +1506,52 @@ static int place_big(struct mix_plan *plan, bool *taken, struct mdb_err *err)
 	return 0;
 }
 
+/*
+ * A placed mix's next block from pfn *at: the snapshot's block there; free
+ * blocks, naturally aligned, from where a block would cross nr_pfns or the
+ * snapshot ends (a cut block's pieces, the pfns past the snapshot).
+ */
+static bool placed_next(const struct mix_placed *p, unsigned long nr_pfns, unsigned long *at,
+			struct mix_block *block)
+{
+	unsigned long pfn = *at;
+	uint8_t code = pfn < p->nr_pfns ? p->code[pfn] : 0;
+
+	if (pfn >= nr_pfns)
+		return false;
+	if (code && pfn + (1UL << placed_order(code)) <= nr_pfns) {
+		*block = (struct mix_block){ pfn, placed_order(code), placed_kind(code) };
+	} else {
+		unsigned int order = max_order_at(pfn, MAX_PAGE_ORDER);
+
+		if (order > floor_log2(nr_pfns - pfn))
+			order = floor_log2(nr_pfns - pfn);
+		*block = (struct mix_block){ pfn, order, PK_FREE };
+	}
+	*at = pfn + (1UL << block->order);
+	return true;
+}
+
 int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,
 		  uint64_t seed, struct mdb_err *err)
 {
 	unsigned long *perm = NULL, n, m = 0, big = 0;
 	bool *taken = NULL;
+	struct mix_block b;
 
 	memset(plan, 0, sizeof(*plan));
 	if (mix_validate(mix, err))
 		return -1;
 	if (!nr_pfns)
 		return mdb_errf(err, "cannot place mix '%s' on 0 pfns", mix->name);
+	if (mix->placed) {
+		plan->placed = mix->placed;
+		plan->nr_pfns = nr_pfns;
+		while (placed_next(plan->placed, nr_pfns, &plan->vpfn, &b))
+			plan->remaining[b.kind][b.order]++;
+		plan->vpfn = 0;
+		return 0;
+	}
 	/*
 	 * Only whole pageblocks take the mix and get shuffled; a partial one at
 	 * the end stays in place, free order 0, so no block can straddle it.
@@ -1390,6 +1620,12 @@ bool mix_plan_next(struct mix_plan *plan, struct mix_block *block)
 	unsigned long weight[PK_NR], total, r, v = plan->vpfn;
 	int k;
 
+	if (plan->placed) {
+		if (!placed_next(plan->placed, plan->nr_pfns, &plan->vpfn, block))
+			return false;
+		plan->remaining[block->kind][block->order]--;
+		return true;
+	}
 	if (plan->next_big < plan->nr_big) {
 		*block = plan->big[plan->next_big++];
 		plan->remaining[block->kind][block->order]--;

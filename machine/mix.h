@@ -88,6 +88,24 @@ struct mix {
 	 * apart (free, reserved, holes) and on what evidence; "" otherwise.
 	 */
 	char classified[MIX_CLASSIFIED_LEN];
+	/*
+	 * A kpageflags snapshot's blocks at the pfns where it saw them, which
+	 * placement keeps (mix_plan_init()); NULL for every other mix.
+	 */
+	const struct mix_placed *placed;
+};
+
+/*
+ * A snapshot's placement, pfn for pfn from pfn 0: code[pfn] is 0 inside a
+ * block, else 1 + kind * MIX_NR_ORDERS + order at the block's head, every
+ * block naturally aligned; holes (KPF_NOPAGE, outside System RAM) are
+ * reserved pages there.  Kept while the process lives (mixes are copied by
+ * value).
+ */
+struct mix_placed {
+	uint64_t nr_pfns;
+	uint8_t *code;
+	struct mix_placed *next;
 };
 
 /* "free", "anon", ... and back; -1 for an unknown name. */
@@ -140,6 +158,18 @@ int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err);
 int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err);
 /* Snapshot of the running machine; path is normally /proc/kpageflags. */
 int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err);
+/*
+ * Frees what a mix holds beyond itself (a snapshot's placement) and clears
+ * it; copies of the mix must not be placed after.  Optional: a placement is
+ * otherwise kept while the process lives.
+ */
+void mix_release(struct mix *mix);
+/*
+ * A placed mix's placement to a file and back onto a mix (--simulate's
+ * children place what the parent read).  0, or -1 with err.
+ */
+int mix_placed_save(const struct mix *mix, const char *path, struct mdb_err *err);
+int mix_placed_load(struct mix *mix, const char *path, struct mdb_err *err);
 /* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
 int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err);
 /* At the run's base page (a mix to place), and at 4 KiB (a mix as given). */
@@ -184,7 +214,10 @@ extern const char *const mix_builtin_names[];
  * drawn at random, largest order first; the shuffle then moves only the
  * pageblocks they left.  A mix without such blocks draws nothing for them,
  * so its placement is what it was before they existed.  Whatever the mix
- * leaves over is free, order 0.
+ * leaves over is free, order 0.  A placed mix (a kpageflags snapshot's)
+ * puts the snapshot's blocks at its pfns instead, seed unused: pfn p of
+ * the memmap is the snapshot's pfn p; a block that would cross nr_pfns and
+ * the pfns past the snapshot are free, in naturally aligned blocks.
  *
  *	struct mix_plan plan;
  *	struct mix_block b;
@@ -211,6 +244,7 @@ struct mix_plan {
 	unsigned long vpfn;		/* next virtual pfn of the small blocks */
 	unsigned int order;		/* being laid out: largest first */
 	uint64_t rng;
+	const struct mix_placed *placed;	/* the mix's; vpfn is then the next pfn */
 };
 
 int mix_plan_init(struct mix_plan *plan, const struct mix *mix, unsigned long nr_pfns,

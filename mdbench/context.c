@@ -300,7 +300,8 @@ static json_t *base_page_json(const struct mdb_run *run)
 		"fixed_4k",
 		"memmap_host_pages", "the memmap is mapped with this machine's pages (--memmap-pages; "
 				     "4 KiB under HVO), not the modelled kernel's vmemmap mapping",
-		"kpageflags", "--mix=kpageflags counts /proc/kpageflags entries as 4 KiB pages",
+		"kpageflags", "--mix=kpageflags counts /proc/kpageflags entries as 4 KiB pages; off "
+			      "4k its fractions are placed, not the snapshot's pfn-for-pfn placement",
 		"vmstat_projection", "scripts/project counts a THP as 512 pages (HPAGE_PMD_NR of a "
 				     "4 KiB host)",
 		"kernel_names", "hugetlb kernel names keep 4 KiB sizes: -2m is the PMD-level hstate, "
@@ -590,6 +591,23 @@ static json_t *desc_caches_json(const struct mdb_run *run)
 	return a;
 }
 
+/*
+ * conditions.mix_placement: per mix, where its blocks lie: a kpageflags
+ * snapshot's where the snapshot saw them (what the live kernel's module
+ * walks), every other mix's drawn from its fractions.
+ */
+static json_t *mix_placement_json(const struct mdb_run *run)
+{
+	json_t *o = json_object();
+	unsigned int i;
+
+	for (i = 0; i < run->nr_mixes; i++)
+		json_object_set_new(o, run->mixes[i].name, json_string(run->mixes[i].placed ?
+				    "at the snapshot's pfn positions" :
+				    "from the fractions, pageblocks shuffled with the seed"));
+	return o;
+}
+
 /* The conditions the run asked for and obtained (issues add to this). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
@@ -608,7 +626,8 @@ static json_t *conditions_json(const struct mdb_run *run)
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
 				  "pfns_move", run->opts.age == DESC_AGED);
-	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+			 "mix_placement", mix_placement_json(run),
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
 			 "desc_cache", desc_cache_kind_name(run->opts.desc_cache),

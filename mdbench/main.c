@@ -705,6 +705,8 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (run->real && run->kpageflags_mix < 0)
 		mdb_dief("--layout=" MDB_REAL_LAYOUT " runs on this machine's own memmap: --mix must "
 			 "include kpageflags, its snapshot, for the other layouts to run beside it");
+	if (run->real)
+		mdb_real_snapshot(run->real, &run->mixes[run->kpageflags_mix]);
 	/* The CPUs first: --threads is checked against them, the plan and the headline need them. */
 	if (mdb_topology_load(&run->topo, &err))
 		mdb_die(&err);

@@ -261,6 +261,13 @@ const char *mdb_real_release(const struct mdb_real *real);
 unsigned int mdb_real_sizeof_page(const struct mdb_real *real);
 /* Whether the module runs a kernel of this name. */
 bool mdb_real_has_kernel(const struct mdb_kernel *k);
+/*
+ * Takes the kpageflags mix (mix: --mix=kpageflags) again between two scans
+ * of the module's span that agree (at most 10 tries), so that the modelled
+ * layouts place what the module walks, and records both censuses of the
+ * span (the layout entry's snapshot).  Exits 2 with one line on an error.
+ */
+void mdb_real_snapshot(struct mdb_real *real, struct mix *mix);
 /* One benchmark call of a real instance (arg): manual time, the module's. */
 void mdb_real_bench(struct mdb_state *st, void *arg);
 /*

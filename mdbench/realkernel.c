@@ -36,9 +36,13 @@
  *     reported per op under the suite's names when every request counted
  *     them, and only those --counters asked for by those names.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "client.h"
@@ -73,6 +77,7 @@ struct mdb_real {
 	uint64_t ram_bytes;
 	struct real_pick pick[MDB_KMOD_PICK_FOLIO + 1];
 	json_t *notes;		/* per kernel: its pfn walk, counters that did not count */
+	json_t *snapshot;	/* the kpageflags mix's census beside the module's */
 };
 
 static struct mdb_real the_real;
@@ -137,6 +142,7 @@ void mdb_real_close(struct mdb_real *r)
 	for (i = 0; i < sizeof(r->pick) / sizeof(r->pick[0]); i++)
 		free(r->pick[i].pfn);
 	json_decref(r->notes);
+	json_decref(r->snapshot);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -158,6 +164,192 @@ unsigned int mdb_real_sizeof_page(const struct mdb_real *r)
 bool mdb_real_has_kernel(const struct mdb_kernel *k)
 {
 	return k->class != MDB_BASELINE && mdb_kmod_kernel_id(k->name) >= 0;
+}
+
+/* --- the snapshot ------------------------------------------------------- */
+
+#define REAL_SNAPSHOT_TRIES	10
+
+/* scan/compaction over the module's whole span once: its census of kinds. */
+static int scan_span(struct mdb_real *r, struct mdb_kmod_scan *out, struct mdb_err *err)
+{
+	struct mdb_kmod_req req = {
+		.kernel = MDB_KMOD_SCAN_COMPACTION,
+		.ops = r->k.info.end_pfn - r->k.info.min_pfn,
+	};
+	struct mdb_kmod_result res;
+
+	if (mdb_kmod_run(&r->k, &req, &res, err))
+		return -1;
+	*out = res.scan;
+	out->isolated = 0;	/* what isolation took is no kind */
+	return 0;
+}
+
+/*
+ * The same census of the emulated placement: the mix placed as the modelled
+ * layouts place it over their memmap (ram_bytes), counted over the module's
+ * span.  Holes are reserved pages there, so a hole counts as an order-0
+ * page, which the module's census calls offline.
+ */
+static int placed_census(const struct mdb_real *r, const struct mix *mix, struct mdb_kmod_scan *s,
+			 struct mdb_err *err)
+{
+	struct mix_plan plan;
+	struct mix_block b;
+
+	memset(s, 0, sizeof(*s));
+	if (mix_plan_init(&plan, mix, r->ram_bytes >> MDB_PAGE_SHIFT, r->run->opts.seed, err))
+		return -1;
+	while (mix_plan_next(&plan, &b)) {
+		uint64_t n = 1ULL << b.order;
+
+		if (b.pfn < r->k.info.min_pfn || b.pfn >= r->k.info.end_pfn)
+			continue;
+		s->pfns += n;
+		if (b.kind == PK_FREE) {
+			s->free_blocks++;
+			s->free_pages += n;
+		} else if (b.order) {
+			s->heads++;
+			s->tails += n - 1;
+		} else {
+			s->others++;
+		}
+		s->slab_pages += b.kind == PK_SLAB ? n : 0;
+	}
+	mix_plan_release(&plan);
+	return 0;
+}
+
+static json_t *census_json(const struct mdb_kmod_scan *s)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "pfns", (json_int_t)s->pfns,
+			 "free_blocks", (json_int_t)s->free_blocks,
+			 "free_pages", (json_int_t)s->free_pages, "heads", (json_int_t)s->heads,
+			 "tails", (json_int_t)s->tails, "slab_pages", (json_int_t)s->slab_pages,
+			 "order0_and_holes", (json_int_t)(s->others + s->offline));
+}
+
+/*
+ * What a kpageflags mix is made of, read raw between the two scans into
+ * buffers allocated and touched before the first, so that reading it
+ * allocates nothing the scans would see: /proc/kpageflags from pfn 0, and
+ * its siblings (mix.c: zoneinfo, buddyinfo, iomem; len SIZE_MAX where one
+ * cannot be opened).
+ */
+#define REAL_PROC_TEXT	(1UL << 20)
+static const char *const real_siblings[] = { "zoneinfo", "buddyinfo", "iomem" };
+#define REAL_NR_SIBLINGS	(sizeof(real_siblings) / sizeof(real_siblings[0]))
+
+struct real_raw {
+	uint64_t *flags, n;
+	char *text[REAL_NR_SIBLINGS];
+	size_t len[REAL_NR_SIBLINGS];
+};
+
+static int read_raw(struct real_raw *raw, struct mdb_err *err)
+{
+	unsigned int i;
+
+	if (mdb_kmod_read_kpage("/proc/kpageflags", 0, raw->n, raw->flags, err))
+		return -1;
+	for (i = 0; i < REAL_NR_SIBLINGS; i++) {
+		char path[64];
+		ssize_t got = 1;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%s", real_siblings[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		raw->len[i] = fd < 0 ? SIZE_MAX : 0;
+		while (fd >= 0 && got > 0 && raw->len[i] < REAL_PROC_TEXT) {
+			got = read(fd, raw->text[i] + raw->len[i], REAL_PROC_TEXT - raw->len[i]);
+			raw->len[i] += got > 0 ? (size_t)got : 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (got < 0 || raw->len[i] == REAL_PROC_TEXT)
+			return mdb_errf(err, "%s: %s", path, got < 0 ? strerror(errno) :
+					"more than 1 MiB");
+	}
+	return 0;
+}
+
+/* The mix of what read_raw() read: written to a scratch directory, read as the files. */
+static int raw_mix(const struct real_raw *raw, struct mix *m, struct mdb_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	unsigned int i;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/mdbench-kpf.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return mdb_errf(err, "%s: %s", dir, strerror(errno));
+	for (i = 0; i <= REAL_NR_SIBLINGS && !ret; i++) {
+		const void *data = i ? raw->text[i - 1] : (const void *)raw->flags;
+		size_t len = i ? raw->len[i - 1] : raw->n * sizeof(*raw->flags);
+
+		if (len == SIZE_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? real_siblings[i - 1] : "kpageflags");
+		f = fopen(path, "we");
+		if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+			ret = mdb_errf(err, "%s: cannot write the snapshot", path);
+	}
+	snprintf(path, sizeof(path), "%s/kpageflags", dir);
+	if (!ret)
+		ret = mix_from_kpageflags(path, m, err);
+	for (i = 0; i <= REAL_NR_SIBLINGS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? real_siblings[i - 1] : "kpageflags");
+		unlink(path);
+	}
+	rmdir(dir);
+	return ret;
+}
+
+void mdb_real_snapshot(struct mdb_real *r, struct mix *mix)
+{
+	struct real_raw raw = { .n = r->k.info.end_pfn };
+	struct mdb_kmod_scan a, b, placed;
+	bool stable = false;
+	struct mdb_err err;
+	unsigned int tries, i;
+	struct mix m;
+
+	raw.flags = calloc(raw.n, sizeof(*raw.flags));
+	for (i = 0; i < REAL_NR_SIBLINGS; i++)
+		raw.text[i] = calloc(1, REAL_PROC_TEXT);
+	if (!raw.flags || !raw.text[0] || !raw.text[1] || !raw.text[2])
+		mdb_dief("--layout=%s: out of memory for the kpageflags snapshot", MDB_REAL_LAYOUT);
+	memset(raw.flags, 0xff, raw.n * sizeof(*raw.flags));	/* touched: faulted in now */
+	for (i = 0; i < REAL_NR_SIBLINGS; i++)
+		memset(raw.text[i], 0xff, REAL_PROC_TEXT);
+	for (tries = 1; tries <= REAL_SNAPSHOT_TRIES; tries++) {
+		if (scan_span(r, &a, &err) || read_raw(&raw, &err) || scan_span(r, &b, &err))
+			mdb_dief("--layout=%s: %s", MDB_REAL_LAYOUT, err.msg);
+		stable = !memcmp(&a, &b, sizeof(a));
+		if (stable)
+			break;
+	}
+	tries -= tries > REAL_SNAPSHOT_TRIES;
+	if (raw_mix(&raw, &m, &err))
+		mdb_dief("--mix=kpageflags: %s", err.msg);
+	free(raw.flags);
+	for (i = 0; i < REAL_NR_SIBLINGS; i++)
+		free(raw.text[i]);
+	if (placed_census(r, &m, &placed, &err))
+		mdb_dief("--mix=kpageflags: %s", err.msg);
+	mix_release(mix);
+	*mix = m;
+	r->snapshot = json_pack("{s:s, s:[I, I], s:I, s:b, s:I, s:o, s:o}",
+				"placement", "at the snapshot's pfn positions",
+				"span_pfns", (json_int_t)r->k.info.min_pfn,
+				(json_int_t)r->k.info.end_pfn,
+				"emulated_pfns", (json_int_t)(r->ram_bytes >> MDB_PAGE_SHIFT),
+				"stable", stable, "tries", (json_int_t)tries,
+				"module", census_json(&a), "placed", census_json(&placed));
 }
 
 /* --- the benchmark ------------------------------------------------------ */
@@ -435,7 +627,7 @@ json_t *mdb_real_layout_json(const struct mdb_real *r, bool brief)
 				 "sizeof_page", (json_int_t)info->struct_page_size, "descriptors");
 	mdb_format_size(r->ram_bytes, ram, sizeof(ram));
 	return json_pack("{s:s, s:b, s:s, s:s, s:I, s:I, s:n, s:n, s:n, s:I, s:I, s:o, s:s, s:I,"
-			 " s:I, s:[I, I], s:o, s:I, s:I, s:I, s:s, s:I, s:I, s:s, s:o, s:O, s:o}",
+			 " s:I, s:[I, I], s:o, s:I, s:I, s:I, s:s, s:I, s:I, s:s, s:o, s:O, s:o, s:O}",
 			 "name", MDB_REAL_LAYOUT, "real", 1,
 			 "release", info->release, "version", info->version,
 			 "linux_version_code", (json_int_t)info->linux_version_code,
@@ -458,5 +650,6 @@ json_t *mdb_real_layout_json(const struct mdb_real *r, bool brief)
 			 "the counters' set-up are not counted",
 			 "counters", counters_json(r),
 			 "per_kernel", r->notes,
-			 "not_instantiated", not_instantiated_json());
+			 "not_instantiated", not_instantiated_json(),
+			 "snapshot", r->snapshot ? r->snapshot : json_null());
 }

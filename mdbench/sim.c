@@ -331,6 +331,16 @@ static int start_job(struct sim *s, size_t n, struct mdb_err *err)
 	snprintf(result, sizeof(result), "%s/result.%zu.json", s->tmp, n);
 	inst = mdb_instance_json(s->run, j->in, j->ops);
 	json_object_set_new(inst, "result", json_string(result));
+	if (j->in->mix && j->in->mix->placed) {	/* a snapshot's placement, beside */
+		char placed[PATH_MAX + 64];
+
+		snprintf(placed, sizeof(placed), "%s/placed.%zu", s->tmp, n);
+		if (mix_placed_save(j->in->mix, placed, err)) {
+			json_decref(inst);
+			return -1;
+		}
+		json_object_set_new(inst, "placed", json_string(placed));
+	}
 	ret = mdb_json_write(path, inst, err);
 	json_decref(inst);
 	if (ret)

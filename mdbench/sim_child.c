@@ -7,7 +7,8 @@
  * age, folio descriptor size, HVO; threads, 1 for a threaded kernel; ops, where
  * to put the result), so the child repeats none of the parent's option handling and
  * sees exactly the mix the parent resolved (a kpageflags snapshot taken
- * again would be another mix under the same name).  It brackets exactly
+ * again would be another mix under the same name; its placement comes in
+ * a file beside, "placed").  It brackets exactly
  * the kernel's timed loop with callgrind's client requests
  * (CALLGRIND_ZERO_STATS + TOGGLE_COLLECT before the first op, TOGGLE_COLLECT
  * + DUMP_STATS_AT(name) after the last), so the dump part named for the
@@ -90,6 +91,10 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 			return mdb_errf(err, "%s: no layout %s in this binary", path, layout);
 		if (mix_from_json_at(jmix, &mdb_base, mix, err))
 			return mdb_err_prefix(err, "%s", path);
+		/* A snapshot's blocks where the parent's snapshot saw them. */
+		if (json_is_string(json_object_get(*doc, "placed")) &&
+		    mix_placed_load(mix, json_string_value(json_object_get(*doc, "placed")), err))
+			return -1;
 		in->mix = mix;
 	}
 	in->kernel = mdb_kernel_find(kernel, in->ops);

@@ -148,6 +148,56 @@ static void test_formulas(void)
 	expect_lines(model_none, "convert/pfn_to_page", &d8, &b, 0, 0, "any mix");
 }
 
+/*
+ * compaction/cluster, per cluster of COMPACT_CLUSTER_MAX (32) pages, on the
+ * same geometries: the scan's lines of the pfns a cluster covers, each
+ * isolated folio's two LRU neighbours (dependent), and the old block's
+ * entries the scan did not read, which freeing it writes (streamed).
+ */
+static void test_cluster(void)
+{
+	const double F = NR_PFNS;
+	struct model_blocks b;
+	struct model_lines lines;
+
+	/* 32 order-0 file folios a cluster, nothing past them. */
+	one_kind(&b, PK_FILE, 0);
+	expect_lines(model_compaction_cluster, "compaction/cluster", &o64, &b, 32, 64, "order-0 file");
+	expect_lines(model_compaction_cluster, "compaction/cluster", &d32, &b, 16, 32 * 1.25 + 64,
+		     "order-0 file");
+	expect_lines(model_compaction_cluster, "compaction/cluster", &d8, &b, 4, 32 + 64, "order-0 file");
+
+	/* 8 order-2 folios: o64 reads head and first tail, a gap, then frees 2 more lines. */
+	one_kind(&b, PK_FILE, 2);
+	expect_lines(model_compaction_cluster, "compaction/cluster", &o64, &b, 8 * (1 + 2), 8 + 16,
+		     "order-2 file");
+	expect_lines(model_compaction_cluster, "compaction/cluster", &d8, &b, 8 * 0.5, 8 + 16,
+		     "order-2 file");
+
+	/* One order-6 folio a cluster (64 pages): o64 frees the 62 lines it skipped. */
+	one_kind(&b, PK_FILE, 6);
+	expect_lines(model_compaction_cluster, "compaction/cluster", &o64, &b, 1 + 62, 1 + 2,
+		     "order-6 file");
+	expect_lines(model_compaction_cluster, "compaction/cluster", &d32, &b, 32 - 1, 2.25 + 2,
+		     "order-6 file");
+
+	/* Half free pageblocks: 1/16 of one skipped per cluster, a gap each. */
+	memset(&b, 0, sizeof(b));
+	b.nr_pfns = NR_PFNS;
+	b.nr[PK_FILE][0] = NR_PFNS / 2;
+	b.nr[PK_FREE][9] = NR_PFNS / 2 / 512;
+	expect_lines(model_compaction_cluster, "compaction/cluster", &o64, &b, 32, 64 + F / 1024 / (F / 64),
+		     "order-0 file and free pageblocks");
+
+	/* Nothing isolation takes: anon as the mix places it (unmapped), THPs, free memory. */
+	one_kind(&b, PK_ANON, 0);
+	CHECK(!model_compaction_cluster(&o64, &b, &lines), "compaction/cluster: a model on anon only");
+	one_kind(&b, PK_FILE, 9);
+	CHECK(!model_compaction_cluster(&d8, &b, &lines), "compaction/cluster: a model on THPs only");
+	one_kind(&b, PK_FREE, 10);
+	CHECK(!model_compaction_cluster(&d32, &b, &lines), "compaction/cluster: a model on free memory");
+}
+
 /* Small and large folios from caches of different strides, each counted at its own. */
 static void test_strides(void)
 {
@@ -180,10 +230,11 @@ static void test_predict(void)
 	struct memmap_opts big = { .age = DESC_FRESH_ORDERED, .folio_desc_bytes = 128, .seed = 1 };
 	struct model_lines lines;
 	struct mdb_err err;
-	struct mix mix;
+	struct mix mix, desktop;
 	unsigned int l;
 
 	CHECK(!mix_builtin("all-order0", &mix, &err), "%s", err.msg);
+	CHECK(!mix_builtin("desktop", &desktop, &err), "%s", err.msg);
 	for (l = 0; mdb_layouts[l]; l++) {
 		const struct layout_ops *ops = mdb_layouts[l];
 		bool sep = ops->model.desc_stride != 0;
@@ -193,6 +244,13 @@ static void test_predict(void)
 		CHECK(model_predict(model_lookup_seq, ops, &mix, NR_PFNS, &aged, &lines) == !sep &&
 		      model_predict(model_scan_compaction, ops, &mix, NR_PFNS, &aged, &lines) == !sep,
 		      "%s: aged descriptors %s", ops->name, sep ? "predicted" : "not predicted");
+		CHECK(!model_predict(model_compaction_cluster, ops, &mix, NR_PFNS, &fresh, &lines),
+		      "%s: compaction/cluster predicted on all-order0, whose anon folios "
+		      "isolation refuses", ops->name);
+		CHECK(model_predict(model_compaction_cluster, ops, &desktop, NR_PFNS, &fresh, &lines) &&
+		      model_predict(model_compaction_cluster, ops, &desktop, NR_PFNS, &aged, &lines) == !sep,
+		      "%s: compaction/cluster on desktop: fresh not predicted, or aged %s", ops->name,
+		      sep ? "predicted" : "not predicted");
 		CHECK(model_predict(model_init_memmap, ops, &mix, NR_PFNS, &aged, &lines) &&
 		      model_predict(model_none, ops, &mix, NR_PFNS, &aged, &lines),
 		      "%s: the memmap-only models do not depend on descriptors", ops->name);
@@ -235,7 +293,7 @@ static void test_layouts(void)
 	struct model_lines lines;
 
 	CHECK(!mdb_kernels(&k, &n, &err), "%s", err.msg);
-	one_kind(&b, PK_ANON, 0);
+	one_kind(&b, PK_FILE, 0);	/* file: compaction/cluster isolates them */
 	for (i = 0; i < n; i++) {
 		const struct layout_ops *ops = k[i]->layout;
 
@@ -306,6 +364,7 @@ int main(void)
 	unsigned int l, m;
 
 	test_formulas();
+	test_cluster();
 	test_strides();
 	test_predict();
 	test_no_model();

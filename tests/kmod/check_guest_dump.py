@@ -5,7 +5,11 @@ the qemu guest (test_kmod_qemu.sh), against the same guest's serial LOG.
 
 Checks that the layout "kernel" is recorded as the live kernel the module
 reported (real, release, sizeof(struct page), descriptors unknown, the
-online pfns kpageflags counted in the census), that every kernel the module
+online pfns kpageflags counted in the census), that the emulated mix is the
+snapshot at its pfn positions: its placement's census of the module's span
+(free blocks and pages, large-folio heads and tails, slab pages, order-0
+pages with holes) equals the module's scan of the span taken around it, and
+the emulated memmap covers the span; that every kernel the module
 and the suite share ran ROUNDS times on it and on the reference layout REF,
 under the same names but the layout, on the kpageflags mix at the guest's
 RAM, without error, and that no hardware counter reads 0.  Then prints each
@@ -74,7 +78,21 @@ def main():
 	      f"kernel layout: online_pfns {k.get('online_pfns')}, the census counted {online}")
 	ram = (online * PAGE + STEP // 2) // STEP * STEP
 	check(k.get("ram_bytes") == ram, f"kernel layout: ram_bytes {k.get('ram_bytes')}, want {ram}")
+	snap = k.get("snapshot") or {}
+	check(snap.get("placement") == "at the snapshot's pfn positions",
+	      f"kernel layout: snapshot placement {snap.get('placement')!r}")
+	check(snap.get("stable") is True, f"kernel layout: the module's scans around the snapshot "
+	      f"never agreed ({snap.get('tries')} tries)")
+	check(snap.get("emulated_pfns", 0) >= (snap.get("span_pfns") or [0, 1 << 62])[1],
+	      f"kernel layout: the emulated memmap ({snap.get('emulated_pfns')} pfns) does not "
+	      f"cover the module's span {snap.get('span_pfns')}")
+	check(snap.get("placed") == snap.get("module") and snap.get("module"),
+	      f"kernel layout: the emulated placement's census {snap.get('placed')} is not the "
+	      f"module's {snap.get('module')}")
 	mixes = [m["name"] for m in mb["mixes"]]
+	placement = mb.get("conditions", {}).get("mix_placement", {})
+	check(all(placement.get(m) == "at the snapshot's pfn positions" for m in mixes),
+	      f"conditions.mix_placement {placement}: the snapshot is not at its pfn positions")
 	check(len(mixes) == 1 and mixes[0].startswith("kpageflags:"),
 	      f"mixes {mixes}: want the guest's kpageflags snapshot alone")
 	check(mb["ram_sizes"] == [ram], f"ram_sizes {mb['ram_sizes']}, want [{ram}]")
@@ -123,6 +141,8 @@ def main():
 		return 1
 	print(f"guest dump: layouts {ref} and kernel ({k['release']}, struct page {k['sizeof_page']} B, "
 	      f"{k['online_pfns']} online pfns -> ram:{size_name(ram)}), mix {mix}, {rounds} rounds")
+	print(f"snapshot at its pfn positions ({snap['tries']} tries): module's census of the span "
+	      f"{snap['module']}, the emulated placement's {snap['placed']}")
 	print(f"per-op times in the guest, ns, median (min..max) of {rounds} rounds "
 	      f"-- {accel}:")
 	def cell(reps):

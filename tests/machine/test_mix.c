@@ -1199,6 +1199,169 @@ static int test_kpageflags_evidence(void)
 }
 
 /* As an unprivileged user, which we may have to become first. */
+/* A run of placed blocks: count blocks of kind and order from pfn on, end to end. */
+struct placed_run {
+	unsigned long pfn, count;
+	unsigned int order;
+	enum page_kind kind;
+};
+
+/* mix_plan_next() over nr_pfns gives exactly these runs, in pfn order, whatever the seed. */
+static void expect_placed(const struct mix *m, unsigned long nr_pfns, const struct placed_run *want,
+			  unsigned int nr_want)
+{
+	unsigned long placed[PK_NR][MIX_NR_ORDERS] = { { 0 } }, left[PK_NR][MIX_NR_ORDERS];
+	struct mix_plan plan;
+	struct mix_block b;
+	struct mdb_err err;
+	unsigned int r = 0;
+	unsigned long i = 0, next = 0;
+	uint64_t seed;
+
+	for (seed = 1; seed <= 2; seed++) {
+		CHECK(mix_plan_init(&plan, m, nr_pfns, seed, &err) == 0, "%lu pfns: %s", nr_pfns, err.msg);
+		memcpy(left, plan.remaining, sizeof(left));
+		memset(placed, 0, sizeof(placed));
+		r = 0;
+		i = 0;
+		next = 0;
+		while (mix_plan_next(&plan, &b)) {
+			const struct placed_run *w = r < nr_want ? &want[r] : NULL;
+			unsigned long pfn = w ? w->pfn + (i << w->order) : 0;
+
+			CHECK(w && b.pfn == pfn && b.order == w->order && b.kind == w->kind && b.pfn == next,
+			      "%lu pfns, seed %llu: block at pfn %lu order %u %s, want pfn %lu order %u %s",
+			      nr_pfns, (unsigned long long)seed, b.pfn, b.order, page_kind_name(b.kind),
+			      pfn, w ? w->order : 0, w ? page_kind_name(w->kind) : "(none)");
+			if (!w)
+				break;
+			placed[b.kind][b.order]++;
+			next = b.pfn + (1UL << b.order);
+			if (++i == w->count) {
+				r++;
+				i = 0;
+			}
+		}
+		CHECK(r == nr_want && next == nr_pfns, "%lu pfns: %u of %u runs placed, up to pfn %lu",
+		      nr_pfns, r, nr_want, next);
+		CHECK(!memcmp(placed, left, sizeof(left)), "%lu pfns: the plan's counts are not what it "
+		      "placed", nr_pfns);
+		mix_plan_release(&plan);
+	}
+}
+
+/*
+ * A snapshot's blocks stay where it saw them (struct mix_placed): each
+ * kind's blocks at their pfns, the unflagged ones decided free or reserved
+ * as the fractions count them (the first of a zone's blocks of an order
+ * free), holes (KPF_NOPAGE, outside System RAM) reserved pages in place.
+ * Over fewer pfns the block crossing the end is cut into free blocks; past
+ * the snapshot the rest is free.  The 4096 pfns of the made-up machine of
+ * fixtures/kpageflags-vm (its zoneinfo and iomem; the buddyinfo written
+ * here: two order-10 blocks and an order-2 one):
+ *   0..1023     free, every pfn KPF_BUDDY: one order-10 block
+ *   1024..2559  no flag: an order-10 block counted free, an order-9 reserved
+ *   2560..2567  an order-3 file folio
+ *   2568, 2569  an anon page, a slab page
+ *   2570, 2571  KPF_NOPAGE: holes
+ *   2572..2575  free, KPF_BUDDY: an order-2 block
+ *   2576..3071  anon pages
+ *   3072..3583  an anon THP
+ *   3584..4095  no flag outside System RAM: holes
+ */
+static int test_kpageflags_placed(void)
+{
+	static const char buddyinfo[] =
+		"Node 0, zone      DMA      0      0      0      0      0      0      0      0      0      0      0 \n"
+		"Node 0, zone   Normal      0      0      1      0      0      0      0      0      0      0      2 \n";
+	static const struct placed_run whole[] = {
+		{ 0, 2, 10, PK_FREE }, { 2048, 512, 0, PK_RESERVED }, { 2560, 1, 3, PK_FILE },
+		{ 2568, 1, 0, PK_ANON }, { 2569, 1, 0, PK_SLAB }, { 2570, 2, 0, PK_RESERVED },
+		{ 2572, 1, 2, PK_FREE }, { 2576, 496, 0, PK_ANON }, { 3072, 1, 9, PK_ANON },
+		{ 3584, 512, 0, PK_RESERVED },
+	};
+	/* Cut at 3100: the THP's pfns free, 16 + 8 + 4. */
+	static const struct placed_run cut[] = {
+		{ 0, 2, 10, PK_FREE }, { 2048, 512, 0, PK_RESERVED }, { 2560, 1, 3, PK_FILE },
+		{ 2568, 1, 0, PK_ANON }, { 2569, 1, 0, PK_SLAB }, { 2570, 2, 0, PK_RESERVED },
+		{ 2572, 1, 2, PK_FREE }, { 2576, 496, 0, PK_ANON }, { 3072, 1, 4, PK_FREE },
+		{ 3088, 1, 3, PK_FREE }, { 3096, 1, 2, PK_FREE },
+	};
+	/* Past the snapshot, to 5000: free 512 + 256 + 128 + 8. */
+	struct placed_run more[sizeof(whole) / sizeof(whole[0]) + 4];
+	const unsigned int nr_whole = sizeof(whole) / sizeof(whole[0]);
+	uint64_t *flags = calloc(4096, sizeof(*flags));
+	char path[4096];
+	struct mdb_err err;
+	struct mix m, copy;
+	unsigned int i;
+
+	if (!mkdtemp(tmpdir))
+		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
+	for (i = 0; i < 1024; i++)
+		flags[i] = F_BUDDY;
+	flags[2560] = F_HEAD | F_LRU | F_MMAP;
+	for (i = 2561; i < 2568; i++)
+		flags[i] = F_TAIL | F_LRU | F_MMAP;
+	flags[2568] = F_ANON | F_LRU | F_MMAP;
+	flags[2569] = F_SLAB;
+	flags[2570] = flags[2571] = F_NOPAGE;
+	for (i = 2572; i < 2576; i++)
+		flags[i] = F_BUDDY;
+	for (i = 2576; i < 3072; i++)
+		flags[i] = F_ANON | F_LRU | F_MMAP;
+	flags[3072] = F_HEAD | F_ANON | F_THP | F_LRU | F_MMAP;
+	for (i = 3073; i < 3584; i++)
+		flags[i] = F_TAIL | F_ANON | F_THP | F_LRU | F_MMAP;
+	write_file(tmp_path(path, sizeof(path), "kpageflags"), flags, 4096 * sizeof(*flags));
+	write_file(tmp_path(path, sizeof(path), "buddyinfo"), buddyinfo, strlen(buddyinfo));
+	copy_fixture("zoneinfo");
+	copy_fixture("iomem");
+	CHECK(mix_from_kpageflags(tmp_path(path, sizeof(path), "kpageflags"), &m, &err) == 0,
+	      "%s", err.msg);
+	CHECK(m.placed && m.placed->nr_pfns == 4096, "no placement of 4096 pfns kept");
+	if (!m.placed)
+		return 1;
+	expect_placed(&m, 4096, whole, nr_whole);
+	expect_placed(&m, 3100, cut, sizeof(cut) / sizeof(cut[0]));
+	memcpy(more, whole, sizeof(whole));
+	more[nr_whole] = (struct placed_run){ 4096, 1, 9, PK_FREE };
+	more[nr_whole + 1] = (struct placed_run){ 4608, 1, 8, PK_FREE };
+	more[nr_whole + 2] = (struct placed_run){ 4864, 1, 7, PK_FREE };
+	more[nr_whole + 3] = (struct placed_run){ 4992, 1, 3, PK_FREE };
+	expect_placed(&m, 5000, more, nr_whole + 4);
+	/* A copy keeps it; the JSON round trip is the fractions alone, placed as before. */
+	copy = m;
+	expect_placed(&copy, 4096, whole, nr_whole);
+	CHECK(mix_parse_json("{\"name\": \"x\", \"entries\": [{\"kind\": \"free\", \"order\": 0, "
+			     "\"fraction\": 1}]}", &copy, &err) == 0 && !copy.placed, "a JSON mix placed");
+	for (const char *const *n = mix_builtin_names; *n; n++)
+		CHECK(mix_builtin(*n, &copy, &err) == 0 && !copy.placed, "built-in %s placed", *n);
+	/* Through a file, as --simulate hands it to its children; a damaged one refused. */
+	CHECK(mix_placed_save(&m, tmp_path(path, sizeof(path), "placed"), &err) == 0, "%s", err.msg);
+	copy = m;
+	copy.placed = NULL;
+	CHECK(mix_placed_load(&copy, path, &err) == 0 && copy.placed != m.placed, "%s", err.msg);
+	expect_placed(&copy, 4096, whole, nr_whole);
+	mix_release(&copy);
+	CHECK(!copy.placed, "mix_release() left the placement");
+	flags[0] = 4096;
+	write_file(path, flags, 8 + 4096);	/* pfn 0 says 0: inside a block */
+	CHECK(mix_placed_load(&copy, path, &err) == -1 && !copy.placed &&
+	      strstr(err.msg, "no block placed at pfn 0 (not a placement)"), "%s", err.msg);
+	write_file(path, flags, 8 + 100);
+	CHECK(mix_placed_load(&copy, path, &err) == -1 && strstr(err.msg, "not a placement"),
+	      "%s", err.msg);
+	unlink(path);
+	unlink(tmp_path(path, sizeof(path), "kpageflags"));
+	unlink(tmp_path(path, sizeof(path), "buddyinfo"));
+	unlink(tmp_path(path, sizeof(path), "zoneinfo"));
+	unlink(tmp_path(path, sizeof(path), "iomem"));
+	rmdir(tmpdir);
+	free(flags);
+	return 0;
+}
+
 static int test_kpageflags_unreadable(void)
 {
 	static const char want[] = "cannot read /proc/kpageflags: Permission denied (needs root)";
@@ -1279,6 +1442,7 @@ static const struct {
 	{ "plan", test_plan },
 	{ "kpageflags", test_kpageflags },
 	{ "kpageflags_evidence", test_kpageflags_evidence },
+	{ "kpageflags_placed", test_kpageflags_placed },
 	{ "kpageflags_unreadable", test_kpageflags_unreadable },
 	{ "kpageflags_real", test_kpageflags_real },
 };
