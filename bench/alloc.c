@@ -9,7 +9,9 @@
  * of the last reference undoes both.  The buddy here is the same in every
  * layout, so what differs is that second allocation and the memmap writes.
  *
- * alloc/orderN is that metadata alone.  alloc/orderN-zero also zeroes the
+ * alloc/orderN is that metadata alone; N counts 4 KiB pages (order9: a 2 MiB
+ * THP), at another --base-page the same bytes (mix_order_from_4k(): order 5
+ * at 64k), as the mix places its THPs.  alloc/orderN-zero also zeroes the
  * folio's data right after each allocation, as an anonymous fault's folio
  * is: post_alloc_hook() -> kernel_init_pages() -> clear_highpage() per page
  * for __GFP_ZERO, or folio_zero_user() for a THP, both clear_page() page by
@@ -129,7 +131,7 @@ static void alloc_order0(struct mdb_state *st, const struct bench_env *env)
 
 static void alloc_order9(struct mdb_state *st, const struct bench_env *env)
 {
-	alloc_run(st, env, 9, false);
+	alloc_run(st, env, mix_order_from_4k(9), false);
 }
 
 static void alloc_order0_zero(struct mdb_state *st, const struct bench_env *env)
@@ -139,7 +141,7 @@ static void alloc_order0_zero(struct mdb_state *st, const struct bench_env *env)
 
 static void alloc_order9_zero(struct mdb_state *st, const struct bench_env *env)
 {
-	alloc_run(st, env, 9, true);
+	alloc_run(st, env, mix_order_from_4k(9), true);
 }
 
 MDB_KERNEL(alloc_order0,

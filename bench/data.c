@@ -7,9 +7,11 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "basepage.h"
 #include "data.h"
 
-#define PAGE		4096UL
+/* The run's base page: clear_page()/copy_page() of one pfn's data is that many bytes. */
+#define PAGE		(1UL << mdb_base.shift)
 #define WINDOW_MIN	(64UL << 20)
 #define WINDOW_MAX	(1UL << 30)
 #define HUGE		(2UL << 20)

@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "basepage.h"
+
 struct bench_data {
 	char *buf;		/* 2 MiB aligned */
 	size_t bytes;		/* a power of two, a multiple of 2 MiB */
@@ -36,7 +38,7 @@ void bench_data_unmap(struct bench_data *d);
 
 static inline void *bench_data_page(const struct bench_data *d, unsigned long pfn)
 {
-	return d->buf + ((pfn << 12) & (d->bytes - 1));
+	return d->buf + ((pfn << mdb_base.shift) & (d->bytes - 1));
 }
 
 /* clear_page() on 2^order pages of pfn's data. */

@@ -29,10 +29,20 @@
 
 #include "bench.h"
 
+/*
+ * top: the mix's PUD-level folios (1 GiB at 4k), at the base page's largest
+ * hstate; else its PMD-level ones (mix_translate()).  The names keep the
+ * 4 KiB sizes: conditions.base_page.hugetlb says what they are at the run's.
+ */
 struct remap_kernel {
 	const char *name;
-	unsigned int order;
+	bool top;
 };
+
+static unsigned int remap_order(const struct remap_kernel *k)
+{
+	return k->top ? HUGETLB_ORDER_PUD : HUGETLB_ORDER_PMD;
+}
 
 static double now_ns(void)
 {
@@ -52,7 +62,7 @@ static void skip(struct mdb_state *st, const struct remap_kernel *k, const char 
 
 static void remap(struct mdb_state *st, const struct bench_env *env, const struct remap_kernel *k)
 {
-	unsigned long pages = hvo_freed_pages(&env->ops->hvo, env->ops->page_size, k->order);
+	unsigned long pages = hvo_freed_pages(&env->ops->hvo, env->ops->page_size, remap_order(k));
 	double restore = 0, optimise = 0, t0, t1, t2;
 	struct pfn_list list;
 	unsigned long next = 0;
@@ -60,7 +70,7 @@ static void remap(struct mdb_state *st, const struct bench_env *env, const struc
 
 	if (!hvo_map_on(&env->mm->hvo))
 		return skip(st, k, "HVO is off: nothing is remapped");
-	if (pfn_list_hugetlb_heads(&list, env, k->order, BENCH_LIST_MAX))
+	if (pfn_list_hugetlb_heads(&list, env, remap_order(k), BENCH_LIST_MAX))
 		return skip(st, k, "out of memory for the folio list");
 	if (!list.nr) {
 		pfn_list_release(&list);
@@ -87,8 +97,8 @@ static void remap(struct mdb_state *st, const struct bench_env *env, const struc
 	mdb_counter(st, "vmemmap_pages_remapped", (double)pages, MDB_COUNTER_PLAIN);
 }
 
-static const struct remap_kernel remap_2m = { "hvo/restore-optimise-2m", HUGETLB_ORDER_PMD };
-static const struct remap_kernel remap_1g = { "hvo/restore-optimise-1g", HUGETLB_ORDER_PUD };
+static const struct remap_kernel remap_2m = { "hvo/restore-optimise-2m", false };
+static const struct remap_kernel remap_1g = { "hvo/restore-optimise-1g", true };
 
 static void hvo_remap_2m(struct mdb_state *st, const struct bench_env *env)
 {

@@ -39,7 +39,7 @@
 #include "buddy.h"
 #include "threads.h"
 
-#define SECTION_PFNS		(1UL << (27 - MDB_PAGE_SHIFT))	/* x86-64 SECTION_SIZE_BITS 27 */
+#define SECTION_PFNS		(1UL << (mdb_base.section_bits - MDB_PAGE_SHIFT))	/* SECTION_SIZE_BITS: 27, 29 at 64k */
 #define MAX_ORDER_PFNS		(1UL << MAX_PAGE_ORDER)
 #define PADATA_LOAD_BALANCE	4
 

@@ -97,8 +97,8 @@ struct mdb_vmstat {
 
 /* .vmstat = MDB_VMSTAT({ "pgalloc_*", 1 }, { "thp_fault_alloc", -MDB_THP_PAGES }) */
 #define MDB_VMSTAT(...)	((const struct mdb_vmstat[]){ __VA_ARGS__, { NULL, 0 } })
-/* HPAGE_PMD_NR: the base pages one PMD THP adds to pgalloc_* and pgmigrate_success. */
-#define MDB_THP_PAGES	(1 << MAX_FOLIO_ORDER)
+/* HPAGE_PMD_NR of the 4 KiB host whose /proc/vmstat is projected: what one PMD THP adds to pgalloc_* and pgmigrate_success. */
+#define MDB_THP_PAGES	(1 << MIX_4K_MAX_FOLIO_ORDER)
 
 struct mdb_kernel {
 	const char *name;		/* "lookup/random": the benchmark name's first part */

@@ -9,7 +9,8 @@
  * page-cache or anon mapping and index, the counts); repoint every memdesc;
  * free the old block and its descriptor (ops->folio_migrate()).
  *
- * migrate/orderN is that metadata alone.  migrate/orderN-copy also copies
+ * migrate/orderN is that metadata alone (N in 4 KiB pages: order9 is a 2 MiB
+ * folio, order 5 at --base-page=64k, mix_order_from_4k()).  migrate/orderN-copy also copies
  * the folio's data, as migrate_folio() -> __migrate_folio() does with
  * folio_mc_copy() (copy_mc_highpage() page by page; here copy_page(), the
  * same rep movs without the machine-check fixups; data.h), and reports the
@@ -156,7 +157,7 @@ static void migrate_order0(struct mdb_state *st, const struct bench_env *env)
 
 static void migrate_order9(struct mdb_state *st, const struct bench_env *env)
 {
-	migrate_folios(st, env, 9, false);
+	migrate_folios(st, env, mix_order_from_4k(9), false);
 }
 
 static void migrate_order0_copy(struct mdb_state *st, const struct bench_env *env)
@@ -166,7 +167,7 @@ static void migrate_order0_copy(struct mdb_state *st, const struct bench_env *en
 
 static void migrate_order9_copy(struct mdb_state *st, const struct bench_env *env)
 {
-	migrate_folios(st, env, 9, true);
+	migrate_folios(st, env, mix_order_from_4k(9), true);
 }
 
 MDB_KERNEL(migrate_order0,

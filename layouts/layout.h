@@ -41,7 +41,7 @@
 #include "mix.h"
 #include "vmemmap.h"
 
-#define MDB_PAGE_SHIFT		12
+#define MDB_PAGE_SHIFT		(mdb_base.shift)	/* the run's base page (basepage.h) */
 #define MDB_PAGE_SIZE		(1UL << MDB_PAGE_SHIFT)
 
 /* Page flags a kernel tests: the subset whose cost differs between layouts. */
@@ -95,7 +95,7 @@ struct per_cpu_pages {
 };
 
 struct buddy {
-	struct free_list free_area[MAX_PAGE_ORDER + 1];
+	struct free_list free_area[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* 0..MAX_PAGE_ORDER used */
 	struct per_cpu_pages pcp;
 };
 

@@ -79,7 +79,7 @@ static inline int memdesc_page_refcount(const struct page *page)
 /* pfns a link can name: memmap_create() refuses a larger memmap. */
 #define LAYOUT_MAX_PFNS		MEMDESC8_LINK_NIL
 _Static_assert(MEMDESC8_PREV_SHIFT + MEMDESC8_LINK_BITS == 64, "the links fill the word");
-_Static_assert(MAX_PAGE_ORDER + 1 < 16, "order + 1 fits the state bits");
+_Static_assert(BASE_PAGE_MAX_PAGE_ORDER + 1 < 16, "order + 1 fits the state bits");
 
 static inline int memdesc_page_buddy_order(const struct page *page)
 {

@@ -170,7 +170,7 @@ struct age_buddy {
 	int8_t *head;
 	uint32_t *next, *prev;
 	uint16_t *blk_free;
-	struct flist area[MAX_PAGE_ORDER + 1];
+	struct flist area[BASE_PAGE_MAX_PAGE_ORDER + 1];
 	struct flist pcp[PCP_MAX_ORDER + 1];
 	unsigned long pcp_count;	/* pages on the pcp lists */
 };
@@ -438,7 +438,7 @@ static void disown(struct trace_state *s, uint32_t r)
  * the lists, and scans another pageblock when they hold none.
  */
 struct compact_free {
-	struct flist list[MAX_PAGE_ORDER + 1];	/* cc->freepages[], linked through the buddy's arrays */
+	struct flist list[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* cc->freepages[], linked through the buddy's arrays */
 	long pb;				/* the next pageblock the free scanner reads */
 	unsigned long skip;			/* the pageblock being emptied */
 };

@@ -114,7 +114,7 @@ struct age_replay {
 	struct age_event *ev;
 	size_t nr_events;
 	unsigned long nr_alloc, nr_free;	/* events of each verb */
-	unsigned long alloc_by_order[MAX_FOLIO_ORDER + 1];
+	unsigned long alloc_by_order[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* in base pages */
 	unsigned long peak_pages;	/* the most pages the trace holds at once */
 	unsigned long live_pages;	/* and at its end */
 };

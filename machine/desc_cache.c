@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basepage.h"
 #include "desc_cache.h"
 #include "err.h"
 #include "rng.h"
@@ -26,7 +27,8 @@
 #define desc_unpoison(p, n)	((void)(p), (void)(n))
 #endif
 
-#define PAGE_BYTES		4096UL
+/* PAGE_SIZE: slabs are base pages of the run's size (basepage.h). */
+#define PAGE_BYTES		(1UL << mdb_base.shift)
 #define SLUB_MAX_ORDER		3	/* PAGE_ALLOC_COSTLY_ORDER */
 #define MIN_PARTIAL		5
 #define MAX_PARTIAL		10

@@ -111,7 +111,7 @@
 #define DESC_MAX_CPUS		1024	/* per-CPU states a cache holds: threads it can serve */
 #define DESC_SLAB_CPUS		16	/* the CPU count calculate_order() sizes slabs for */
 #define DESC_MAX_OBJ		4096	/* largest object a cache takes */
-#define DESC_SLAB_MAX_OBJS	256	/* 16-byte objects in an order-0 slab: the most any slab holds */
+#define DESC_SLAB_MAX_OBJS	4096	/* 16-byte objects in an order-0 slab of 64 KiB (--base-page=64k): the most any slab holds */
 #define DESC_MAX_EXT		40	/* mappings: each as large as all before it */
 #define DESC_LINE		64	/* bytes of a cache line: what per-CPU and slab state fill */
 

@@ -187,14 +187,14 @@ void hvo_map_release(struct hvo_map *h)
 off_t hvo_shared_page(struct hvo_map *h, unsigned int order, hvo_fill_fn *fill,
 		      struct mdb_err *err)
 {
-	static unsigned char buf[HVO_PAGE_SIZE] __attribute__((aligned(64)));
+	static unsigned char buf[HVO_MAX_PAGE_SIZE] __attribute__((aligned(64)));
 	off_t off = (off_t)h->file_bytes;
 
 	if (order >= MIX_NR_ORDERS)
 		return mdb_errf(err, "no shared tail page for order %u", order);
 	if (h->shared[order])
 		return h->shared[order];
-	memset(buf, 0, sizeof(buf));
+	memset(buf, 0, HVO_PAGE_SIZE);
 	fill(buf, order);
 	if (ftruncate(h->fd, off + (off_t)HVO_PAGE_SIZE) ||
 	    pwrite(h->fd, buf, HVO_PAGE_SIZE, off) != (ssize_t)HVO_PAGE_SIZE)
@@ -267,7 +267,7 @@ undo:
 
 int hvo_restore(struct hvo_map *h, const struct hvo_folio *f, struct mdb_err *err)
 {
-	static unsigned char buf[HVO_PAGE_SIZE] __attribute__((aligned(64)));
+	static unsigned char buf[HVO_MAX_PAGE_SIZE] __attribute__((aligned(64)));
 	unsigned long n = f->pages - f->reserve, i, bit;
 	char *tails = f->vaddr + f->reserve * HVO_PAGE_SIZE;
 

@@ -79,9 +79,19 @@
 
 struct mdb_err;
 
-#define HVO_PAGE_SHIFT		12	/* the suite's base page (basepage.h has the others) */
+/*
+ * The run's base page (basepage.h mdb_base): the vmemmap's pages, what HVO
+ * keeps (HUGETLB_VMEMMAP_RESERVE_SIZE is PAGE_SIZE) and remaps.  The host
+ * maps the memfd with its own 4 KiB pages; a 16 or 64 KiB tail page is
+ * remapped as one mapping of that many bytes onto the whole target page,
+ * so every 4 KiB of it reads what the kernel's would (fake heads at each
+ * base-page-aligned entry, and only there).
+ */
+#define HVO_PAGE_SHIFT		(mdb_base.shift)
 #define HVO_PAGE_SIZE		(1UL << HVO_PAGE_SHIFT)
-#define HVO_PMD_SIZE		(2UL << 20)	/* what one PTE page maps */
+#define HVO_MAX_PAGE_SIZE	(64UL << 10)	/* the largest base page: static buffers */
+/* What one PTE page maps (a vmemmap PMD split): 2 MiB at 4k, 32 MiB at 16k, 512 MiB at 64k. */
+#define HVO_PMD_SIZE		(1UL << (mdb_base.pmd_order + mdb_base.shift))
 /* mm/hugetlb_vmemmap.c NR_RESET_STRUCT_PAGE (4 since struct folio spans 4 pages). */
 #define HVO_RESET_STRUCT_PAGES	4
 
@@ -141,7 +151,7 @@ static inline unsigned long hvo_freed_pages_at(const struct layout_hvo *h, size_
 	return pages - h->reserve_pages;
 }
 
-/* The same at the suite's 4 KiB base page. */
+/* The same at the run's base page. */
 static inline unsigned long hvo_vmemmap_pages(size_t entry, unsigned int order)
 {
 	return hvo_vmemmap_pages_at(entry, order, HVO_PAGE_SHIFT);

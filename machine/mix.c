@@ -20,7 +20,8 @@
  *  - kind: free, anon, file, slab, pgtable, zsmalloc, netmem, reserved,
  *    hugetlb.
  *  - order: an integer written without fraction or exponent (not 9.0); a
- *    block of order k covers 2^k pfns.  0..9 (9 is a 2 MiB PMD folio on
+ *    block of order k covers 2^k 4 KiB pages, whatever --base-page the run
+ *    models (mix_translate()).  0..9 (9 is a 2 MiB PMD folio on
  *    x86-64), 0..10 for free blocks (MAX_PAGE_ORDER), 9 or 18 (the 2 MiB
  *    and 1 GiB hstates) for hugetlb.
  *  - fraction: of all pfns (not of blocks) covered by blocks of that kind and
@@ -72,15 +73,15 @@ int page_kind_from_name(const char *name)
 	return mdb_parse_name(name, kind_name, PK_NR);
 }
 
-bool mix_order_valid(enum page_kind kind, unsigned int order)
+bool mix_order_valid_at(const struct base_page *b, enum page_kind kind, unsigned int order)
 {
 	switch (kind) {
 	case PK_FREE:
-		return order <= MAX_PAGE_ORDER;
+		return order <= b->max_page_order;
 	case PK_HUGETLB:
-		return order == HUGETLB_ORDER_PMD || order == HUGETLB_ORDER_PUD;
+		return order == b->pmd_order || order == b->top_order;
 	default:
-		return (unsigned int)kind < PK_NR && order <= MAX_FOLIO_ORDER;
+		return (unsigned int)kind < PK_NR && order <= b->pmd_order;
 	}
 }
 
@@ -227,17 +228,23 @@ static int name_validate(const char *name, size_t len, struct mdb_err *err)
 }
 
 /* A JSON order can be any integer, a struct's any unsigned: one message for both. */
-static int bad_order(unsigned int i, enum page_kind kind, long long order, struct mdb_err *err)
+static int bad_order(const struct base_page *b, unsigned int i, enum page_kind kind,
+		     long long order, struct mdb_err *err)
 {
+	unsigned int pmd = b->pmd_order + b->shift, top = b->top_order + b->shift;
+
+	/* Both at least 2 MiB: in MiB below a GiB, else in GiB. */
 	if (kind == PK_HUGETLB)
-		return mdb_errf(err, "entries[%u]: hugetlb order %lld: the hstates are order %d "
-				"(2 MiB) and %d (1 GiB)", i, order, HUGETLB_ORDER_PMD,
-				HUGETLB_ORDER_PUD);
-	return mdb_errf(err, "entries[%u]: order %lld out of range 0..%d", i, order,
-			kind == PK_FREE ? MAX_PAGE_ORDER : MAX_FOLIO_ORDER);
+		return mdb_errf(err, "entries[%u]: hugetlb order %lld: the hstates are order %u "
+				"(%llu %s) and %u (%llu %s)", i, order, b->pmd_order,
+				1ULL << (pmd - (pmd < 30 ? 20 : 30)), pmd < 30 ? "MiB" : "GiB",
+				b->top_order, 1ULL << (top - (top < 30 ? 20 : 30)),
+				top < 30 ? "MiB" : "GiB");
+	return mdb_errf(err, "entries[%u]: order %lld out of range 0..%u", i, order,
+			kind == PK_FREE ? b->max_page_order : b->pmd_order);
 }
 
-int mix_validate(const struct mix *mix, struct mdb_err *err)
+static int validate_at(const struct base_page *b, const struct mix *mix, struct mdb_err *err)
 {
 	unsigned int seen[PK_NR][MIX_NR_ORDERS] = { { 0 } };	/* index + 1 */
 	const char *end = memchr(mix->name, '\0', sizeof(mix->name));
@@ -256,8 +263,8 @@ int mix_validate(const struct mix *mix, struct mdb_err *err)
 
 		if ((unsigned int)e->kind >= PK_NR)
 			return mdb_errf(err, "entries[%u]: kind %d out of range", i, (int)e->kind);
-		if (!mix_order_valid(e->kind, e->order))
-			return bad_order(i, e->kind, e->order, err);
+		if (!mix_order_valid_at(b, e->kind, e->order))
+			return bad_order(b, i, e->kind, e->order, err);
 		/* 17 digits: 1.0000001 must not read "1 outside [0, 1]". */
 		if (!(e->fraction >= 0 && e->fraction <= 1))
 			return mdb_errf(err, "entries[%u]: fraction %.17g outside [0, 1]", i,
@@ -271,6 +278,58 @@ int mix_validate(const struct mix *mix, struct mdb_err *err)
 	if (fabs(sum - 1) > MIX_SUM_TOLERANCE)
 		return mdb_errf(err, "fractions sum to %.17g, not 1 (tolerance %g)", sum,
 				MIX_SUM_TOLERANCE);
+	return 0;
+}
+
+int mix_validate(const struct mix *mix, struct mdb_err *err)
+{
+	return validate_at(&mdb_base, mix, err);
+}
+
+int mix_validate_4k(const struct mix *mix, struct mdb_err *err)
+{
+	return validate_at(&base_pages[0], mix, err);
+}
+
+/* An order of 4 KiB pages in b's pages (mix.h says why). */
+static unsigned int order_at(const struct base_page *b, enum page_kind kind, unsigned int order)
+{
+	unsigned int d = b->shift - BASE_PAGE_MIN_SHIFT;
+
+	if (kind == PK_HUGETLB)
+		return order == MIX_4K_HUGETLB_PUD ? b->top_order : b->pmd_order;
+	return order > d ? order - d : 0;
+}
+
+int mix_translate(const struct mix *in, const struct base_page *b, struct mix *out,
+		  struct mix_translation how[MIX_MAX_ENTRIES], struct mdb_err *err)
+{
+	int at[PK_NR][MIX_NR_ORDERS];	/* index in m + 1 */
+	struct mix m;
+
+	if (mix_validate_4k(in, err))
+		return -1;
+	memset(at, 0, sizeof(at));
+	memset(&m, 0, sizeof(m));
+	memcpy(m.name, in->name, sizeof(m.name));
+	memcpy(m.classified, in->classified, sizeof(m.classified));
+	/* A snapshot's pfn-for-pfn placement is of 4 KiB pfns: elsewhere its fractions are placed. */
+	m.placed = b->shift == BASE_PAGE_MIN_SHIFT ? in->placed : NULL;
+	for (unsigned int i = 0; i < in->nr; i++) {
+		const struct mix_entry *e = &in->entry[i];
+		unsigned int o = order_at(b, e->kind, e->order);
+
+		if (how)
+			how[i] = (struct mix_translation){ e->kind, e->order, o, e->fraction };
+		if (!at[e->kind][o]) {
+			m.entry[m.nr] = (struct mix_entry){ e->kind, o, 0 };
+			at[e->kind][o] = (int)++m.nr;
+		}
+		m.entry[at[e->kind][o] - 1].fraction += e->fraction;
+	}
+	if (validate_at(b, &m, err))
+		return -1;
+	*out = m;
 	return 0;
 }
 
@@ -348,8 +407,8 @@ static const json_t *member(const json_t *obj, const char *key, const char *want
  * One entry, as far as its own keys go; the range of its fraction, and
  * whether its (kind, order) comes twice, are mix_validate()'s.
  */
-static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
-			   struct mdb_err *err)
+static int entry_from_json(const struct base_page *b, const json_t *v, unsigned int i,
+			   struct mix_entry *e, struct mdb_err *err)
 {
 	static const char *const keys[] = { "kind", "order", "fraction", NULL };
 	const json_t *kind, *order, *fraction;
@@ -374,8 +433,8 @@ static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
 	if (!json_is_integer(order))
 		return mdb_errf(err, "%s\"order\" must be an integer", where);
 	o = json_integer_value(order);
-	if (o < 0 || o > MIX_MAX_ORDER || !mix_order_valid((enum page_kind)k, (unsigned int)o))
-		return bad_order(i, (enum page_kind)k, o, err);
+	if (o < 0 || o > MIX_MAX_ORDER || !mix_order_valid_at(b, (enum page_kind)k, (unsigned int)o))
+		return bad_order(b, i, (enum page_kind)k, o, err);
 	fraction = member(v, "fraction", "number", where, err);
 	if (!fraction)
 		return -1;
@@ -387,7 +446,8 @@ static int entry_from_json(const json_t *v, unsigned int i, struct mix_entry *e,
 	return 0;
 }
 
-int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
+int mix_from_json_at(const json_t *doc, const struct base_page *b, struct mix *mix,
+		     struct mdb_err *err)
 {
 	static const char *const keys[] = { "name", "entries", "classified", NULL };
 	const json_t *name, *entries, *classified;
@@ -415,12 +475,17 @@ int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
 	}
 	m.nr = (unsigned int)json_array_size(entries);
 	for (unsigned int i = 0; i < m.nr; i++)
-		if (entry_from_json(json_array_get(entries, i), i, &m.entry[i], err))
+		if (entry_from_json(b, json_array_get(entries, i), i, &m.entry[i], err))
 			return -1;
-	if (mix_validate(&m, err))
+	if (validate_at(b, &m, err))
 		return -1;
 	*mix = m;
 	return 0;
+}
+
+int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err)
+{
+	return mix_from_json_at(doc, &base_pages[0], mix, err);
 }
 
 int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err)
@@ -462,8 +527,8 @@ json_t *mix_to_json(const struct mix *mix)
 	struct mdb_err err;
 	json_t *doc, *entries;
 
-	/* A valid mix needs no escaping in its name and reads back unchanged. */
-	if (mix_validate(mix, &err))
+	/* A valid mix (as given, or placed) needs no escaping in its name and reads back unchanged. */
+	if (mix_validate_4k(mix, &err) && mix_validate(mix, &err))
 		return NULL;
 	entries = json_array();
 	doc = json_pack("{s:s, s:o}", "name", mix->name, "entries", entries);
@@ -557,8 +622,8 @@ struct kpf_zone {
 	unsigned long long present, managed;
 	unsigned long long buddy_free;	/* /proc/buddyinfo */
 	unsigned long long flagged_free;	/* free pfns the scan found flagged */
-	unsigned long long unflagged[MAX_PAGE_ORDER + 1];	/* aligned blocks, in pages */
-	unsigned long long take[MAX_PAGE_ORDER + 1];	/* of them, blocks counted free */
+	unsigned long long unflagged[MIX_4K_MAX_PAGE_ORDER + 1];	/* aligned blocks, in pages */
+	unsigned long long take[MIX_4K_MAX_PAGE_ORDER + 1];	/* of them, blocks counted free */
 };
 
 struct kpf_ram {
@@ -686,7 +751,7 @@ static unsigned int max_order_at(uint64_t pfn, unsigned int cap)
 /* The largest order a kind takes in a snapshot's blocks (hugetlb: count_hugetlb()). */
 static unsigned int kpf_max_order(enum page_kind kind)
 {
-	return kind == PK_FREE ? MAX_PAGE_ORDER : MAX_FOLIO_ORDER;
+	return kind == PK_FREE ? MIX_4K_MAX_PAGE_ORDER : MIX_4K_MAX_FOLIO_ORDER;
 }
 
 /*
@@ -716,15 +781,15 @@ static void count_aligned(struct kpf_scan *s, enum page_kind kind, uint64_t star
  */
 static void count_hugetlb(struct kpf_scan *s, uint64_t start, uint64_t len)
 {
-	while (len >= 1ULL << HUGETLB_ORDER_PMD) {
+	while (len >= 1ULL << MIX_4K_HUGETLB_PMD) {
 		unsigned int order = max_order_at(start, MIX_MAX_ORDER);
 
 		if (order > floor_log2(len))
 			order = floor_log2(len);
-		if (order >= HUGETLB_ORDER_PUD)
-			order = HUGETLB_ORDER_PUD;
-		else if (order >= HUGETLB_ORDER_PMD)
-			order = HUGETLB_ORDER_PMD;
+		if (order >= MIX_4K_HUGETLB_PUD)
+			order = MIX_4K_HUGETLB_PUD;
+		else if (order >= MIX_4K_HUGETLB_PMD)
+			order = MIX_4K_HUGETLB_PMD;
 		else
 			break;		/* not 2 MiB aligned */
 		kpf_block(s, PK_HUGETLB, start, order);
@@ -759,7 +824,7 @@ static bool kpf_in_ram(struct kpf_scan *s, uint64_t pfn)
 static void add_unflagged(struct kpf_scan *s, unsigned int z, uint64_t start, uint64_t len)
 {
 	while (len) {
-		unsigned int order = max_order_at(start, MAX_PAGE_ORDER);
+		unsigned int order = max_order_at(start, MIX_4K_MAX_PAGE_ORDER);
 
 		if (order > floor_log2(len))
 			order = floor_log2(len);
@@ -830,7 +895,7 @@ static bool run_extends(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 			s->run = RUN_FREE_FLAGGED;
 			return true;
 		}
-		if (kpf_unflagged(flags) && max_order_at(s->start, MAX_PAGE_ORDER) > 0) {
+		if (kpf_unflagged(flags) && max_order_at(s->start, MIX_4K_MAX_PAGE_ORDER) > 0) {
 			s->run = RUN_FREE_UNFLAGGED;
 			return true;
 		}
@@ -838,7 +903,7 @@ static bool run_extends(struct kpf_scan *s, uint64_t pfn, uint64_t flags)
 	case RUN_FREE_FLAGGED:
 		return kpf_free(flags);
 	case RUN_FREE_UNFLAGGED:
-		return kpf_unflagged(flags) && s->len < 1ULL << max_order_at(s->start, MAX_PAGE_ORDER);
+		return kpf_unflagged(flags) && s->len < 1ULL << max_order_at(s->start, MIX_4K_MAX_PAGE_ORDER);
 	case RUN_NONE:
 		break;
 	}
@@ -1046,7 +1111,7 @@ static void kpf_decide(struct kpf_scan *s, char *how, size_t len)
 		unsigned long long want = zn->buddy_free > zn->flagged_free ?
 					  zn->buddy_free - zn->flagged_free : 0;
 
-		for (int o = MAX_PAGE_ORDER; o >= 0; o--) {
+		for (int o = MIX_4K_MAX_PAGE_ORDER; o >= 0; o--) {
 			unsigned long long take = zn->unflagged[o] >> o;
 
 			if (take > want >> o)
@@ -1204,7 +1269,7 @@ static int kpf_to_mix(struct kpf_scan *s, const char *path, const char *how,
 	if (sum != s->total)
 		return mdb_errf(err, "%s: classified %llu of %llu pfns (bug)", path, sum, s->total);
 	snprintf(m.classified, sizeof(m.classified), "%s", how);
-	if (mix_validate(&m, err))
+	if (mix_validate_4k(&m, err))
 		return -1;
 	if (kpf_keep_placed(s, path, &m, err))
 		return -1;
@@ -1377,8 +1442,8 @@ static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 			continue;
 		char ram[32], folio[32];
 
-		mdb_format_size((uint64_t)nr << 12, ram, sizeof(ram));
-		mdb_format_size(1ULL << (e->order + 12), folio, sizeof(folio));
+		mdb_format_size((uint64_t)nr << mdb_base.shift, ram, sizeof(ram));
+		mdb_format_size(1ULL << (e->order + mdb_base.shift), folio, sizeof(folio));
 		/* Callers name the mix (memmap_create(): "mix NAME: ..."). */
 		return mdb_errf(err, "(hugetlb, %u) asks %.3g of %s in whole pageblocks, less than "
 				"one %s folio: model at least %s of RAM per folio", e->order,

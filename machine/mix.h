@@ -7,10 +7,12 @@
  * from a built-in profile, a JSON file, or /proc/kpageflags.  Layout
  * independent: compiled once.
  *
- * Orders are what the kernel allows each kind on x86-64: anon and file
- * folios up to MAX_FOLIO_ORDER (PMD size), free blocks up to the buddy's
- * MAX_PAGE_ORDER, hugetlb folios at its two hstates (2 MiB and 1 GiB), the
- * other kinds up to MAX_FOLIO_ORDER as before (mix_order_valid()).
+ * Orders are what the kernel allows each kind: anon and file folios up to
+ * MAX_FOLIO_ORDER (PMD size), free blocks up to the buddy's MAX_PAGE_ORDER,
+ * hugetlb folios at two hstates (2 MiB and 1 GiB at 4 KiB), the other kinds
+ * up to MAX_FOLIO_ORDER as before (mix_order_valid()).  A mix is given in
+ * 4 KiB pages (x86-64's orders, mix_validate_4k()); a run at another base
+ * page places its translation (mix_translate()).
  */
 #ifndef MDB_MIX_H
 #define MDB_MIX_H
@@ -18,16 +20,35 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MAX_FOLIO_ORDER		9	/* PMD_ORDER on x86-64: 2 MiB */
-#define PAGEBLOCK_ORDER		MAX_FOLIO_ORDER
-/* The buddy's largest free block: include/linux/mmzone.h MAX_PAGE_ORDER (4 MiB). */
-#define MAX_PAGE_ORDER		10
-/* The x86-64 hstates (hugepagesz=2M, hugepagesz=1G): PMD_ORDER and PUD_ORDER. */
-#define HUGETLB_ORDER_PMD	9
-#define HUGETLB_ORDER_PUD	18
-/* The largest block a mix places: a 1 GiB hugetlb folio. */
-#define MIX_MAX_ORDER		HUGETLB_ORDER_PUD
+#include "basepage.h"
+
+/*
+ * A mix as given (built-in, file, kpageflags) counts in 4 KiB pages, the
+ * orders x86-64 allows: these.  mix_translate() turns it into the run's
+ * base pages, whose orders are the run-time ones below.
+ */
+#define MIX_4K_MAX_FOLIO_ORDER	9	/* PMD_ORDER on x86-64: 2 MiB */
+#define MIX_4K_MAX_PAGE_ORDER	10
+#define MIX_4K_HUGETLB_PMD	9	/* hugepagesz=2M */
+#define MIX_4K_HUGETLB_PUD	18	/* hugepagesz=1G */
+
+/*
+ * The run's orders, in its base pages (basepage.h mdb_base): at 4 KiB what
+ * they always were (9, 9, 10, 9, 18).  Anon and file folios go up to the
+ * PMD order; hugetlb folios are the mix's PMD-level ones at the base page's
+ * PMD hstate and its PUD-level ones at the base page's largest hstate
+ * (mix_translate() says why).
+ */
+#define MAX_FOLIO_ORDER		(mdb_base.pmd_order)
+#define PAGEBLOCK_ORDER		(mdb_base.pageblock_order)
+/* The buddy's largest free block: include/linux/mmzone.h MAX_PAGE_ORDER (4 MiB at 4k). */
+#define MAX_PAGE_ORDER		(mdb_base.max_page_order)
+#define HUGETLB_ORDER_PMD	(mdb_base.pmd_order)
+#define HUGETLB_ORDER_PUD	(mdb_base.top_order)
+/* The largest block a mix places: 1 GiB hugetlb at 4k, 16 GiB at 64k. */
+#define MIX_MAX_ORDER		18
 #define MIX_NR_ORDERS		(MIX_MAX_ORDER + 1)
+_Static_assert(BASE_PAGE_MAX_PAGE_ORDER <= MIX_MAX_ORDER, "free blocks fit the orders");
 
 enum page_kind {
 	PK_FREE,	/* buddy */
@@ -43,10 +64,12 @@ enum page_kind {
 };
 
 /*
- * Every (kind, order) a mix can name, each once: free 0..10, hugetlb 9 and
- * 18, the other seven kinds 0..9.
+ * Every (kind, order) a mix can name in 4 KiB pages, each once: free 0..10,
+ * hugetlb 9 and 18, the other seven kinds 0..9.  A translated mix has no
+ * more: mix_translate() maps each of those onto one (kind, order).
  */
-#define MIX_MAX_ENTRIES		((PK_NR - 2) * (MAX_FOLIO_ORDER + 1) + MAX_PAGE_ORDER + 1 + 2)
+#define MIX_MAX_ENTRIES		((PK_NR - 2) * (MIX_4K_MAX_FOLIO_ORDER + 1) + \
+				 MIX_4K_MAX_PAGE_ORDER + 1 + 2)
 #define MIX_NAME_LEN		64
 #define MIX_CLASSIFIED_LEN	512
 
@@ -88,8 +111,24 @@ struct mix_placed {
 /* "free", "anon", ... and back; -1 for an unknown name. */
 const char *page_kind_name(enum page_kind kind);
 int page_kind_from_name(const char *name);
-/* Whether a mix may place blocks of this kind at this order (see above). */
-bool mix_order_valid(enum page_kind kind, unsigned int order);
+/* Whether a mix may place blocks of this kind at this order, at base page b (see above). */
+bool mix_order_valid_at(const struct base_page *b, enum page_kind kind, unsigned int order);
+/*
+ * An order of 4 KiB pages (not hugetlb) in the run's base pages, as
+ * mix_translate() places it: 9 (2 MiB) is 7 at 16k, 5 at 64k; 0 is 0.
+ */
+static inline unsigned int mix_order_from_4k(unsigned int order)
+{
+	unsigned int d = mdb_base.shift - BASE_PAGE_MIN_SHIFT;
+
+	return order > d ? order - d : 0;
+}
+
+/* The same at the run's base page. */
+static inline bool mix_order_valid(enum page_kind kind, unsigned int order)
+{
+	return mix_order_valid_at(&mdb_base, kind, order);
+}
 
 /* Whether the mix places hugetlb folios of this order (0: of any order). */
 bool mix_has_hugetlb(const struct mix *mix, unsigned int order);
@@ -112,6 +151,9 @@ typedef struct json_t json_t;	/* <jansson.h> */
  */
 int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err);
 int mix_from_json(const json_t *doc, struct mix *mix, struct mdb_err *err);
+/* The same for a mix placed at base page b (a --simulate child's, mix_translate()'s). */
+int mix_from_json_at(const json_t *doc, const struct base_page *b, struct mix *mix,
+		     struct mdb_err *err);
 int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err);
 int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err);
 /* Snapshot of the running machine; path is normally /proc/kpageflags. */
@@ -130,7 +172,29 @@ int mix_placed_save(const struct mix *mix, const char *path, struct mdb_err *err
 int mix_placed_load(struct mix *mix, const char *path, struct mdb_err *err);
 /* --mix=ARG: a built-in name, "kpageflags", or a path to a JSON file. */
 int mix_resolve(const char *arg, struct mix *mix, struct mdb_err *err);
+/* At the run's base page (a mix to place), and at 4 KiB (a mix as given). */
 int mix_validate(const struct mix *mix, struct mdb_err *err);
+int mix_validate_4k(const struct mix *mix, struct mdb_err *err);
+/*
+ * A mix given in 4 KiB pages as base page b places it: each fraction of RAM
+ * kept, each order in b's pages.  An anon, file, slab, ... or free block of
+ * 2^order 4 KiB pages is order - (b->shift - 12), and one base page where
+ * that is below 0 (an order-0 anon folio at 64 KiB is one 64 KiB folio:
+ * the same share of RAM in folios of the smallest size that kernel has).
+ * Hugetlb keeps its level, not its size: the 2 MiB (PMD) hstate becomes
+ * b's PMD hstate (32 MiB at 16k, 512 MiB at 64k), what hugepagesz= a
+ * PMD-mapped workload asks for there; the 1 GiB (PUD) one b's largest
+ * (1 GiB at 16k, 16 GiB at 64k).  Entries that meet on one (kind, order)
+ * add up.  At 4k out is in.  how, when not NULL, gets one (from, to) pair
+ * per entry of in, in its order: what each became.  0, or -1 with err.
+ */
+struct mix_translation {
+	enum page_kind kind;
+	unsigned int from, to;		/* orders: in 4 KiB pages, in base pages */
+	double fraction;
+};
+int mix_translate(const struct mix *in, const struct base_page *b, struct mix *out,
+		  struct mix_translation how[MIX_MAX_ENTRIES], struct mdb_err *err);
 /*
  * The mix as a new JSON document, {"name": .., "entries": [..]}, which
  * mix_from_json() reads back unchanged (write it with mdb_json_write() or

@@ -229,9 +229,86 @@ static json_t *mixes_json(const struct mdb_run *run)
 	json_t *a = json_array();
 	unsigned int i;
 
+	/* As given, in 4 KiB orders: --mix=FILE reads them back; conditions.base_page says how each was placed. */
 	for (i = 0; i < run->nr_mixes; i++)
-		json_array_append_new(a, mix_to_json(&run->mixes[i]));
+		json_array_append_new(a, mix_to_json(run->given_mixes ? &run->given_mixes[i] :
+							    &run->mixes[i]));
 	return a;
+}
+
+/* One hstate of the run's base page: its order, bytes and the entry that maps it. */
+static json_t *hstate_json(const struct base_page *b, unsigned int order)
+{
+	const char *level = "";
+	unsigned int h;
+
+	for (h = 0; h < b->nr_hstates; h++)
+		if (b->hstate[h].order == order)
+			level = b->hstate[h].level;
+	return json_pack("{s:i, s:I, s:s}", "order", (int)order,
+			 "bytes", (json_int_t)(1ULL << (order + b->shift)), "level", level);
+}
+
+/* Per mix, what each entry given in 4 KiB orders became (mix_translate()). */
+static json_t *translations_json(const struct mdb_run *run)
+{
+	json_t *a = json_array();
+	unsigned int m, i;
+
+	for (m = 0; m < run->nr_mixes && run->mix_how; m++) {
+		const struct mix *given = &run->given_mixes[m];
+		json_t *entries = json_array();
+
+		for (i = 0; i < given->nr; i++) {
+			const struct mix_translation *t = &run->mix_how[m][i];
+
+			json_array_append_new(entries, json_pack("{s:s, s:i, s:i, s:I, s:I, s:f}",
+				"kind", page_kind_name(t->kind), "order_4k", (int)t->from,
+				"order", (int)t->to,
+				"bytes_4k", (json_int_t)(1ULL << (t->from + BASE_PAGE_MIN_SHIFT)),
+				"bytes", (json_int_t)(1ULL << (t->to + run->base->shift)),
+				"fraction", t->fraction));
+		}
+		json_array_append_new(a, json_pack("{s:s, s:o}", "mix", given->name,
+						   "entries", entries));
+	}
+	return a;
+}
+
+/*
+ * conditions.base_page: the kernel modelled (--base-page), its orders, how
+ * the mixes were placed in its pages, and what stays fixed at this
+ * machine's 4 KiB whatever the base page (named, never silently wrong).
+ */
+static json_t *base_page_json(const struct mdb_run *run)
+{
+	const struct base_page *b = run->base ? run->base : &base_pages[0];
+
+	return json_pack("{s:s, s:b, s:I, s:i, s:i, s:i, s:{s:o, s:o}, s:s, s:s, s:o, s:{s:s, s:s, s:s, s:s, s:s, s:s}}",
+		"name", b->name, "given", run->base_given,
+		"page_bytes", (json_int_t)(1ULL << b->shift),
+		"max_page_order", (int)b->max_page_order,
+		"pageblock_order", (int)b->pageblock_order,
+		"section_bits", (int)b->section_bits,
+		"hugetlb", "pmd", hstate_json(b, b->pmd_order), "pud", hstate_json(b, b->top_order),
+		"hugetlb_choice", "a mix's PMD-level (2 MiB) hugetlb at the base page's PMD hstate, "
+				  "its PUD-level (1 GiB) at the largest; fractions of RAM kept",
+		"mix_translation", "fractions of RAM kept; anon, file, slab, ... and free orders "
+				   "lowered by log2(base page / 4 KiB), one base page where that is "
+				   "below 0",
+		"mixes", translations_json(run),
+		"fixed_4k",
+		"memmap_host_pages", "the memmap is mapped with this machine's pages (--memmap-pages; "
+				     "4 KiB under HVO), not the modelled kernel's vmemmap mapping",
+		"kpageflags", "--mix=kpageflags counts /proc/kpageflags entries as 4 KiB pages; off "
+			      "4k its fractions are placed, not the snapshot's pfn-for-pfn placement",
+		"vmstat_projection", "scripts/project counts a THP as 512 pages (HPAGE_PMD_NR of a "
+				     "4 KiB host)",
+		"kernel_names", "hugetlb kernel names keep 4 KiB sizes: -2m is the PMD-level hstate, "
+				"-1g the largest (conditions.base_page.hugetlb)",
+		"cold_buffer", "the cold-cache eviction buffer walks this machine's 4 KiB pages",
+		"page_data", "clear_page()/copy_page() are this machine's instructions, over a base "
+			     "page's bytes");
 }
 
 /* ------------------------------------------------------------------ */
@@ -578,7 +655,7 @@ static json_t *conditions_json(const struct mdb_run *run)
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
 				  "pfns_move", run->opts.age == DESC_AGED);
-	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o}",
+	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
 			 "mix_placement", mix_placement_json(run),
 			 "memmap_pages", memmap_pages_name(run->opts.pages),
 			 "desc_age", desc_age_name(run->opts.age),
@@ -589,7 +666,8 @@ static json_t *conditions_json(const struct mdb_run *run)
 			 "slab_freelist_random", run->opts.age != DESC_FRESH_ORDERED, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
 			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
-			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run));
+			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run),
+			 "base_page", base_page_json(run));
 	/* The trace's compaction (age.h): on unless --compaction=off; null where no trace runs. */
 	if (o)
 		json_object_update_new(o, json_pack("{s:o, s:o}", "desc_trace", desc_trace_json(run),
@@ -602,7 +680,8 @@ static json_t *conditions_json(const struct mdb_run *run)
  * Per base page (machine/basepage.h): each layout's memmap per GiB of RAM,
  * and per hstate what one folio's entries fill and what HVO gives back of
  * them (hvo_freed_pages_at()), also per GiB of hugetlb memory.  Computed,
- * not run: the kernels and the footprint pass run at 4 KiB.
+ * not run, for every base page: the kernels and the footprint pass run at
+ * the run's own (conditions.base_page).
  */
 static json_t *base_pages_json(const struct mdb_run *run)
 {

@@ -25,7 +25,7 @@
 #define QUICK_MIN_TIME	"0.05"
 #define SMOKE_MIN_TIME	"0.005"
 #define GB_MIN_TIME	0.5		/* Google Benchmark's own default */
-#define QUICK_SMALL_RAM	"256MiB"	/* the quick profile's cache-fit size, for contrast */
+#define QUICK_SMALL_RAM	(256 * MDB_MiB)	/* the quick profile's cache-fit size, for contrast */
 #define MAX_RAM		MDB_HEADLINE_MAX_RAM	/* keeps every byte count below 2^64 */
 #define MIN_RAM		MDB_RAM_STEP	/* one pageblock */
 
@@ -34,6 +34,7 @@ struct options {
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
 	const char *compaction;
+	const char *base_page;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
@@ -95,6 +96,9 @@ static void usage(void)
 	       "                                    their memmap remapped as the kernel does (hvo:on), or not;\n"
 	       "                                    default: off, and on as well for the hugetlb kernels and\n"
 	       "                                    footprint (distributions build HVO but boot with it off)\n"
+	       "  --base-page=4k|16k|64k            the modelled kernel's base page (default 4k): memmap entries,\n"
+	       "                                    mix orders, hugetlb sizes, buddy and pageblock orders,\n"
+	       "                                    HVO (docs/conditions.md)\n"
 	       "  --seed=N                          placement of the mix and the descriptor churn (default 1)\n"
 	       "  --rounds=N|auto                   run every benchmark N times, round after round (default 1);\n"
 	       "                                    auto: 3 rounds, then more of each group (all layouts of a\n"
@@ -183,7 +187,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
 		OPT("--desc-cache", desc_cache), OPT("--slub", slub), OPT("--compaction", compaction),
-		OPT("--hvo", hvo),
+		OPT("--hvo", hvo), OPT("--base-page", base_page),
 		OPT("--threads", threads), OPT("--time-budget", time_budget),
 #undef OPT
 	};
@@ -424,9 +428,15 @@ static void add_mix(struct mdb_run *run, const char *arg)
 	unsigned int i;
 
 	run->mixes = grow(run->mixes, run->nr_mixes, sizeof(*run->mixes));
+	run->given_mixes = grow(run->given_mixes, run->nr_mixes, sizeof(*run->given_mixes));
+	run->mix_how = grow(run->mix_how, run->nr_mixes, sizeof(*run->mix_how));
 	mix = &run->mixes[run->nr_mixes];
-	if (mix_resolve(arg, mix, &err))
+	if (mix_resolve(arg, &run->given_mixes[run->nr_mixes], &err))
 		mdb_dief("--mix=%s: %s", arg, err.msg);
+	/* Given in 4 KiB pages; placed in the run's base pages. */
+	if (mix_translate(&run->given_mixes[run->nr_mixes], run->base, mix,
+			  run->mix_how[run->nr_mixes], &err))
+		mdb_dief("--mix=%s at --base-page=%s: %s", arg, run->base->name, err.msg);
 	for (i = 0; i < run->nr_mixes; i++)
 		if (!strcmp(run->mixes[i].name, mix->name))
 			mdb_dief("--mix: two mixes named '%s'", mix->name);
@@ -518,14 +528,20 @@ static void setup_threads(struct mdb_run *run, const struct options *o)
 	}
 }
 
-/* Full profile: 256MiB x4 up to 64GiB, stopping where the largest layout would not fit. */
+/* bytes rounded up to whole pageblocks (--ram's step: 512MiB at --base-page=64k). */
+static uint64_t pageblocks_up(uint64_t bytes)
+{
+	return (bytes + MDB_RAM_STEP - 1) / MDB_RAM_STEP * MDB_RAM_STEP;
+}
+
+/* Full profile: 256MiB (or one pageblock) x4 up to 64GiB, stopping where the largest layout would not fit. */
 static void full_profile_sizes(struct mdb_run *run)
 {
 	unsigned long long avail = mdb_mem_available();
 	uint64_t ram;
 	char a[32];
 
-	for (ram = 256 * MDB_MiB; ram <= 64 * MDB_GiB; ram *= 4) {
+	for (ram = pageblocks_up(256 * MDB_MiB); ram <= 64 * MDB_GiB; ram *= 4) {
 		unsigned long long need = 0;
 		unsigned int l, m;
 
@@ -561,18 +577,21 @@ static void full_profile_sizes(struct mdb_run *run)
 static void quick_profile_sizes(struct mdb_run *run, bool simulate)
 {
 	if (!run->machine.headline_ram && !simulate) {
-		for_each_item("--ram", "256MiB,1GiB,4GiB", add_ram, run);
+		add_ram_bytes(run, pageblocks_up(QUICK_SMALL_RAM));
+		add_ram_bytes(run, pageblocks_up(MDB_GiB));
+		add_ram_bytes(run, pageblocks_up(4 * MDB_GiB));
 		return;
 	}
-	for_each_item("--ram", QUICK_SMALL_RAM, add_ram, run);
+	add_ram_bytes(run, pageblocks_up(QUICK_SMALL_RAM));
 	if (!simulate)
 		add_ram_bytes(run, run->machine.headline_ram);
 }
 
 /*
  * Smoke profile (scripts/test): every kernel of every layout once, each mix
- * as small as it runs: 128MiB, or 2GiB for a mix with 1 GiB hugetlb
- * folios (the smallest size that holds one of a mix mostly made of them);
+ * as small as it runs: 64 pageblocks (128MiB at 4k), or twice the largest
+ * hstate for a mix with such hugetlb folios (2GiB at 4k: the smallest size
+ * that holds one of a mix mostly made of them);
  * the plan pairs each mix with its own size only (mdb_smoke_ram()).
  */
 static void smoke_profile_sizes(struct mdb_run *run)
@@ -662,6 +681,15 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		mdb_dief("--rounds=auto: only for a timed run (not --simulate or --fixed-ops)");
 	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
 		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
+	/*
+	 * Before anything sized in pages: --ram's step, the mixes, the headline,
+	 * the orders of a replayed trace.
+	 */
+	run->base_given = o->base_page != NULL;
+	run->base = base_page_find(o->base_page ? o->base_page : "4k");
+	if (!run->base)
+		mdb_dief("--base-page=%s: 4k, 16k or 64k", o->base_page);
+	base_page_set(run->base);
 	if (o->desc_age && !strncmp(o->desc_age, "trace:", 6)) {
 		if (!o->desc_age[6])
 			mdb_dief("--desc-age=trace: needs a file, trace:FILE");
@@ -766,6 +794,8 @@ static void release_run(struct mdb_run *run)
 	free(run->layouts);
 	free(run->ram_sizes);
 	free(run->mixes);
+	free(run->given_mixes);
+	free(run->mix_how);
 	free(run->baseline_sizes);
 	free(run->folio_sizes);
 	free(run->thread_counts);

@@ -20,7 +20,7 @@
 
 #define MDB_NAME_LEN		256
 #define MDB_SCHEMA_VERSION	2
-/* --ram's step: one pageblock, the unit the mix is placed in. */
+/* --ram's step: one pageblock of the run's base page (2 MiB at 4k, 32 MiB at 16k, 512 MiB at 64k), the unit the mix is placed in. */
 #define MDB_RAM_STEP		(1ULL << (PAGEBLOCK_ORDER + MDB_PAGE_SHIFT))
 /* The layout name of the live kernel (realkernel.c); never in layouts.list. */
 #define MDB_REAL_LAYOUT		"kernel"
@@ -114,7 +114,17 @@ struct mdb_run {
 	unsigned int nr_layouts;
 	uint64_t *ram_sizes;
 	unsigned int nr_ram_sizes;
+	/*
+	 * --base-page: the kernel modelled pages RAM in these (basepage.h
+	 * mdb_base is set to it before any mix is placed).  mixes[] are the
+	 * mixes placed at it (mix_translate()); given_mixes[] as given, in
+	 * 4 KiB orders, and how[] what each entry became.
+	 */
+	const struct base_page *base;
+	bool base_given;
 	struct mix *mixes;
+	struct mix *given_mixes;
+	struct mix_translation (*mix_how)[MIX_MAX_ENTRIES];
 	unsigned int nr_mixes;
 	int kpageflags_mix;		/* index of --mix=kpageflags in mixes; -1: none */
 	struct mdb_real *real;		/* --layout=...,kernel: the module; NULL: not asked */
@@ -175,7 +185,7 @@ void mdb_plan(struct mdb_run *run);
 #define MDB_HEADLINE_WS_TIMES	2
 #define MDB_HEADLINE_MAX_RAM	(1ULL << 50)	/* 1 PiB, --ram's own limit */
 void mdb_headline(struct mdb_run *run);
-/* The smoke profile's one RAM size for a mix: 128MiB (64 pageblocks: the aged trace keeps free order-9 blocks; at 32MiB it keeps none), or 2GiB for one with 1 GiB hugetlb folios. */
+/* The smoke profile's one RAM size for a mix: 64 pageblocks, 128MiB at 4k (the aged trace keeps free order-9 blocks; at 32MiB it keeps none), or twice the largest hstate (2GiB at 4k) for one with such hugetlb folios. */
 uint64_t mdb_smoke_ram(const struct mix *mix);
 /* The kernels the headline is measured with: the dependent ones that read the memmap of any mix. */
 bool mdb_headline_kernel(const struct mdb_kernel *k);

@@ -222,6 +222,9 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 		mdb_format_size(ram, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
 			     g->real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
+		/* Not at 4k: the base page's results are never another's under one name. */
+		if (mdb_base.shift != BASE_PAGE_MIN_SHIFT && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/base:%s", mdb_base.name);
 		if (g->folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", g->folio_bytes);
 		if (g->hvo_named && n > 0 && (size_t)n < sizeof(in->name))
@@ -486,7 +489,9 @@ void mdb_plan(struct mdb_run *run)
 
 uint64_t mdb_smoke_ram(const struct mix *mix)
 {
-	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD) ? 2 * MDB_GiB : 128 * MDB_MiB;
+	/* 64 pageblocks: 128MiB at 4k; twice the largest hstate: 2GiB at 4k, 32GiB at 64k */
+	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD) ? 2ULL << (HUGETLB_ORDER_PUD + MDB_PAGE_SHIFT) :
+							  64 * MDB_RAM_STEP;
 }
 
 bool mdb_headline_kernel(const struct mdb_kernel *k)
@@ -542,6 +547,9 @@ void mdb_headline(struct mdb_run *run)
 	if (mdb_kernels(&k, &nr, &err))
 		mdb_die(&err);
 	while (ram < MDB_HEADLINE_LLC_TIMES * mc->llc_bytes)
+		ram *= 2;
+	/* No smaller than the first mix places: its largest hugetlb folio (16GiB at 64k) twice. */
+	while (mix_has_hugetlb(&run->mixes[0], HUGETLB_ORDER_PUD) && ram < mdb_smoke_ram(&run->mixes[0]))
 		ram *= 2;
 	for (;; ram = next) {
 		next = ram * 2;

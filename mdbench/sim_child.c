@@ -25,7 +25,7 @@
 
 json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops)
 {
-	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, s:I}",
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, s:I, s:s}",
 			 "name", in->name, "kernel", in->kernel->name,
 			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
 			 "mix", in->mix ? mix_to_json(in->mix) : json_null(),
@@ -36,7 +36,8 @@ json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *
 			 "desc_cache", desc_cache_kind_name(in->desc_cache),
 			 "slub", desc_slub_name(run->opts.slub),
 			 "folio_desc_bytes", (json_int_t)in->folio_desc_bytes,
-			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads);
+			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads,
+			 "base_page", mdb_base.name);
 
 	/* The aging trace's: the replayed file (the child reads it again) and compaction. */
 	if (o)
@@ -88,7 +89,8 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 			 struct mix *mix, uint64_t *ops, const char **result, json_t **doc,
 			 struct mdb_err *err)
 {
-	const char *name, *kernel, *layout = NULL, *pages, *age, *hvo, *cache, *slub;
+	const char *name, *kernel, *layout = NULL, *pages, *age, *hvo, *cache, *slub, *base;
+	const struct base_page *b;
 	json_t *jmix, *jlayout;
 	json_int_t ram, buf, seed, n, folio, threads;
 
@@ -96,17 +98,20 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	if (!*doc)
 		return -1;
 	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, "
-			"s:I, s:s}",
+			"s:I, s:s, s:s}",
 			"name", &name, "kernel", &kernel, "layout", &jlayout, "mix", &jmix,
 			"ram_bytes", &ram, "buf_bytes", &buf, "seed", &seed, "ops", &n,
 			"memmap_pages", &pages, "desc_age", &age, "desc_cache", &cache, "slub", &slub,
 			"folio_desc_bytes", &folio,
-			"hvo", &hvo, "threads", &threads, "result", result) ||
+			"hvo", &hvo, "threads", &threads, "base_page", &base, "result", result) ||
+	    !(b = base_page_find(base)) ||
 	    memmap_pages_from_name(pages) < 0 || desc_age_from_name(age) < 0 ||
 	    desc_cache_kind_from_name(cache) < 0 || desc_slub_from_name(slub) < 0 || folio < 0 ||
 	    folio > FOLIO_DESC_BYTES_MAX || hvo_mode_from_name(hvo) < 0 || threads < 0 ||
 	    threads > 1)
 		return mdb_errf(err, "%s: not an instance description", path);
+	/* The parent's base page, before the mix placed at it is read or any memmap built. */
+	base_page_set(b);
 	if (json_is_string(jlayout))
 		layout = json_string_value(jlayout);
 	memset(in, 0, sizeof(*in));
@@ -115,7 +120,7 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 		in->ops = layout_by_name(layout);
 		if (!in->ops)
 			return mdb_errf(err, "%s: no layout %s in this binary", path, layout);
-		if (mix_from_json(jmix, mix, err))
+		if (mix_from_json_at(jmix, &mdb_base, mix, err))
 			return mdb_err_prefix(err, "%s", path);
 		/* A snapshot's blocks where the parent's snapshot saw them. */
 		if (json_is_string(json_object_get(*doc, "placed")) &&

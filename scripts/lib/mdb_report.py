@@ -356,6 +356,13 @@ def thousands(x):
 	return f"{round(x):,}"
 
 
+def base_page_text(dump):
+	"""'at NAME base pages' from the dump's conditions.base_page, or ''
+	for a dump that does not record one (older runs modelled 4 KiB)."""
+	bp = (dump.mb.get("conditions") or {}).get("base_page") or {}
+	return f" at {bp['name']} base pages" if isinstance(bp, dict) and bp.get("name") else ""
+
+
 def footprint_rows(dump):
 	"""(layouts, rows) of the headline's footprint: bytes per GiB of RAM per
 	mix (and variant, e.g. hvo:on; not the folio-size sweep, whose rows
@@ -395,7 +402,8 @@ def headline(dump, alpha):
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
 	names, fp = footprint_rows(dump)
 	if fp:
-		out += ["", f"{dump.label}: footprint in bytes per GiB of RAM (change against {ref})"]
+		out += ["", f"{dump.label}: footprint in bytes per GiB of RAM{base_page_text(dump)} "
+			f"(change against {ref})"]
 		out += md.text_table(["mix", *names], fp)
 	return out + cache_options(dump)
 

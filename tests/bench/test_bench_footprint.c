@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	static const unsigned int folio_bytes[] = { 0, 64, 96, 128 };
 	/* 2 GiB and a bit: one 1 GiB folio, 2 MiB ones, free order-10 blocks. */
 	static const struct mix_entry hugetlb[] = {
-		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.2 },
+		{ PK_HUGETLB, MIX_4K_HUGETLB_PUD, 0.5 }, { PK_HUGETLB, MIX_4K_HUGETLB_PMD, 0.2 },
 		{ PK_FILE, 3, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_SLAB, 1, 0.05 },
 		{ PK_PGTABLE, 0, 0.05 },
 	};

@@ -46,14 +46,14 @@ static void test_counts(const struct layout_ops *ops, const struct mix *mix)
 				      "model counts %lu", ops->name, blocks[k][o], page_kind_name(k), o,
 				      b.nr[k][o]);
 		}
-	CHECK(total == NR_PFNS && b.nr[PK_HUGETLB][HUGETLB_ORDER_PUD] == 1 &&
+	CHECK(total == NR_PFNS && b.nr[PK_HUGETLB][MIX_4K_HUGETLB_PUD] == 1 &&
 	      b.nr[PK_FREE][MAX_PAGE_ORDER], "the model's blocks cover %lu pfns", total);
 }
 
 int main(void)
 {
 	static const struct mix_entry e[] = {
-		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.2 },
+		{ PK_HUGETLB, MIX_4K_HUGETLB_PUD, 0.5 }, { PK_HUGETLB, MIX_4K_HUGETLB_PMD, 0.2 },
 		{ PK_ANON, 9, 0.1 }, { PK_FILE, 0, 0.1 }, { PK_FREE, 10, 0.1 },
 	};
 	struct mix mix = { .name = "hugetlb-model", .nr = sizeof(e) / sizeof(e[0]) };

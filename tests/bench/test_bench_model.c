@@ -77,7 +77,7 @@ static const struct layout_ops d8 = {
 static void test_formulas(void)
 {
 	const double E64 = 1, E32 = 2, E8 = 8, PB = 512, TAIL = 1.0 / 1024;
-	const double G = 1UL << HUGETLB_ORDER_PUD;
+	const double G = 1UL << MIX_4K_HUGETLB_PUD;
 	struct model_blocks b;
 
 	one_kind(&b, PK_ANON, 0);	/* every folio isolated, none leaves a gap */
@@ -114,14 +114,14 @@ static void test_formulas(void)
 	 * alike (order >= SCAN_COMPACT_ORDER): the head's line, page64's first
 	 * tail, a jump.
 	 */
-	one_kind(&b, PK_HUGETLB, HUGETLB_ORDER_PMD);
+	one_kind(&b, PK_HUGETLB, MIX_4K_HUGETLB_PMD);
 	expect_lines(model_lookup_seq, "lookup/seq", &o64, &b, 1, 0, "2 MiB hugetlb");
 	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / PB, "2 MiB hugetlb");
 	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / PB, 1 / PB, "2 MiB hugetlb");
 	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / PB, "2 MiB hugetlb");
 	memset(&b, 0, sizeof(b));	/* 2 GiB: two 1 GiB folios */
 	b.nr_pfns = 2 * G;
-	b.nr[PK_HUGETLB][HUGETLB_ORDER_PUD] = 2;
+	b.nr[PK_HUGETLB][MIX_4K_HUGETLB_PUD] = 2;
 	expect_lines(model_lookup_seq, "lookup/seq", &d8, &b, 1 / E8, 1 / G, "1 GiB hugetlb");
 	expect_lines(model_scan_compaction, "scan/compaction", &o64, &b, 1 / G, 1 / G, "1 GiB hugetlb");
 	expect_lines(model_scan_compaction, "scan/compaction", &d8, &b, 0, 2 / G, "1 GiB hugetlb");

@@ -37,9 +37,9 @@ static bool reached(enum mdb_ws_reach ws, const struct page_info *pi, unsigned l
 	case MDB_WS_HUGETLB:
 		return pi->kind == PK_HUGETLB;
 	case MDB_WS_HUGETLB_TAILS_2M:
-		return tail && pi->kind == PK_HUGETLB && pi->order == HUGETLB_ORDER_PMD;
+		return tail && pi->kind == PK_HUGETLB && pi->order == MIX_4K_HUGETLB_PMD;
 	case MDB_WS_HUGETLB_TAILS_1G:
-		return tail && pi->kind == PK_HUGETLB && pi->order == HUGETLB_ORDER_PUD;
+		return tail && pi->kind == PK_HUGETLB && pi->order == MIX_4K_HUGETLB_PUD;
 	default:
 		return false;
 	}

@@ -11,11 +11,11 @@
 
 static const struct layout_ops *ops = &LAYOUT_SYM(ops);
 
-#define NR	4096UL		/* four MAX_PAGE_ORDER blocks */
+#define NR	4096UL		/* four MIX_4K_MAX_PAGE_ORDER blocks */
 
 static struct memmap *all_free(void)
 {
-	struct mix mix = { .nr = 1, .entry = { { PK_FREE, MAX_PAGE_ORDER, 1.0 } } };
+	struct mix mix = { .nr = 1, .entry = { { PK_FREE, MIX_4K_MAX_PAGE_ORDER, 1.0 } } };
 	struct memmap_opts opts = { .seed = TEST_SEED };
 	struct memmap *mm;
 
@@ -24,12 +24,12 @@ static struct memmap *all_free(void)
 	return mm;
 }
 
-static void check_nr(const struct memmap *mm, const unsigned long want[MAX_PAGE_ORDER + 1],
+static void check_nr(const struct memmap *mm, const unsigned long want[MIX_4K_MAX_PAGE_ORDER + 1],
 		     const char *when)
 {
 	unsigned int o;
 
-	for (o = 0; o <= MAX_PAGE_ORDER; o++)
+	for (o = 0; o <= MIX_4K_MAX_PAGE_ORDER; o++)
 		CHECK(mm->buddy.free_area[o].nr == want[o], "%s: %s: free_area[%u] holds %lu, want %lu",
 		      ops->name, when, o, mm->buddy.free_area[o].nr, want[o]);
 }
@@ -49,30 +49,30 @@ static void check_free(const struct memmap *mm, unsigned long pfn, unsigned long
 static void check_split_merge(void)
 {
 	struct memmap *mm = all_free();
-	unsigned long h = (unsigned long)free_list_first(mm, &mm->buddy.free_area[MAX_PAGE_ORDER], false);
-	unsigned long want[MAX_PAGE_ORDER + 1] = { [MAX_PAGE_ORDER] = 4 };
+	unsigned long h = (unsigned long)free_list_first(mm, &mm->buddy.free_area[MIX_4K_MAX_PAGE_ORDER], false);
+	unsigned long want[MIX_4K_MAX_PAGE_ORDER + 1] = { [MIX_4K_MAX_PAGE_ORDER] = 4 };
 	unsigned int o;
 	long pfn;
 
 	check_nr(mm, want, "boot");
 	pfn = ops->folio_alloc(mm, 4, PK_ANON);	/* not a pcp order */
 	CHECK(pfn == (long)h, "%s: order 4 from the first order-10 block %lu, got %ld", ops->name, h, pfn);
-	for (o = 4; o < MAX_PAGE_ORDER; o++)
+	for (o = 4; o < MIX_4K_MAX_PAGE_ORDER; o++)
 		want[o] = 1;
-	want[MAX_PAGE_ORDER] = 3;
+	want[MIX_4K_MAX_PAGE_ORDER] = 3;
 	check_nr(mm, want, "after the split");
-	for (o = 4; o < MAX_PAGE_ORDER; o++) {
+	for (o = 4; o < MIX_4K_MAX_PAGE_ORDER; o++) {
 		CHECK(free_list_first(mm, &mm->buddy.free_area[o], false) == (long)(h + (1UL << o)),
 		      "%s: expand() left order %u at %lu", ops->name, o, h + (1UL << o));
 		check_free(mm, h + (1UL << o) + 1, h + (1UL << o), o);
 	}
 	ops->folio_free(mm, h);
 	memset(want, 0, sizeof(want));
-	want[MAX_PAGE_ORDER] = 4;
+	want[MIX_4K_MAX_PAGE_ORDER] = 4;
 	check_nr(mm, want, "after the merge");
-	CHECK(free_list_first(mm, &mm->buddy.free_area[MAX_PAGE_ORDER], false) == (long)h,
+	CHECK(free_list_first(mm, &mm->buddy.free_area[MIX_4K_MAX_PAGE_ORDER], false) == (long)h,
 	      "%s: the merged block at the list's head", ops->name);
-	check_free(mm, h + 1000, h, MAX_PAGE_ORDER);
+	check_free(mm, h + 1000, h, MIX_4K_MAX_PAGE_ORDER);
 	ops->memmap_destroy(mm);
 }
 
@@ -80,7 +80,7 @@ static void check_split_merge(void)
 static void check_pcp_order0(void)
 {
 	struct memmap *mm = all_free();
-	unsigned long h = (unsigned long)free_list_first(mm, &mm->buddy.free_area[MAX_PAGE_ORDER], false);
+	unsigned long h = (unsigned long)free_list_first(mm, &mm->buddy.free_area[MIX_4K_MAX_PAGE_ORDER], false);
 	long pfn = ops->folio_alloc(mm, 0, PK_ANON);
 
 	CHECK(pfn == (long)h && mm->buddy.pcp.count == 62 && mm->buddy.pcp.lists[0].nr == 62,
@@ -104,8 +104,8 @@ static void check_pcp_order0(void)
 static void check_pcp_drain(void)
 {
 	struct memmap *mm = all_free();
-	unsigned long h = (unsigned long)free_list_first(mm, &mm->buddy.free_area[MAX_PAGE_ORDER], false);
-	unsigned long want[MAX_PAGE_ORDER + 1] = { [MAX_PAGE_ORDER] = 3 };
+	unsigned long h = (unsigned long)free_list_first(mm, &mm->buddy.free_area[MIX_4K_MAX_PAGE_ORDER], false);
+	unsigned long want[MIX_4K_MAX_PAGE_ORDER + 1] = { [MIX_4K_MAX_PAGE_ORDER] = 3 };
 	long pfn = ops->folio_alloc(mm, 9, PK_ANON);
 
 	CHECK(pfn == (long)h && mm->buddy.pcp.count == 512 && mm->buddy.pcp.lists[4].nr == 1,
@@ -121,10 +121,10 @@ static void check_pcp_drain(void)
 	CHECK(ops->folio_alloc(mm, 9, PK_ANON) == (long)h, "%s: LIFO at order 9", ops->name);
 	ops->folio_free(mm, h);		/* drained again: merges with h + 512 */
 	memset(want, 0, sizeof(want));
-	want[MAX_PAGE_ORDER] = 4;
+	want[MIX_4K_MAX_PAGE_ORDER] = 4;
 	check_nr(mm, want, "drained and merged");
 	CHECK(mm->buddy.pcp.count == 0, "%s: pcp empty, count %d", ops->name, mm->buddy.pcp.count);
-	check_free(mm, h + 700, h, MAX_PAGE_ORDER);
+	check_free(mm, h + 700, h, MIX_4K_MAX_PAGE_ORDER);
 	ops->memmap_destroy(mm);
 }
 

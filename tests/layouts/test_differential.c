@@ -149,7 +149,7 @@ static void do_alloc(void)
 	/* Now and then a 2 MiB hugetlb folio, or a 1 GiB one (refused: the buddy has none). */
 	if (!rand_below(16)) {
 		kind = PK_HUGETLB;
-		order = rand_below(4) ? HUGETLB_ORDER_PMD : HUGETLB_ORDER_PUD;
+		order = rand_below(4) ? MIX_4K_HUGETLB_PMD : MIX_4K_HUGETLB_PUD;
 	}
 	long v[NR_LAYOUTS];
 	unsigned int l;
@@ -341,7 +341,7 @@ int main(void)
 {
 	/* A 1 GiB hugetlb folio (the mix's only), 2 MiB ones and the usual others. */
 	static const struct mix_entry gigantic[] = {
-		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.1 },
+		{ PK_HUGETLB, MIX_4K_HUGETLB_PUD, 0.5 }, { PK_HUGETLB, MIX_4K_HUGETLB_PMD, 0.1 },
 		{ PK_ANON, 0, 0.1 }, { PK_FILE, 4, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 9, 0.05 },
 		{ PK_SLAB, 0, 0.05 },
 	};

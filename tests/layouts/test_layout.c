@@ -26,7 +26,7 @@ struct expect {
 	size_t desc_bytes;
 	size_t desc_count;
 	size_t by_type[DESC_NR];
-	unsigned long folios[2][MAX_FOLIO_ORDER + 1];	/* [anon?][order] */
+	unsigned long folios[2][MIX_MAX_ORDER + 1];	/* [anon?][order] */
 	unsigned long pages[PK_NR];
 };
 
@@ -444,7 +444,7 @@ static void check_exhaust(struct memmap *mm)
 	for (pfn = 0; pfn < mm->nr_pfns; pfn++) {
 		int order = page_buddy_order(mm, pfn_to_page(mm, pfn));
 
-		heads += order >= MAX_FOLIO_ORDER ? 1UL << (order - MAX_FOLIO_ORDER) : 0;
+		heads += order >= (int)MAX_FOLIO_ORDER ? 1UL << (order - (int)MAX_FOLIO_ORDER) : 0;
 	}
 	CHECK(heads > 0, "the test mix has free order-9 blocks");
 	while ((p = ops->folio_alloc(mm, MAX_FOLIO_ORDER, PK_FILE)) >= 0)
@@ -454,7 +454,7 @@ static void check_exhaust(struct memmap *mm)
 	CHECK(ops->folio_alloc(mm, MAX_FOLIO_ORDER + 1, PK_ANON) == -1, "order above 9");
 	CHECK(ops->folio_alloc(mm, 0, PK_SLAB) == -1, "slab is not a folio kind");
 	CHECK(ops->folio_alloc(mm, 8, PK_HUGETLB) == -1, "order 8 is no hstate");
-	CHECK(ops->folio_alloc(mm, HUGETLB_ORDER_PUD, PK_HUGETLB) == -1,
+	CHECK(ops->folio_alloc(mm, MIX_4K_HUGETLB_PUD, PK_HUGETLB) == -1,
 	      "1 GiB folios come from the mix, not the buddy");
 	while (got)
 		ops->folio_free(mm, taken[--got]);
@@ -475,7 +475,7 @@ static void check_memmap_init(struct memmap *mm)
 	long p;
 
 	/* memblock_free_all() hands out MAX_PAGE_ORDER blocks: the test memmap is whole ones. */
-	_Static_assert(TEST_NR_PFNS % (1UL << MAX_PAGE_ORDER) == 0, "whole order-10 blocks");
+	_Static_assert(TEST_NR_PFNS % (1UL << MIX_4K_MAX_PAGE_ORDER) == 0, "whole order-10 blocks");
 	ops->memmap_init(mm);
 	/* The two boot passes on one page: allocated after the first, free after the second. */
 	memmap_init_pfn(mm, 1);
@@ -586,7 +586,7 @@ static void check_odd_size_and_opts(const struct mix *mix)
 static void gigantic_mix(struct mix *mix)
 {
 	static const struct mix_entry e[] = {
-		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.1 },
+		{ PK_HUGETLB, MIX_4K_HUGETLB_PUD, 0.5 }, { PK_HUGETLB, MIX_4K_HUGETLB_PMD, 0.1 },
 		{ PK_ANON, 0, 0.1 }, { PK_FILE, 9, 0.1 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 0, 0.05 },
 		{ PK_SLAB, 0, 0.05 },
 	};
@@ -618,7 +618,7 @@ static long find_block(const struct mix *mix, unsigned long nr_pfns, enum page_k
 static void check_gigantic(enum hvo_mode hvo)
 {
 	struct memmap_opts opts = { .seed = TEST_SEED, .hvo = hvo };
-	const unsigned long nr = 1UL << HUGETLB_ORDER_PUD;
+	const unsigned long nr = 1UL << MIX_4K_HUGETLB_PUD;
 	struct page_info pi, *before;
 	struct footprint fp0, fp;
 	struct folio *folio;
@@ -633,7 +633,7 @@ static void check_gigantic(enum hvo_mode hvo)
 	check_footprint(mm, &ex);
 	/* 1027 whole pageblocks: 1.003 1 GiB folios (1), 102.7 2 MiB ones (102, +1 by remainder). */
 	CHECK(ex.pages[PK_HUGETLB] == nr + 103 * 512, "%lu hugetlb pages", ex.pages[PK_HUGETLB]);
-	head = find_block(&mix, GIGA_NR_PFNS, PK_HUGETLB, HUGETLB_ORDER_PUD);
+	head = find_block(&mix, GIGA_NR_PFNS, PK_HUGETLB, MIX_4K_HUGETLB_PUD);
 	CHECK(head >= 0 && head % (long)nr == 0, "the 1 GiB folio at %ld", head);
 	if (head < 0)
 		goto out;
@@ -641,7 +641,7 @@ static void check_gigantic(enum hvo_mode hvo)
 	/* Its last tail, 1 GiB of RAM from the head, leads to it. */
 	folio = page_folio(mm, pfn_to_page(mm, head + nr - 1));
 	CHECK(folio && folio == page_folio(mm, pfn_to_page(mm, head)) && folio_test_hugetlb(folio) &&
-	      folio_kind(folio) == PK_HUGETLB && folio_order(folio) == HUGETLB_ORDER_PUD &&
+	      folio_kind(folio) == PK_HUGETLB && folio_order(folio) == MIX_4K_HUGETLB_PUD &&
 	      folio_nr_pages(folio) == nr && folio_pfn(mm, folio) == (unsigned long)head,
 	      "the last tail's folio");
 	CHECK(page_kind(mm, pfn_to_page(mm, head + nr / 2)) == PK_HUGETLB, "a middle tail's kind");
@@ -656,14 +656,14 @@ static void check_gigantic(enum hvo_mode hvo)
 	      page_ref_count(mm, pfn_to_page(mm, pfn)) == 1,
 	      "hvo %s: the tail at the start of the second vmemmap page", hvo_mode_name(hvo));
 	CHECK(hvo_folio_optimised(&mm->hvo, (unsigned long)head) ==
-	      (hvo == HVO_ON && hvo_freed_pages(&ops->hvo, sizeof(struct page), HUGETLB_ORDER_PUD)),
+	      (hvo == HVO_ON && hvo_freed_pages(&ops->hvo, sizeof(struct page), MIX_4K_HUGETLB_PUD)),
 	      "hvo %s: the 1 GiB folio's vmemmap remapped or not", hvo_mode_name(hvo));
 
 	/* Counts move on the folio, whichever page they come through. */
 	ops->folio_get(mm, head + nr - 1);
 	ops->folio_map(mm, head + 12345);
 	ops->page_info(mm, head + 7, &pi);
-	CHECK(pi.refcount == 2 && pi.mapcount == 1 && pi.order == HUGETLB_ORDER_PUD &&
+	CHECK(pi.refcount == 2 && pi.mapcount == 1 && pi.order == MIX_4K_HUGETLB_PUD &&
 	      pi.head_pfn == (unsigned long)head, "counts: ref %d map %d", pi.refcount, pi.mapcount);
 	ops->folio_unmap(mm, head + 1);
 	CHECK(!ops->folio_put(mm, head) && folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0,
@@ -691,7 +691,7 @@ static void check_gigantic(enum hvo_mode hvo)
 	CHECK(fp.desc_bytes == fp0.desc_bytes - ops->desc_size[DESC_FOLIO_LARGE] &&
 	      fp.memmap_bytes == fp0.memmap_bytes, "free: desc %zu -> %zu", fp0.desc_bytes,
 	      fp.desc_bytes);
-	pfn = ops->folio_alloc(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
+	pfn = ops->folio_alloc(mm, MIX_4K_HUGETLB_PMD, PK_HUGETLB);
 	CHECK(pfn >= 0, "a 2 MiB hugetlb folio from what is left");
 out:
 	ops->memmap_destroy(mm);
@@ -730,10 +730,10 @@ static void check_machine(const struct mix *mix, const struct memmap_opts *opts)
 	check_counts(mm, 0, PK_ANON);
 	check_counts(mm, 3, PK_FILE);
 	check_counts(mm, 9, PK_ANON);
-	check_counts(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
+	check_counts(mm, MIX_4K_HUGETLB_PMD, PK_HUGETLB);
 	for (order = 0; order <= MAX_FOLIO_ORDER; order++)
 		check_alloc_migrate_free(mm, order, order & 1 ? PK_ANON : PK_FILE);
-	check_alloc_migrate_free(mm, HUGETLB_ORDER_PMD, PK_HUGETLB);
+	check_alloc_migrate_free(mm, MIX_4K_HUGETLB_PMD, PK_HUGETLB);
 	if (!opts->folio_desc_bytes)
 		check_order2_cost(mm);
 	check_footprint(mm, &ex);	/* everything given back */

@@ -142,7 +142,7 @@ static void check_measured(const struct layout_ops *ops, struct memmap *mm,
 static void check_all_hugetlb(const struct layout_ops *ops, enum hvo_mode hvo)
 {
 	static const struct mix_entry e[] = {
-		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.5 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.5 },
+		{ PK_HUGETLB, MIX_4K_HUGETLB_PUD, 0.5 }, { PK_HUGETLB, MIX_4K_HUGETLB_PMD, 0.5 },
 	};
 	const unsigned long P = HVO_PAGE_SIZE;
 	struct hvo_footprint h;
@@ -307,7 +307,7 @@ static void check_remap(const struct layout_ops *ops, struct memmap *mm)
 static void check_mixed(const struct layout_ops *ops, enum hvo_mode hvo)
 {
 	static const struct mix_entry e[] = {
-		{ PK_HUGETLB, HUGETLB_ORDER_PUD, 0.4 }, { PK_HUGETLB, HUGETLB_ORDER_PMD, 0.15 },
+		{ PK_HUGETLB, MIX_4K_HUGETLB_PUD, 0.4 }, { PK_HUGETLB, MIX_4K_HUGETLB_PMD, 0.15 },
 		{ PK_ANON, 9, 0.1 }, { PK_FILE, 0, 0.15 }, { PK_FREE, 10, 0.1 }, { PK_FREE, 9, 0.1 },
 	};
 	size_t entry = ops->page_size, per_page = HVO_PAGE_SIZE / entry;

@@ -184,7 +184,7 @@ static int test_validate(void)
 	CHECK(mix_validate(&m, &err) == 0, "hugetlb order 9: %s", err.msg);
 	for (unsigned int o = 0; o <= MIX_MAX_ORDER + 1; o++) {
 		m.entry[10].order = o;
-		if (o == HUGETLB_ORDER_PMD || o == HUGETLB_ORDER_PUD)
+		if (o == MIX_4K_HUGETLB_PMD || o == MIX_4K_HUGETLB_PUD)
 			continue;
 		CHECK(mix_validate(&m, &err) == -1 && strstr(err.msg, "entries[10]: hugetlb order") &&
 		      strstr(err.msg, "the hstates are order 9 (2 MiB) and 18 (1 GiB)"), "%u: %s", o,
@@ -320,8 +320,8 @@ static int test_roundtrip(void)
 	}
 	reference_file("desktop-16g.json", "desktop-16g", "desktop");
 	reference_file("server-256g.json", "server-256g", "server");
-	reference_hugetlb("vm-host-512g.json", HUGETLB_ORDER_PUD, 0.8, 7);
-	reference_hugetlb("database-256g.json", HUGETLB_ORDER_PMD, 0.5, 2560);
+	reference_hugetlb("vm-host-512g.json", MIX_4K_HUGETLB_PUD, 0.8, 7);
+	reference_hugetlb("database-256g.json", MIX_4K_HUGETLB_PMD, 0.5, 2560);
 
 	/* Good fixtures: unusual but legal spelling reads as expected. */
 	CHECK(mix_load_file(path_join(path, sizeof(path), fixtures, "good/minimal.json"), &m, &err) == 0,
@@ -812,8 +812,8 @@ static void test_plan_big(void)
 
 			CHECK(mix_plan_init(&plan, &big, 8UL << 18, seed, &err) == 0, "%s", err.msg);
 			while (mix_plan_next(&plan, &blk))
-				if (blk.order == HUGETLB_ORDER_PUD)
-					used |= 1U << (blk.pfn >> HUGETLB_ORDER_PUD);
+				if (blk.order == MIX_4K_HUGETLB_PUD)
+					used |= 1U << (blk.pfn >> MIX_4K_HUGETLB_PUD);
 			mix_plan_release(&plan);
 		}
 		CHECK(used == 0xff, "1 GiB folios only ever at slots %#x of 0xff", used);
@@ -967,7 +967,7 @@ static void want(struct kpf_file *f, enum page_kind kind, unsigned int order, un
  */
 static void kpf_build(struct kpf_file *f)
 {
-	f->nr = (3UL << HUGETLB_ORDER_PUD) + 8;
+	f->nr = (3UL << MIX_4K_HUGETLB_PUD) + 8;
 	f->flags = calloc(f->nr, sizeof(*f->flags));
 	memset(f->want, 0, sizeof(f->want));
 	kpf_run(f, 0, f->nr, F_NOPAGE);
