@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "age_memo.h"
+#include "grow.h"
 #include "buddy.h"
 #include "layout.h"
 #include "meminfo.h"
@@ -306,28 +307,21 @@ static void age_transient_free(void *arg, void *desc, unsigned int order)
 struct trace_descs {
 	struct memmap *mm;
 	void **desc;
-	unsigned long cap;
+	size_t cap;
 };
 
 static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order)
 {
 	struct trace_descs *td = arg;
 	struct desc_cache *c = &td->mm->cache[folio_desc_type(order)];
+	void **d;
 
 	if (!c->obj_size)
 		return 0;
-	if (id >= td->cap) {
-		unsigned long cap = td->cap ? 2 * td->cap : 4096;
-		void **d;
-
-		while (cap <= id)
-			cap *= 2;
-		d = realloc(td->desc, cap * sizeof(*d));
-		if (!d)
-			return -1;
-		td->desc = d;
-		td->cap = cap;
-	}
+	d = mdb_grow(td->desc, &td->cap, id + 1, sizeof(*d));
+	if (!d)
+		return -1;
+	td->desc = d;
 	td->desc[id] = desc_alloc(c);
 	return td->desc[id] ? 0 : -1;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "age.h"
+#include "grow.h"
 #include "mix.h"
 #include "rng.h"
 #include "units.h"
@@ -35,15 +36,11 @@ int desc_age_from_name(const char *name)
 
 int age_list_add(struct age_list *l, unsigned long pfn, unsigned int order, unsigned int kind)
 {
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4096;
-		struct age_folio *f = realloc(l->f, cap * sizeof(*f));
+	struct age_folio *f = mdb_grow(l->f, &l->cap, l->nr + 1, sizeof(*f));
 
-		if (!f)
-			return -1;
-		l->f = f;
-		l->cap = cap;
-	}
+	if (!f)
+		return -1;
+	l->f = f;
 	l->f[l->nr++] = (struct age_folio){ .pfn = (uint32_t)pfn, .order = (uint8_t)order,
 					    .kind = (uint8_t)kind };
 	return 0;

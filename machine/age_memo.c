@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "age_memo.h"
+#include "grow.h"
 
 /* A kept trace: its inputs, compared whole, and what it did. */
 struct memo {
@@ -125,20 +126,17 @@ struct recorder {
 static void record(struct recorder *r, unsigned long id, unsigned int order, bool alloc)
 {
 	struct memo *m = r->m;
+	uint64_t *ev;
 
 	if (r->lost)
 		return;
-	if (m->nr_ev == m->cap_ev) {
-		size_t cap = m->cap_ev ? 2 * m->cap_ev : 1 << 16;
-		uint64_t *ev = realloc(m->ev, cap * sizeof(*ev));
+	ev = mdb_grow(m->ev, &m->cap_ev, m->nr_ev + 1, sizeof(*ev));
 
-		if (!ev) {
-			r->lost = true;
-			return;
-		}
-		m->ev = ev;
-		m->cap_ev = cap;
+	if (!ev) {
+		r->lost = true;
+		return;
 	}
+	m->ev = ev;
 	m->ev[m->nr_ev++] = event_pack(id, order, alloc);
 }
 

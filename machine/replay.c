@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "age.h"
+#include "grow.h"
 #include "sha256.h"
 
 #define LINE_MAX_BYTES	256
@@ -97,15 +98,11 @@ static int add_event(struct loader *l, struct age_event e)
 {
 	struct age_replay *r = l->r;
 
-	if (r->nr_events == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 4096;
-		struct age_event *ev = realloc(r->ev, cap * sizeof(*ev));
+	struct age_event *ev = mdb_grow(r->ev, &l->cap, r->nr_events + 1, sizeof(*ev));
 
-		if (!ev)
-			return -1;
-		r->ev = ev;
-		l->cap = cap;
-	}
+	if (!ev)
+		return -1;
+	r->ev = ev;
 	r->ev[r->nr_events++] = e;
 	return 0;
 }
