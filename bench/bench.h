@@ -53,7 +53,7 @@ enum pfn_select {
  * Fills list with a random order of the pfns that select picks: a permutation
  * of all of them when there are at most max, else max picked at random (with
  * repetition).  0 on success (nr may be 0: nothing matched); -1 when out of
- * memory.
+ * memory.  The same draw again on the same memmap is a copy of the last one.
  */
 int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn_select select,
 		    unsigned long max);

@@ -204,6 +204,7 @@ struct memmap {
 	struct desc_cache cache[DESC_NR];
 	struct mix mix;			/* what it was built from */
 	uint64_t seed;
+	uint64_t serial;		/* this build's number in the process: never reused */
 	struct memmap_opts opts;	/* as built (bind cleared) */
 	struct memmap_obtained obtained;
 	struct hvo_map hvo;		/* HVO's memfd and remapped folios (fd -1: off) */
@@ -498,6 +499,8 @@ extern const struct layout_ops LAYOUT_SYM(ops);
 
 /* Every layout of layouts/layouts.list, in its order; NULL-terminated (generated). */
 extern const struct layout_ops *const mdb_layouts[];
+/* memmap_create()'s count of the memmaps built so far (struct memmap.serial). */
+extern uint64_t memmap_serial;
 const struct layout_ops *layout_by_name(const char *name);
 /* The reference the others are compared against: the first of the list. */
 static inline const struct layout_ops *layout_reference(void)

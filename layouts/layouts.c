@@ -17,6 +17,9 @@ const char *const desc_type_name[DESC_NR] = {
 	[DESC_NETMEM] = "netmem",
 };
 
+/* The last memmap number memmap_create() gave: one counter for every layout's builds. */
+uint64_t memmap_serial;
+
 const struct layout_ops *layout_by_name(const char *name)
 {
 	const struct layout_ops *const *ops;

@@ -666,6 +666,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	mm->nr_pfns = nr_pfns;
 	mm->mix = *mix;
 	mm->seed = opts->seed;
+	mm->serial = __atomic_add_fetch(&memmap_serial, 1, __ATOMIC_RELAXED);
 	mm->opts = *opts;
 	mm->opts.bind = NULL;
 	mm->opts.bind_arg = NULL;

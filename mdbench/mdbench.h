@@ -83,7 +83,8 @@ struct mdb_machine {
  * layout's time over the reference layout's (round by round; a group of one
  * benchmark: its time) is wider than MDB_AUTO_TARGET of the median, until
  * none is, the group has MDB_AUTO_MAX_ROUNDS, or --time-budget would be
- * passed by the next round.
+ * passed by the next round.  The groups at the headline size are offered
+ * the budget first: the report's headline comes from them.
  */
 #define MDB_AUTO_MIN_ROUNDS	3
 #define MDB_AUTO_MAX_ROUNDS	30

@@ -369,9 +369,15 @@ static double group_est(const struct mdb_run *run, const struct mdb_group *g)
 	}
 }
 
+static bool group_at_headline(const struct mdb_run *run, const struct mdb_group *g)
+{
+	return run->machine.headline_ram && run->inst[g->first].ram_bytes == run->machine.headline_ram;
+}
+
 /*
  * After a pass: which groups stay open, and one more round of theirs, as
- * many as the time budget allows at the pace the estimates have run at.
+ * many as the time budget allows at the pace the estimates have run at,
+ * those at the headline size first.
  */
 static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 {
@@ -380,10 +386,10 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 	unsigned long n = 0;
 	size_t g, i;
 
-	for (g = 0; g < run->nr_groups; g++) {
-		struct mdb_group *grp = &run->groups[g];
+	for (g = 0; g < 2 * run->nr_groups; g++) {
+		struct mdb_group *grp = &run->groups[g % run->nr_groups];
 
-		if (grp->stopped)
+		if (grp->stopped || group_at_headline(run, grp) != (g < run->nr_groups))
 			continue;
 		grp->stopped = group_verdict(run, grp);
 		if (!grp->stopped && run->time_budget > 0 &&
@@ -421,13 +427,24 @@ static double est_seconds(const char *run_name, void *arg)
 	return in ? in->est_seconds : 0;
 }
 
+/*
+ * The rounds an instance runs: a report kernel's values (footprint bytes,
+ * counts) do not vary between rounds, so it runs in the first one only; at
+ * the headline size each of its builds took seconds a round.
+ */
+static unsigned int instance_rounds(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	if (!in->selected)
+		return 0;
+	return in->kernel->class == MDB_REPORT ? 1 : run->rounds;
+}
+
 int mdb_run_native(struct mdb_run *run)
 {
 	char path[4096], missing[MDB_COUNTERS_MISSING_LEN];
 	struct mdb_report rep = {
 		.context = mdb_context_cb,
 		.arg = run,
-		.nr_expected = run->nr_selected * run->rounds,
 		.annotate = annotate,
 		.est_seconds = est_seconds,
 		.next_pass = run->rounds_auto ? auto_next_pass : NULL,
@@ -439,9 +456,10 @@ int mdb_run_native(struct mdb_run *run)
 
 	the_run = run;
 	threaded.cached = true;
-	for (i = 0; i < run->nr_inst; i++)
-		if (run->inst[i].selected)
-			rep.est_total += run->inst[i].est_seconds * run->rounds;
+	for (i = 0; i < run->nr_inst; i++) {
+		rep.nr_expected += instance_rounds(run, &run->inst[i]);
+		rep.est_total += run->inst[i].est_seconds * instance_rounds(run, &run->inst[i]);
+	}
 	if (run->out_dir) {
 		snprintf(path, sizeof(path), "%s/mdbench.json", run->out_dir);
 		rep.path = path;
@@ -458,7 +476,7 @@ int mdb_run_native(struct mdb_run *run)
 		auto_start(run);
 	for (r = 0; r < run->rounds; r++)
 		for (i = 0; i < run->nr_inst; i++)
-			if (run->inst[i].selected)	/* --benchmark_filter: the plan's */
+			if (r < instance_rounds(run, &run->inst[i]))	/* --benchmark_filter: the plan's */
 				register_instance(run, &run->inst[i]);
 	auto_est = rep.est_total;
 	mdb_use_counters(&run->counters);
