@@ -27,7 +27,7 @@
 
 #define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)
 
-/* The --desc-cache option the printer builds with (its 7th argument; default the run's). */
+/* The --desc-cache option the printer builds with (its 7th argument; default rcu, the run's). */
 static enum desc_cache_kind desc_cache;
 
 /* mix_name, or NULL and the mix in *mix. */
@@ -123,7 +123,7 @@ static int print_one(char **argv)
 	const struct layout_ops *ops = layout_by_name(argv[1]);
 	unsigned long long ram = strtoull(argv[3], NULL, 10);
 	int hvo = hvo_mode_from_name(argv[6]);
-	int cache = argv[7] ? desc_cache_kind_from_name(argv[7]) : (int)desc_cache;
+	int cache = argv[7] ? desc_cache_kind_from_name(argv[7]) : (int)DESC_CACHE_RCU;
 	struct footprint_measured m;
 	struct footprint fp;
 	struct memmap *mm;
@@ -151,6 +151,34 @@ static int print_one(char **argv)
 	return 0;
 }
 
+/*
+ * "-": one request a line on stdin (the arguments above, blank-separated),
+ * one line printed for each: one process for all of a test's builds, so
+ * the allocation trace of a mix and size runs once (age_memo.h) rather
+ * than in a process per build.
+ */
+static int print_each(void)
+{
+	char line[1024], *arg[9], *save;
+	int n, ret;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		arg[0] = "-";
+		for (n = 1; n < 9 && (arg[n] = strtok_r(n == 1 ? line : NULL, " \t\n", &save)); n++)
+			;
+		if (n != 7 && n != 8) {
+			fprintf(stderr, "test_bench_footprint: want 6 or 7 fields a line, got %d\n", n - 1);
+			return 2;
+		}
+		arg[n] = NULL;
+		ret = print_one(arg);
+		fflush(stdout);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned int folio_bytes[] = { 0, 64, 96, 128 };
@@ -165,8 +193,10 @@ int main(int argc, char **argv)
 
 	if (argc == 7 || argc == 8)
 		return print_one(argv);
+	if (argc == 2 && !strcmp(argv[1], "-"))
+		return print_each();
 	if (argc != 1) {
-		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO [DESC_CACHE]]\n");
+		fprintf(stderr, "usage: test_bench_footprint [LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO [DESC_CACHE] | -]\n");
 		return 2;
 	}
 	memcpy(big.entry, hugetlb, sizeof(hugetlb));

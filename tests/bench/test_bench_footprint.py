@@ -86,6 +86,7 @@ def check_run(mdbench, printer, descriptors, folios, sweep):
 	failures, hugetlb = [], 0
 	if len(benches) != want:
 		failures.append(f"{len(benches)} footprint benchmarks with {sweep}, expected {want}")
+	runs = []
 	for b in benches:
 		kernel, layout, mix, ram, *rest = b["name"].split("/")
 		params = dict(p.split(":", 1) for p in rest)
@@ -100,10 +101,15 @@ def check_run(mdbench, printer, descriptors, folios, sweep):
 			failures.append(f"{b['name']}: an hvo part where none belongs, or none where one does")
 		# a report group of another --desc-cache option is built with that option
 		cache = [params["cache"]] if "cache" in params else []
-		fields = subprocess.run([printer, layout, MIXES[mix], str(ram), str(SEED), str(size),
-					 hvo or "off", *cache], check=True, capture_output=True,
-					text=True).stdout.split()
-		fields = [int(x) for x in fields]
+		runs.append((b, layout, ram, size, hvo,
+			     [layout, MIXES[mix], str(ram), str(SEED), str(size), hvo or "off", *cache]))
+	# one printer for every build, in the dump's order (a mix and size together)
+	printed = subprocess.run([printer, "-"], input="".join(" ".join(r[-1]) + "\n" for r in runs),
+				 check=True, capture_output=True, text=True).stdout.splitlines()
+	if len(printed) != len(runs):
+		return failures + [f"the printer answered {len(printed)} of {len(runs)} builds"], hugetlb
+	for (b, layout, ram, size, hvo, _), line in zip(runs, printed):
+		fields = [int(x) for x in line.split()]
 		if size and fields[4] != size:
 			failures.append(f"{b['name']}: ops->footprint counts {fields[4]}-byte folios")
 		expect = expected(ram, hvo, fields)
