@@ -38,7 +38,7 @@ err "^mdbench: --rounds=auto: only for a timed run" --rounds=auto --fixed-ops=1
 # Two rounds of a few benchmarks, two layouts; then --rounds=auto with a 1-second budget.
 short="--ram=32MiB --layout=page64,memdesc8 --counters=none --benchmark_min_time=0.005"
 # shellcheck disable=SC2086
-"$mdbench" $short --rounds=2 --benchmark_filter='^(lookup/seq|baseline/latency)/' \
+"$mdbench" $short --rounds=2 --benchmark_filter='^(lookup/seq|baseline/latency|footprint)/' \
 	--out="$tmp/two" >"$tmp/two.out" 2>"$tmp/two.err" || { cat "$tmp/two.err"; fail=1; }
 # shellcheck disable=SC2086
 "$mdbench" $short --rounds=auto --time-budget=1 --benchmark_filter='^lookup/seq/' \
@@ -107,6 +107,11 @@ check({b["ram_bytes"] for b in sim["benchmarks"]} == {256 << 20}, "quick --simul
 d = load("two/mdbench.json")
 entries = d["benchmarks"]
 its = [e for e in entries if e["run_type"] == "iteration"]
+# a report kernel (footprint) runs in the first round only: no median of one
+once = [e for e in its if e["run_name"].startswith("footprint/")]
+check(len(once) == 5 and len({e["run_name"] for e in once}) == 5,
+      f"footprint: {[e['name'] for e in once]}: once each (2 layouts, 3 cache options of memdesc8)")
+its = [e for e in its if e not in once]
 aggs = [e for e in entries if e["run_type"] == "aggregate"]
 names = {e["run_name"] for e in its}
 check(len(its) == 2 * len(names) and len(aggs) == len(names), f"{len(its)} runs, {len(aggs)} medians of {len(names)}")
@@ -118,10 +123,11 @@ for a in aggs:
 for e in its:
 	check("working_set_bytes" in e and "ram_over_llc" in e, f"{e['name']}: working set fields")
 prog = [l for l in open(f"{tmp}/two.err") if l.startswith("mdbench: progress ")]
-check(len(prog) == len(its), f"{len(prog)} progress lines for {len(its)} runs")
+runs = len(its) + len(once)
+check(len(prog) == runs, f"{len(prog)} progress lines for {runs} runs")
 check(all(re.fullmatch(r"mdbench: progress (\d+)/(\d+) elapsed=[\d.]+ est_left=[\d.]+ \S+\n", l) for l in prog),
       "progress lines parse")
-check(prog and prog[-1].startswith(f"mdbench: progress {len(its)}/{len(its)} "), "the last progress line")
+check(prog and prog[-1].startswith(f"mdbench: progress {runs}/{runs} "), "the last progress line")
 err = open(f"{tmp}/two.err").read()
 check(not re.search(r"^memdesc_bench\.\w+: [\[{]", err, re.M), "our JSON context strings on the console")
 check(("Library was built as DEBUG" in err) == (err.count("mdbench: note: the warning above") == 1),
