@@ -56,9 +56,9 @@ int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
 
 int memmap_measure(const struct memmap *mm, struct footprint_measured *out)
 {
+	const struct vmemmap *v[DESC_NR * DESC_MAX_EXT];
+	size_t carved[DESC_NR * DESC_MAX_EXT];
 	struct vmemmap_usage u = { 0 };
-	size_t populated;
-	int t;
 
 	memset(out, 0, sizeof(*out));
 	if (hvo_map_on(&mm->hvo)) {
@@ -70,9 +70,8 @@ int memmap_measure(const struct memmap *mm, struct footprint_measured *out)
 		out->memmap_bytes = u.rss;
 	}
 	memset(&u, 0, sizeof(u));
-	for (t = 0; t < DESC_NR; t++)
-		if (desc_cache_usage(&mm->cache[t], &u, &populated))
-			return -1;
+	if (vmemmap_usage_sum(v, desc_cache_maps(mm->cache, DESC_NR, v, carved), &u))
+		return -1;
 	out->desc_bytes = u.rss;
 	return 0;
 }

@@ -455,21 +455,21 @@ static void measure_adjacency(struct memmap *mm)
  */
 static void measure_mappings(struct memmap *mm)
 {
+	const struct vmemmap *v[1 + DESC_NR * DESC_MAX_EXT];
+	size_t carved[1 + DESC_NR * DESC_MAX_EXT], n, i;
 	struct memmap_obtained *ob = &mm->obtained;
-	size_t populated;
-	int t;
 
-	vmemmap_settle(&mm->vmap, mm->map_bytes);
-	for (t = 0; t < DESC_NR; t++)
-		desc_cache_settle(&mm->cache[t]);
+	v[0] = &mm->vmap;
+	carved[0] = mm->map_bytes;
+	n = 1 + desc_cache_maps(mm->cache, DESC_NR, v + 1, carved + 1);
+	vmemmap_settle_each(v, carved, n);
 	if (hvo_map_on(&mm->hvo))
 		hvo_map_held(&mm->hvo, &ob->memmap.rss);
 	else
 		vmemmap_usage(&mm->vmap, &ob->memmap);
-	for (t = 0; t < DESC_NR; t++) {
-		desc_cache_usage(&mm->cache[t], &ob->desc, &populated);
-		ob->desc_populated += populated;
-	}
+	vmemmap_usage_sum(v + 1, n - 1, &ob->desc);
+	for (i = 1; i < n; i++)
+		ob->desc_populated += carved[i];
 }
 
 /* ------------------------------------------------------------------------ */

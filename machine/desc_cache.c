@@ -1117,23 +1117,16 @@ long desc_cache_index(const struct desc_cache *c, const void *obj)
 	       (long)(((const char *)obj - s->base) / c->obj_size);
 }
 
-int desc_cache_usage(const struct desc_cache *c, struct vmemmap_usage *u, size_t *populated)
+size_t desc_cache_maps(const struct desc_cache *c, unsigned int nr, const struct vmemmap **v,
+		       size_t *carved)
 {
-	unsigned int e;
+	unsigned int i, e;
+	size_t n = 0;
 
-	*populated = 0;
-	for (e = 0; e < c->nr_ext; e++) {
-		if (vmemmap_usage(&c->ext[e].map, u))
-			return -1;
-		*populated += c->ext[e].nr_slabs * c->slab_bytes;
-	}
-	return 0;
-}
-
-void desc_cache_settle(const struct desc_cache *c)
-{
-	unsigned int e;
-
-	for (e = 0; e < c->nr_ext; e++)
-		vmemmap_settle(&c->ext[e].map, c->ext[e].nr_slabs * c->slab_bytes);
+	for (i = 0; i < nr; i++)
+		for (e = 0; e < c[i].nr_ext; e++) {
+			v[n] = &c[i].ext[e].map;
+			carved[n++] = c[i].ext[e].nr_slabs * c[i].slab_bytes;
+		}
+	return n;
 }

@@ -341,9 +341,12 @@ struct desc_slab *desc_cache_slab(const struct desc_cache *c, const void *obj);
 void *desc_get_freepointer(const struct desc_cache *c, void *obj);
 /* The first object of a slab's freelist (its word's), NULL if empty. */
 void *desc_slab_freelist(const struct desc_cache *c, const struct desc_slab *s);
-/* Adds what smaps says of the cache's mappings; populated bytes in *populated. */
-int desc_cache_usage(const struct desc_cache *c, struct vmemmap_usage *u, size_t *populated);
-/* vmemmap_settle() on every mapping, up to what is carved. */
-void desc_cache_settle(const struct desc_cache *c);
+/*
+ * The mappings of the caches c[0, nr) into v (room for nr * DESC_MAX_EXT)
+ * and the bytes carved from each into carved; how many.  For
+ * vmemmap_settle_each() and vmemmap_usage_sum(): one read of smaps for all.
+ */
+size_t desc_cache_maps(const struct desc_cache *c, unsigned int nr, const struct vmemmap **v,
+		       size_t *carved);
 
 #endif /* MDB_DESC_CACHE_H */

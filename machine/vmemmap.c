@@ -148,58 +148,113 @@ void vmemmap_unmap(struct vmemmap *v)
 	memset(v, 0, sizeof(*v));
 }
 
-void vmemmap_settle(const struct vmemmap *v, size_t populated)
-{
-	struct vmemmap_usage u = { 0 };
+/* A range whose smaps sizes add into *u. */
+struct vmemmap_span {
+	const void *addr;
 	size_t len;
-
-	if (v->pages != MEMMAP_PAGES_2M || !populated)
-		return;
-	len = round_up(populated < v->bytes ? populated : v->bytes, VMEMMAP_HUGE);
-	if (vmemmap_usage_of(v->addr, len, &u) || u.huge >= u.rss)
-		return;
-	/* EINVAL before 6.1, EAGAIN or ENOMEM when memory is short: usage tells. */
-	(void)madvise(v->addr, len, MADV_COLLAPSE);
-}
-
-int vmemmap_usage(const struct vmemmap *v, struct vmemmap_usage *u)
-{
-	if (!v->addr)
-		return 0;
-	return vmemmap_usage_of(v->addr, v->bytes, u);
-}
+	struct vmemmap_usage *u;
+};
 
 /*
  * /proc/self/smaps: a header line "start-end perms ..." per VMA, then
- * "Key:   N kB" lines.  The sizes of every VMA that intersects the range
- * count; the guards make that exactly the mapping's own.
+ * "Key:   N kB" lines.  The sizes of every VMA that intersects a span count
+ * into that span's usage; the guards make that exactly the mapping's own.
+ * One read for all the spans: the kernel formats every VMA of the process
+ * for each read, and a process with an HVO memmap has tens of thousands of
+ * them (a read took tens of milliseconds, and a build read it once for
+ * every descriptor cache mapping, twice).
  */
-int vmemmap_usage_of(const void *addr, size_t len, struct vmemmap_usage *u)
+static int smaps_spans(const struct vmemmap_span *span, size_t n)
 {
-	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
 	unsigned long start, end, kb;
-	bool in = false;
+	bool in[VMEMMAP_MAX_SPANS] = { false }, any = false;
 	char line[512];
-	FILE *f = fopen("/proc/self/smaps", "r");
+	size_t i;
+	FILE *f;
 
+	if (n > VMEMMAP_MAX_SPANS)
+		return -1;
+	f = fopen("/proc/self/smaps", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		char dash;
 
-		if (sscanf(line, "%lx%c%lx ", &start, &dash, &end) == 3 && dash == '-') {
-			in = start < hi && end > lo;
+		/* Headers start with a lowercase hex digit, keys with a capital. */
+		if (((line[0] >= '0' && line[0] <= '9') || (line[0] >= 'a' && line[0] <= 'f')) &&
+		    sscanf(line, "%lx%c%lx ", &start, &dash, &end) == 3 && dash == '-') {
+			any = false;
+			for (i = 0; i < n; i++) {
+				uintptr_t lo = (uintptr_t)span[i].addr;
+
+				in[i] = span[i].len && start < lo + span[i].len && end > lo;
+				any |= in[i];
+			}
 			continue;
 		}
-		if (!in)
+		if (!any)
 			continue;
-		if (sscanf(line, "Rss: %lu kB", &kb) == 1)
-			u->rss += kb << 10;
-		else if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			u->huge += kb << 10;
+		if (sscanf(line, "Rss: %lu kB", &kb) == 1) {
+			for (i = 0; i < n; i++)
+				span[i].u->rss += in[i] ? kb << 10 : 0;
+		} else if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+			for (i = 0; i < n; i++)
+				span[i].u->huge += in[i] ? kb << 10 : 0;
+		}
 	}
 	fclose(f);
 	return 0;
+}
+
+void vmemmap_settle_each(const struct vmemmap *const *v, const size_t *populated, size_t n)
+{
+	struct vmemmap_usage u[VMEMMAP_MAX_SPANS] = { { 0 } };
+	struct vmemmap_span span[VMEMMAP_MAX_SPANS];
+	size_t i, nr = 0;
+
+	for (i = 0; i < n && nr < VMEMMAP_MAX_SPANS; i++) {
+		if (v[i]->pages != MEMMAP_PAGES_2M || !populated[i])
+			continue;
+		span[nr] = (struct vmemmap_span){
+			.addr = v[i]->addr, .u = &u[nr],
+			.len = round_up(populated[i] < v[i]->bytes ? populated[i] : v[i]->bytes,
+					VMEMMAP_HUGE) };
+		nr++;
+	}
+	if (!nr || smaps_spans(span, nr))
+		return;
+	/* EINVAL before 6.1, EAGAIN or ENOMEM when memory is short: usage tells. */
+	for (i = 0; i < nr; i++)
+		if (u[i].huge < u[i].rss)
+			(void)madvise((void *)span[i].addr, span[i].len, MADV_COLLAPSE);
+}
+
+void vmemmap_settle(const struct vmemmap *v, size_t populated)
+{
+	vmemmap_settle_each(&v, &populated, 1);
+}
+
+int vmemmap_usage_sum(const struct vmemmap *const *v, size_t n, struct vmemmap_usage *u)
+{
+	struct vmemmap_span span[VMEMMAP_MAX_SPANS];
+	size_t i, nr = 0;
+
+	if (n > VMEMMAP_MAX_SPANS)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (v[i]->addr)
+			span[nr++] = (struct vmemmap_span){ .addr = v[i]->addr, .len = v[i]->bytes, .u = u };
+	return nr ? smaps_spans(span, nr) : 0;
+}
+
+int vmemmap_usage(const struct vmemmap *v, struct vmemmap_usage *u)
+{
+	return vmemmap_usage_sum(&v, 1, u);
+}
+
+int vmemmap_usage_of(const void *addr, size_t len, struct vmemmap_usage *u)
+{
+	return smaps_spans(&(struct vmemmap_span){ .addr = addr, .len = len, .u = u }, 1);
 }
 
 const char *vmemmap_thp_mode(char *buf, size_t len)

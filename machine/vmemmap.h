@@ -100,6 +100,15 @@ void vmemmap_settle(const struct vmemmap *v, size_t populated);
 int vmemmap_usage(const struct vmemmap *v, struct vmemmap_usage *u);
 /* The same for any range: the VMAs of /proc/self/smaps that intersect it. */
 int vmemmap_usage_of(const void *addr, size_t len, struct vmemmap_usage *u);
+
+/*
+ * The same for several mappings (at most VMEMMAP_MAX_SPANS) in one read of
+ * smaps, which costs a pass over every VMA of the process: settle each
+ * v[i] up to populated[i]; add every v[i]'s bytes into one *u.
+ */
+#define VMEMMAP_MAX_SPANS	256
+void vmemmap_settle_each(const struct vmemmap *const *v, const size_t *populated, size_t n);
+int vmemmap_usage_sum(const struct vmemmap *const *v, size_t n, struct vmemmap_usage *u);
 /* Advises an existing mapping (a kernel's own buffer) as pages asks; 0 or -1. */
 int vmemmap_advise(void *addr, size_t len, enum memmap_pages pages);
 

@@ -71,6 +71,36 @@ static void test_4k(void)
 	vmemmap_unmap(&v);
 }
 
+/*
+ * Three mappings of 1, 2 and 3 times BYTES, touched: vmemmap_usage_sum()
+ * reads smaps once and gives what the three vmemmap_usage() calls add up
+ * to, each mapping counted once (6 BYTES); an unmapped one adds nothing;
+ * more than VMEMMAP_MAX_SPANS is refused.
+ */
+static void test_usage_sum(void)
+{
+	struct vmemmap v[3], none = { 0 };
+	const struct vmemmap *p[4] = { &v[0], &v[1], &none, &v[2] }, *many[VMEMMAP_MAX_SPANS + 1];
+	struct vmemmap_usage one = { 0 }, sum = { 0 };
+	struct mdb_err err;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK(!vmemmap_map(&v[i], (size_t)(i + 1) * BYTES, MEMMAP_PAGES_4K, NULL, NULL, &err),
+		      "%s", err.msg);
+		touch(&v[i]);
+		CHECK(!vmemmap_usage(&v[i], &one), "usage of %d", i);
+	}
+	CHECK(!vmemmap_usage_sum(p, 4, &sum) && sum.rss == one.rss && sum.huge == one.huge &&
+	      sum.rss == 6 * BYTES, "sum: rss %zu, huge %zu; one by one %zu, %zu", sum.rss, sum.huge,
+	      one.rss, one.huge);
+	for (i = 0; i <= VMEMMAP_MAX_SPANS; i++)
+		many[i] = &v[0];
+	CHECK(vmemmap_usage_sum(many, VMEMMAP_MAX_SPANS + 1, &sum), "%d spans taken", VMEMMAP_MAX_SPANS + 1);
+	for (i = 0; i < 3; i++)
+		vmemmap_unmap(&v[i]);
+}
+
 /* Every layout, 4k: nothing of the memmap or of the slabs in huge pages. */
 static void test_4k_memmaps(void)
 {
@@ -129,6 +159,7 @@ int main(void)
 	int ret;
 
 	test_4k();
+	test_usage_sum();
 	test_4k_memmaps();
 	ret = test_2m();
 	if (failures) {
