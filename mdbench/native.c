@@ -385,19 +385,21 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 	double pace = auto_est > 0 ? elapsed / auto_est : 1, planned = 0;
 	unsigned long n = 0;
 	size_t g, i;
+	int pass;
 
-	for (g = 0; g < 2 * run->nr_groups; g++) {
-		struct mdb_group *grp = &run->groups[g % run->nr_groups];
+	for (pass = 0; pass < 2; pass++)	/* the headline size's groups, then the others */
+		for (g = 0; g < run->nr_groups; g++) {
+			struct mdb_group *grp = &run->groups[g];
 
-		if (grp->stopped || group_at_headline(run, grp) != (g < run->nr_groups))
-			continue;
-		grp->stopped = group_verdict(run, grp);
-		if (!grp->stopped && run->time_budget > 0 &&
-		    elapsed + (planned + group_est(run, grp)) * pace > run->time_budget)
-			grp->stopped = "time budget";
-		if (!grp->stopped)
-			planned += group_est(run, grp);
-	}
+			if (grp->stopped || group_at_headline(run, grp) != !pass)
+				continue;
+			grp->stopped = group_verdict(run, grp);
+			if (!grp->stopped && run->time_budget > 0 &&
+			    elapsed + (planned + group_est(run, grp)) * pace > run->time_budget)
+				grp->stopped = "time budget";
+			if (!grp->stopped)
+				planned += group_est(run, grp);
+		}
 	for (i = 0; i < run->nr_inst; i++)
 		if (run->inst[i].selected && !run->groups[run->inst[i].group].stopped) {
 			register_instance(run, &run->inst[i]);
