@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "grow.h"
 #include "jsonio.h"
 #include "mix.h"
 #include "rng.h"
@@ -646,12 +647,14 @@ struct kpf_scan {
 	bool have_buddy;		/* buddyinfo read for the zones */
 	/* Where each block lies (struct mix_placed), the unflagged blocks decided last. */
 	uint8_t *code;
-	uint64_t nr_code, cap_code;
+	uint64_t nr_code;
+	size_t cap_code;
 	struct kpf_undecided {
 		uint64_t pfn;
 		unsigned int order, zone;
 	} *und;
-	uint64_t nr_und, cap_und;
+	uint64_t nr_und;
+	size_t cap_und;
 	bool oom;
 };
 
@@ -663,22 +666,16 @@ static uint8_t placed_code(enum page_kind kind, unsigned int order)
 
 _Static_assert(1 + PK_NR * MIX_NR_ORDERS <= 255, "a placed block's code fits a byte");
 
-/* Grows *buf (of *cap elements of size) to hold want; false when out of memory. */
-static bool kpf_grow(void **buf, uint64_t *cap, uint64_t want, size_t size)
+/* Grows *buf (of *cap elements of size) to hold want, the new room zeroed; false when out of memory. */
+static bool kpf_grow(void **buf, size_t *cap, size_t want, size_t size)
 {
-	uint64_t n = *cap ? *cap : 4096;
-	void *p;
+	size_t old = *cap;
+	void *p = mdb_grow(*buf, cap, want, size);
 
-	if (want <= *cap)
-		return true;
-	while (n < want)
-		n *= 2;
-	p = realloc(*buf, n * size);
 	if (!p)
 		return false;
-	memset((char *)p + *cap * size, 0, (n - *cap) * size);
+	memset((char *)p + old * size, 0, (*cap - old) * size);
 	*buf = p;
-	*cap = n;
 	return true;
 }
 
