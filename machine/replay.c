@@ -4,13 +4,13 @@
  * format), checked line by line: the first bad line is the error.
  */
 #include <errno.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "age.h"
 #include "grow.h"
-#include "sha256.h"
 
 #define LINE_MAX_BYTES	256
 #define NO_REC		UINT32_MAX
@@ -189,13 +189,26 @@ static int parse_line(struct loader *l, char *line, char *why, size_t len)
 	return 0;
 }
 
+/* The SHA-256 so far as 64 lowercase hex digits and a NUL; -1 if libcrypto fails. */
+static int digest_hex(EVP_MD_CTX *sha, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0, i;
+
+	if (!EVP_DigestFinal_ex(sha, md, &len) || len != 32)
+		return -1;
+	for (i = 0; i < len; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
 int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
 {
 	struct loader l = { .r = r };
 	unsigned long lineno = 0;
 	char *line = NULL, why[160];
 	size_t cap = 0;
-	struct sha256 sha;
+	EVP_MD_CTX *sha = NULL;
 	ssize_t n;
 	FILE *f;
 	int ret = -1;
@@ -205,13 +218,14 @@ int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
 	if (!f)
 		return mdb_errf(err, "%s: %s", path, strerror(errno));
 	r->path = strdup(path);
-	if (!r->path)
+	sha = EVP_MD_CTX_new();
+	if (!r->path || !sha || !EVP_DigestInit_ex(sha, EVP_sha256(), NULL))
 		goto nomem;
-	sha256_init(&sha);
 	errno = 0;
 	while ((n = getline(&line, &cap, f)) > 0) {
 		lineno++;
-		sha256_update(&sha, line, (size_t)n);
+		if (!EVP_DigestUpdate(sha, line, (size_t)n))
+			goto nomem;
 		if (line[n - 1] == '\n')
 			line[--n] = 0;
 		if (n > LINE_MAX_BYTES) {
@@ -237,13 +251,15 @@ int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
 		mdb_errf(err, "%s: no events", path);
 		goto out;
 	}
-	sha256_hex(&sha, r->sha256);
+	if (digest_hex(sha, r->sha256))
+		goto nomem;
 	r->live_pages = l.live;
 	ret = 0;
 	goto out;
 nomem:
 	mdb_errf(err, "%s: out of memory", path);
 out:
+	EVP_MD_CTX_free(sha);
 	free(line);
 	free(l.order);
 	free(l.ids.key);

@@ -115,9 +115,9 @@ refused() {
 	echo "$os $*: $err"
 }
 
-deb="build-essential cmake pkgconf libbenchmark-dev libpfm4-dev libhwloc-dev hwloc-nox valgrind python3-matplotlib python3-scipy libjansson-dev pahole git"
-rpm="gcc gcc-c++ make cmake pkgconf-pkg-config google-benchmark-devel libpfm-devel hwloc-devel hwloc valgrind valgrind-devel python3-matplotlib python3-scipy jansson-devel dwarves git"
-suse="gcc gcc-c++ make cmake pkgconf-pkg-config benchmark-devel libpfm-devel hwloc-devel hwloc valgrind valgrind-devel python3-matplotlib python3-scipy libjansson-devel dwarves git"
+deb="build-essential cmake pkgconf libbenchmark-dev libpfm4-dev libhwloc-dev hwloc-nox valgrind python3-matplotlib python3-scipy libjansson-dev libssl-dev pahole git"
+rpm="gcc gcc-c++ make cmake pkgconf-pkg-config google-benchmark-devel libpfm-devel hwloc-devel hwloc valgrind valgrind-devel python3-matplotlib python3-scipy jansson-devel openssl-devel dwarves git"
+suse="gcc gcc-c++ make cmake pkgconf-pkg-config benchmark-devel libpfm-devel hwloc-devel hwloc valgrind valgrind-devel python3-matplotlib python3-scipy libjansson-devel libopenssl-devel dwarves git"
 
 # ---- each family, nothing installed, not root -------------------------
 run debian 1000 ""
@@ -166,9 +166,9 @@ done
 # ---- only what is missing; root without sudo; idempotent --------------
 run debian 0 "cmake git pahole valgrind"
 check "debian as root, some installed" "apt-get update -qq
-apt-get install -y -qq --no-install-recommends build-essential pkgconf libbenchmark-dev libpfm4-dev libhwloc-dev hwloc-nox python3-matplotlib python3-scipy libjansson-dev [DEBIAN_FRONTEND=noninteractive]" "$log"
+apt-get install -y -qq --no-install-recommends build-essential pkgconf libbenchmark-dev libpfm4-dev libhwloc-dev hwloc-nox python3-matplotlib python3-scipy libjansson-dev libssl-dev [DEBIAN_FRONTEND=noninteractive]" "$log"
 run fedora 0 "gcc gcc-c++ make git"
-check "fedora as root, some installed" "dnf install -y cmake pkgconf-pkg-config google-benchmark-devel libpfm-devel hwloc-devel hwloc valgrind valgrind-devel python3-matplotlib python3-scipy jansson-devel dwarves" "$log"
+check "fedora as root, some installed" "dnf install -y cmake pkgconf-pkg-config google-benchmark-devel libpfm-devel hwloc-devel hwloc valgrind valgrind-devel python3-matplotlib python3-scipy jansson-devel openssl-devel dwarves" "$log"
 run leap 0 "$suse"
 check "leap, all installed: status" 0 "$rc"
 check "leap, all installed: nothing run" "" "$log"
@@ -198,14 +198,14 @@ refused rocky "--kmod: not supported" --kmod
 FAKE_ARCH=aarch64 refused debian "--kmod: not supported on aarch64" --kmod
 
 # ---- --aarch64 ---------------------------------------------------------
-cross="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64"
+cross="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 libssl-dev:arm64"
 run debian 0 "$deb" --aarch64
 check "debian --aarch64" "dpkg --add-architecture arm64
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends $cross [DEBIAN_FRONTEND=noninteractive]" "$log"
 FAKE_FOREIGN=arm64 run debian 0 "$deb gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static" --aarch64
 check "debian --aarch64, arm64 already foreign" "apt-get update -qq
-apt-get install -y -qq --no-install-recommends libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 [DEBIAN_FRONTEND=noninteractive]" "$log"
+apt-get install -y -qq --no-install-recommends libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 libssl-dev:arm64 [DEBIAN_FRONTEND=noninteractive]" "$log"
 refused fedora "--aarch64: not supported on fedora" --aarch64
 FAKE_ARCH=aarch64 refused debian "--aarch64: not supported on aarch64" --aarch64
 
