@@ -393,6 +393,12 @@ static void buddy_release(struct age_buddy *b)
 	free(b->blk_free);
 }
 
+/* A folio compact_block() moved: its record, where it was and its descriptor there. */
+struct migrated {
+	uint32_t rec, pfn;	/* the record and where it was */
+	unsigned long desc;	/* its descriptor there */
+};
+
 /*
  * The trace's folios are records: DESC_AGED's the plan's folios (0..n-1)
  * and the round's short-lived ones after them, DESC_TRACE's one per
@@ -410,6 +416,7 @@ struct trace_state {
 	unsigned long *rec_desc;	/* each record's descriptor id */
 	uint32_t *owner;
 	uint16_t *blk_used;
+	struct migrated *moved;		/* compact_block()'s, room for a pageblock of folios */
 	bool compaction;
 	bool deferred;			/* compaction found no block; none until a free */
 };
@@ -532,10 +539,6 @@ static long compact_target(struct trace_state *s, unsigned int order)
 	return best >= 0 && total - s->b.blk_free[best] >= best_used ? best : -1;
 }
 
-struct migrated {
-	uint32_t rec, pfn;	/* the record and where it was */
-	unsigned long desc;	/* its descriptor there */
-};
 
 /*
  * compact_zone() on one pageblock: each live folio in it (pfn order, as
@@ -550,7 +553,6 @@ static int compact_block(struct trace_state *s, unsigned long pb)
 {
 	uint32_t pfn = (uint32_t)(pb << PAGEBLOCK_ORDER), end = pfn + PB_PAGES, nr = 0, i;
 	struct compact_free cf = { .pb = (long)nr_blocks(s->b.nr_pfns) - 1, .skip = pb };
-	struct migrated moved[PB_PAGES];
 
 	for (i = 0; i <= MAX_PAGE_ORDER; i++)
 		cf.list[i] = (struct flist){ NONE, NONE };
@@ -565,7 +567,7 @@ static int compact_block(struct trace_state *s, unsigned long pb)
 		dst = cf_alloc(s, &cf, s->rec[r].order);
 		if (dst < 0)
 			break;
-		moved[nr++] = (struct migrated){ r, pfn, s->rec_desc[r] };
+		s->moved[nr++] = (struct migrated){ r, pfn, s->rec_desc[r] };
 		disown(s, r);
 		s->rec[r].pfn = (uint32_t)dst;
 		own(s, r);
@@ -576,10 +578,10 @@ static int compact_block(struct trace_state *s, unsigned long pb)
 		pfn += 1U << s->rec[r].order;
 	}
 	for (i = 0; i < nr; i++) {
-		unsigned int order = s->rec[moved[i].rec].order;
+		unsigned int order = s->rec[s->moved[i].rec].order;
 
-		s->ops->desc_free(s->ops->arg, moved[i].desc, order);
-		buddy_free(&s->b, moved[i].pfn, order);
+		s->ops->desc_free(s->ops->arg, s->moved[i].desc, order);
+		buddy_free(&s->b, s->moved[i].pfn, order);
 	}
 	cf_release(s, &cf);
 	s->t->migrated += nr;
@@ -802,7 +804,8 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 	s.rec_desc = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec_desc));
 	s.owner = malloc((nr_pfns ? nr_pfns : 1) * sizeof(*s.owner));
 	s.blk_used = calloc(nr_blocks(nr_pfns ? nr_pfns : 1), sizeof(*s.blk_used));
-	if (!s.rec || !s.rec_desc || !s.owner || !s.blk_used || buddy_init(&s.b, nr_pfns))
+	s.moved = malloc(PB_PAGES * sizeof(*s.moved));
+	if (!s.rec || !s.rec_desc || !s.owner || !s.blk_used || !s.moved || buddy_init(&s.b, nr_pfns))
 		goto out;
 	memset(s.owner, 0xff, nr_pfns * sizeof(*s.owner));
 	/* Boot: the plan's free blocks to the buddy, its folios where it put them. */
@@ -829,6 +832,7 @@ out:
 	free(s.rec_desc);
 	free(s.owner);
 	free(s.blk_used);
+	free(s.moved);
 	return ret;
 }
 

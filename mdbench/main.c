@@ -695,8 +695,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (o->desc_age && !strncmp(o->desc_age, "trace:", 6)) {
 		if (!o->desc_age[6])
 			mdb_dief("--desc-age=trace: needs a file, trace:FILE");
-		if (age_replay_load(o->desc_age + 6, &run->replay, &err))
-		{
+		if (age_replay_load(o->desc_age + 6, &run->replay, &err)) {
 			mdb_err_prefix(&err, "--desc-age=trace");
 			mdb_die(&err);
 		}
