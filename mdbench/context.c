@@ -15,10 +15,10 @@
 #include "basepage.h"
 #include "false_sharing.h"
 #include "git_commit.h"
+#include "grow.h"
 #include "jsonio.h"
 #include "mdbench.h"
 #include "shim.h"
-#include "units.h"
 #include "units.h"
 
 /* First line of a small file, without its newline; NULL if unreadable. */
@@ -266,7 +266,7 @@ static json_t *translations_json(const struct mdb_run *run)
 				"kind", page_kind_name(t->kind), "order_4k", (int)t->from,
 				"order", (int)t->to,
 				"bytes_4k", (json_int_t)(1ULL << (t->from + BASE_PAGE_MIN_SHIFT)),
-				"bytes", (json_int_t)(1ULL << (t->to + run->base->shift)),
+				"bytes", (json_int_t)(1ULL << (t->to + run->cond.base->shift)),
 				"fraction", t->fraction));
 		}
 		json_array_append_new(a, json_pack("{s:s, s:o}", "mix", given->name,
@@ -282,7 +282,7 @@ static json_t *translations_json(const struct mdb_run *run)
  */
 static json_t *base_page_json(const struct mdb_run *run)
 {
-	const struct base_page *b = run->base ? run->base : &base_pages[0];
+	const struct base_page *b = run->cond.base ? run->cond.base : &base_pages[0];
 
 	return json_pack("{s:s, s:b, s:I, s:i, s:i, s:i, s:{s:o, s:o}, s:s, s:s, s:o, s:{s:s, s:s, s:s, s:s, s:s, s:s}}",
 		"name", b->name, "given", run->base_given,
@@ -314,14 +314,10 @@ static json_t *base_page_json(const struct mdb_run *run)
 /* ------------------------------------------------------------------ */
 /* Conditions: what the run asked for, and what it obtained             */
 
-/* One (layout, mix, RAM, folio size, HVO) memmap, over every time it was built. */
+/* One memmap's conditions, over every time it was built. */
 struct memmap_note {
-	const struct layout_ops *ops;
-	const struct mix *mix;
-	uint64_t ram_bytes;
+	struct mdb_cond cond;
 	unsigned int folio_desc_bytes;	/* what the small folio counted for; 0: none */
-	enum hvo_mode hvo;
-	enum desc_cache_kind desc_cache;
 	unsigned long hvo_folios;	/* folios remapped, and the mappings that took */
 	unsigned long hvo_mappings;
 	unsigned long builds;
@@ -363,8 +359,8 @@ static void say_short(const struct mdb_run *run, const struct mdb_instance *in,
 	char buf[64];
 	const char *thp = vmemmap_thp_mode(buf, sizeof(buf));
 
-	asked_pages(ob, in->hvo, &rss, &huge);
-	if (run->opts.pages != MEMMAP_PAGES_2M || huge >= rss || notes.short_said)
+	asked_pages(ob, in->cond.opts.hvo, &rss, &huge);
+	if (run->cond.opts.pages != MEMMAP_PAGES_2M || huge >= rss || notes.short_said)
 		return;
 	notes.short_said = true;
 	fprintf(stderr, "mdbench: note: --memmap-pages=2m, but THP (\"%s\") backed only %zu of %zu KiB "
@@ -381,32 +377,23 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 	struct memmap_note *n;
 	size_t i;
 
-	in->ops->footprint(mm, &fp);
+	in->cond.ops->footprint(mm, &fp);
 	say_short(run, in, ob);
 	for (i = 0; i < notes.nr; i++) {
 		n = &notes.note[i];
-		if (n->ops == in->ops && n->mix == in->mix && n->ram_bytes == in->ram_bytes &&
-		    n->folio_desc_bytes == fp.folio_desc_bytes && n->hvo == in->hvo &&
-		    n->desc_cache == in->desc_cache) {
+		if (mdb_cond_equal(&n->cond, &in->cond)) {
 			n->builds++;
-			if (huge_share(ob, n->hvo) < huge_share(&n->worst, n->hvo))
+			if (huge_share(ob, n->cond.opts.hvo) < huge_share(&n->worst, n->cond.opts.hvo))
 				n->worst = *ob;
 			return;
 		}
 	}
-	if (notes.nr == notes.cap) {
-		size_t cap = notes.cap ? 2 * notes.cap : 16;
-		struct memmap_note *p = realloc(notes.note, cap * sizeof(*p));
-
-		if (!p)
-			return;		/* the dump then lacks one entry; the run goes on */
-		notes.note = p;
-		notes.cap = cap;
-	}
+	n = mdb_grow(notes.note, &notes.cap, notes.nr + 1, sizeof(*n));
+	if (!n)
+		return;		/* the dump then lacks one entry; the run goes on */
+	notes.note = n;
 	notes.note[notes.nr++] = (struct memmap_note){
-		.ops = in->ops, .mix = in->mix, .ram_bytes = in->ram_bytes,
-		.folio_desc_bytes = (unsigned int)fp.folio_desc_bytes, .hvo = in->hvo,
-		.desc_cache = in->desc_cache,
+		.cond = in->cond, .folio_desc_bytes = (unsigned int)fp.folio_desc_bytes,
 		.hvo_folios = mm->hvo.nr_optimised, .hvo_mappings = mm->hvo.nr_mappings,
 		.builds = 1, .first = *ob, .worst = *ob,
 	};
@@ -419,11 +406,12 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 
 	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)n->first.age_digest);
 	o = json_pack("{s:s, s:s, s:I, s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:s?}",
-			 "layout", n->ops->name, "mix", n->mix->name,
-			 "ram_bytes", (json_int_t)n->ram_bytes,
+			 "layout", n->cond.ops->name, "mix", n->cond.mix->name,
+			 "ram_bytes", (json_int_t)n->cond.ram_bytes,
 			 "folio_desc_bytes", (json_int_t)n->folio_desc_bytes,
-			 "desc_cache", n->ops->desc_size[DESC_FOLIO] ?
-				       json_string(desc_cache_kind_name(n->desc_cache)) : json_null(),
+			 "desc_cache", n->cond.ops->desc_size[DESC_FOLIO] ?
+				       json_string(desc_cache_kind_name(n->cond.opts.desc_cache)) :
+				       json_null(),
 			 "builds", (json_int_t)n->builds,
 			 "memmap_bytes", (json_int_t)n->worst.memmap.rss,
 			 "memmap_huge_bytes", (json_int_t)n->worst.memmap.huge,
@@ -444,7 +432,7 @@ static json_t *memmap_note_json(const struct memmap_note *n)
 			"age_compactions", (json_int_t)n->first.age_compactions,
 			"age_migrated", (json_int_t)n->first.age_migrated));
 	/* With HVO on: the memfd's pages, 4 KiB-mapped, and what was remapped. */
-	if (o && n->hvo == HVO_ON)
+	if (o && n->cond.opts.hvo == HVO_ON)
 		json_object_update_new(o, json_pack("{s:s, s:s, s:I, s:I}", "hvo", "on",
 						    "memmap_pages", "4k",
 						    "hvo_optimised_folios", (json_int_t)n->hvo_folios,
@@ -604,7 +592,7 @@ static json_t *desc_trace_json(const struct mdb_run *run)
 	json_t *by_order = json_object();
 	char order[8];
 
-	if (run->opts.age != DESC_TRACE)
+	if (run->cond.opts.age != DESC_TRACE)
 		return json_decref(by_order), json_null();
 	for (unsigned int o = 0; o <= MAX_FOLIO_ORDER; o++)
 		if (r->alloc_by_order[o]) {
@@ -639,14 +627,14 @@ static json_t *mix_placement_json(const struct mdb_run *run)
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();
-	bool aged = run->opts.age == DESC_AGED || run->opts.age == DESC_AGED_PERMUTE, short_ = false;
-	bool traced = run->opts.age == DESC_AGED || run->opts.age == DESC_TRACE;
+	bool aged = run->cond.opts.age == DESC_AGED || run->cond.opts.age == DESC_AGED_PERMUTE, short_ = false;
+	bool traced = run->cond.opts.age == DESC_AGED || run->cond.opts.age == DESC_TRACE;
 	json_t *o;
 	size_t i;
 
 	for (i = 0; i < notes.nr; i++) {
 		json_array_append_new(memmaps, memmap_note_json(&notes.note[i]));
-		short_ |= huge_share(&notes.note[i].worst, notes.note[i].hvo) < 1;
+		short_ |= huge_share(&notes.note[i].worst, notes.note[i].cond.opts.hvo) < 1;
 	}
 	for (i = 0; i < run->nr_folio_sizes; i++)
 		json_array_append_new(sizes, json_integer(run->folio_sizes[i]));
@@ -654,24 +642,24 @@ static json_t *conditions_json(const struct mdb_run *run)
 		churn = json_pack("{s:i, s:f, s:f, s:b}", "rounds", AGE_ROUNDS,
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
-				  "pfns_move", run->opts.age == DESC_AGED);
+				  "pfns_move", run->cond.opts.age == DESC_AGED);
 	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
 			 "mix_placement", mix_placement_json(run),
-			 "memmap_pages", memmap_pages_name(run->opts.pages),
-			 "desc_age", desc_age_name(run->opts.age),
-			 "desc_cache", desc_cache_kind_name(run->opts.desc_cache),
-			 "slub", desc_slub_name(run->opts.slub),
+			 "memmap_pages", memmap_pages_name(run->cond.opts.pages),
+			 "desc_age", desc_age_name(run->cond.opts.age),
+			 "desc_cache", desc_cache_kind_name(run->cond.opts.desc_cache),
+			 "slub", desc_slub_name(run->cond.opts.slub),
 			 "desc_caches", desc_caches_json(run),
 			 "false_sharing_kernel", FS_KERNEL_NAME,
-			 "slab_freelist_random", run->opts.age != DESC_FRESH_ORDERED, "desc_churn", churn,
+			 "slab_freelist_random", run->cond.opts.age != DESC_FRESH_ORDERED, "desc_churn", churn,
 			 "folio_desc_bytes", run->nr_folio_sizes ? sizes : (json_decref(sizes), json_null()),
-			 "memmaps_short", short_ && run->opts.pages == MEMMAP_PAGES_2M,
+			 "memmaps_short", short_ && run->cond.opts.pages == MEMMAP_PAGES_2M,
 			 "memmaps", memmaps, "hvo", hvo_json(run), "threads", threads_json(run),
 			 "base_page", base_page_json(run));
 	/* The trace's compaction (age.h): on unless --compaction=off; null where no trace runs. */
 	if (o)
 		json_object_update_new(o, json_pack("{s:o, s:o}", "desc_trace", desc_trace_json(run),
-			"compaction", traced ? json_string(run->opts.no_compaction ? "off" : "on") :
+			"compaction", traced ? json_string(run->cond.opts.no_compaction ? "off" : "on") :
 					       json_null()));
 	return o;
 }
@@ -754,7 +742,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "machine", machine_json(run));
 	json_object_set_new(o, "cpu", int_or_null(run->cpu, run->cpu >= 0));
 	json_object_set_new(o, "node", int_or_null(run->node, run->node >= 0));
-	json_object_set_new(o, "seed", json_integer((json_int_t)run->opts.seed));
+	json_object_set_new(o, "seed", json_integer((json_int_t)run->cond.opts.seed));
 	json_object_set_new(o, "conditions", conditions_json(run));
 	json_object_set_new(o, "false_sharing", mdb_false_sharing_json(run));
 	json_object_set_new(o, "base_pages", base_pages_json(run));

@@ -13,17 +13,17 @@
 
 static const char *layout_name(const struct mdb_instance *in)
 {
-	return in->real ? MDB_REAL_LAYOUT : in->ops ? in->ops->name : NULL;
+	return in->real ? MDB_REAL_LAYOUT : in->cond.ops ? in->cond.ops->name : NULL;
 }
 
 /* What an instance's entries carry beyond Google Benchmark's (dump and --list=json). */
 void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o)
 {
-	bool llc = run->machine.llc_bytes && in->ram_bytes;
+	bool llc = run->machine.llc_bytes && in->cond.ram_bytes;
 
 	json_object_set_new(o, "working_set_bytes", in->ws_known ?
 			    json_integer((json_int_t)in->ws_bytes) : json_null());
-	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->ram_bytes /
+	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->cond.ram_bytes /
 							       (double)run->machine.llc_bytes) :
 			    json_null());
 }
@@ -36,16 +36,16 @@ static json_t *instance_json(const struct mdb_run *run, const struct mdb_instanc
 	char size[32];
 
 	if (layout) {
-		mdb_format_size(in->ram_bytes, size, sizeof(size));
-		json_object_set_new(params, "mix", json_string(in->mix->name));
+		mdb_format_size(in->cond.ram_bytes, size, sizeof(size));
+		json_object_set_new(params, "mix", json_string(in->cond.mix->name));
 		json_object_set_new(params, "ram", json_string(size));
-		if (in->folio_desc_bytes)
-			json_object_set_new(params, "folio", json_sprintf("%uB", in->folio_desc_bytes));
-		if (in->hvo_named)
-			json_object_set_new(params, "hvo", json_string(hvo_mode_name(in->hvo)));
-		if (in->cache_named)
+		if (in->cond.opts.folio_desc_bytes)
+			json_object_set_new(params, "folio", json_sprintf("%uB", in->cond.opts.folio_desc_bytes));
+		if ((in->named & MDB_COND_NAME_HVO))
+			json_object_set_new(params, "hvo", json_string(hvo_mode_name(in->cond.opts.hvo)));
+		if ((in->named & MDB_COND_NAME_CACHE))
 			json_object_set_new(params, "cache",
-					    json_string(desc_cache_kind_name(in->desc_cache)));
+					    json_string(desc_cache_kind_name(in->cond.opts.desc_cache)));
 	} else {
 		mdb_format_size(in->buf_bytes, size, sizeof(size));
 		json_object_set_new(params, "bytes", json_string(size));
@@ -55,8 +55,8 @@ static json_t *instance_json(const struct mdb_run *run, const struct mdb_instanc
 	o = json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:f}", "name", in->name,
 			 "kernel", in->kernel->name, "threads", (json_int_t)(in->threads ? in->threads : 1),
 			 "layout", layout ? json_string(layout) : json_null(),
-			 "mix", in->mix ? json_string(in->mix->name) : json_null(),
-			 "ram_bytes", layout ? json_integer((json_int_t)in->ram_bytes) : json_null(),
+			 "mix", in->cond.mix ? json_string(in->cond.mix->name) : json_null(),
+			 "ram_bytes", layout ? json_integer((json_int_t)in->cond.ram_bytes) : json_null(),
 			 "buf_bytes", layout ? json_null() : json_integer((json_int_t)in->buf_bytes),
 			 "params", params, "est_seconds", in->est_seconds);
 	mdb_instance_ws_json(run, in, o);

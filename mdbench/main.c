@@ -435,9 +435,9 @@ static void add_mix(struct mdb_run *run, const char *arg)
 	if (mix_resolve(arg, &run->given_mixes[run->nr_mixes], &err))
 		mdb_dief("--mix=%s: %s", arg, err.msg);
 	/* Given in 4 KiB pages; placed in the run's base pages. */
-	if (mix_translate(&run->given_mixes[run->nr_mixes], run->base, mix,
+	if (mix_translate(&run->given_mixes[run->nr_mixes], run->cond.base, mix,
 			  run->mix_how[run->nr_mixes], &err))
-		mdb_dief("--mix=%s at --base-page=%s: %s", arg, run->base->name, err.msg);
+		mdb_dief("--mix=%s at --base-page=%s: %s", arg, run->cond.base->name, err.msg);
 	for (i = 0; i < run->nr_mixes; i++)
 		if (!strcmp(run->mixes[i].name, mix->name))
 			mdb_dief("--mix: two mixes named '%s'", mix->name);
@@ -500,7 +500,7 @@ static void default_threads(struct mdb_run *run)
 /* A replayed trace must fit each RAM size it runs at: at its peak it holds that many pages. */
 static void check_replay_fits(const struct mdb_run *run)
 {
-	for (unsigned int i = 0; run->opts.replay && i < run->nr_ram_sizes; i++)
+	for (unsigned int i = 0; run->cond.opts.replay && i < run->nr_ram_sizes; i++)
 		if (run->replay.peak_pages > run->ram_sizes[i] >> MDB_PAGE_SHIFT)
 			mdb_dief("--desc-age=trace:%s: holds %lu pages at its peak, more than the %llu "
 				 "of %llu MiB of RAM", run->replay.path, run->replay.peak_pages,
@@ -688,10 +688,10 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	 * the orders of a replayed trace.
 	 */
 	run->base_given = o->base_page != NULL;
-	run->base = base_page_find(o->base_page ? o->base_page : "4k");
-	if (!run->base)
+	run->cond.base = base_page_find(o->base_page ? o->base_page : "4k");
+	if (!run->cond.base)
 		mdb_dief("--base-page=%s: 4k, 16k or 64k", o->base_page);
-	base_page_set(run->base);
+	mdb_cond_apply(&run->cond);
 	if (o->desc_age && !strncmp(o->desc_age, "trace:", 6)) {
 		if (!o->desc_age[6])
 			mdb_dief("--desc-age=trace: needs a file, trace:FILE");
@@ -699,7 +699,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 			mdb_err_prefix(&err, "--desc-age=trace");
 			mdb_die(&err);
 		}
-		run->opts.replay = &run->replay;
+		run->cond.opts.replay = &run->replay;
 	} else if (o->desc_age && (desc_age_from_name(o->desc_age) < 0 ||
 				   desc_age_from_name(o->desc_age) == DESC_TRACE)) {
 		mdb_dief("--desc-age=%s: aged, fresh, fresh-ordered, aged-permute or trace:FILE",
@@ -707,22 +707,22 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	}
 	if (o->compaction && strcmp(o->compaction, "on") && strcmp(o->compaction, "off"))
 		mdb_dief("--compaction=%s: on or off", o->compaction);
-	run->opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
+	run->cond.opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
 	if (o->desc_cache && desc_cache_kind_from_name(o->desc_cache) < 0)
 		mdb_dief("--desc-cache=%s: rcu, align16, rcu-tail or hwcache", o->desc_cache);
 	if (o->slub && desc_slub_from_name(o->slub) < 0)
 		mdb_dief("--slub=%s: 7.0 or 6.18", o->slub);
-	run->opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
-	run->opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
-	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
-	run->opts.age = run->opts.replay ? DESC_TRACE :
+	run->cond.opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
+	run->cond.opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
+	run->cond.opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
+	run->cond.opts.age = run->cond.opts.replay ? DESC_TRACE :
 			o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
 	if (o->folio_desc_bytes)
 		for_each_item("--folio-desc-bytes", o->folio_desc_bytes, add_folio_size, run);
 	run->hvo_given = o->hvo != NULL;
 	if (o->hvo)
 		for_each_item("--hvo", o->hvo, add_hvo, run);
-	run->opts.seed = o->seed ? parse_number("--seed", o->seed, UINT64_MAX) : 1;
+	run->cond.opts.seed = o->seed ? parse_number("--seed", o->seed, UINT64_MAX) : 1;
 	make_run_id(run);
 
 	run->kpageflags_mix = -1;
@@ -779,8 +779,8 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	if (run->node >= 0) {
 		if (mdb_topology_set_node(&run->topo, run->node, &err))
 			mdb_die(&err);
-		run->opts.bind = mdb_topology_bind;
-		run->opts.bind_arg = &run->topo;
+		run->cond.opts.bind = mdb_topology_bind;
+		run->cond.opts.bind_arg = &run->topo;
 	}
 }
 

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "conditions.h"
 #include "counters.h"
 #include "err.h"
 #include "kernel.h"
@@ -45,17 +46,16 @@
 struct mdb_instance {
 	char name[MDB_NAME_LEN];
 	const struct mdb_kernel *kernel;
-	const struct layout_ops *ops;	/* NULL for baselines and the live kernel */
-	const struct mix *mix;		/* NULL for baselines */
+	/*
+	 * Its memmap's conditions: the run's, with what its group varies
+	 * (the --folio-desc-bytes size, 0: the layout's; HVO; the cache
+	 * option of another option's report group).  cond.ops is NULL for
+	 * baselines and the live kernel, cond.mix for baselines.
+	 */
+	struct mdb_cond cond;
+	unsigned int named;		/* MDB_COND_NAME_*: what its name says of cond */
 	bool real;			/* the live kernel, through mdbench_kmod */
-	unsigned long nr_pfns;
-	uint64_t ram_bytes;
 	uint64_t buf_bytes;		/* baselines */
-	unsigned int folio_desc_bytes;	/* --folio-desc-bytes' size for this one; 0: the layout's */
-	enum hvo_mode hvo;		/* its memmap's HVO */
-	bool hvo_named;			/* the mix has hugetlb folios: the name says hvo:<mode> */
-	enum desc_cache_kind desc_cache;	/* its folio caches (--desc-cache, or another option's report group) */
-	bool cache_named;		/* not the run's --desc-cache: the name says cache:<option> */
 	unsigned int threads;		/* a threaded kernel's thread count; 0: unthreaded */
 	bool selected;			/* passes --benchmark_filter */
 	/* The metadata its walk touches (bench/ws.h), or a baseline's buffer. */
@@ -116,12 +116,15 @@ struct mdb_run {
 	uint64_t *ram_sizes;
 	unsigned int nr_ram_sizes;
 	/*
-	 * --base-page: the kernel modelled pages RAM in these (basepage.h
-	 * mdb_base is set to it before any mix is placed).  mixes[] are the
-	 * mixes placed at it (mix_translate()); given_mixes[] as given, in
-	 * 4 KiB orders, and how[] what each entry became.
+	 * The conditions every memmap of the run shares (cond.base: the
+	 * kernel modelled pages RAM in these, --base-page; cond.opts: pages,
+	 * age, compaction, cache option, SLUB, seed; folio size 0, HVO off;
+	 * no layout, mix or RAM), applied (mdb_cond_apply()) before any mix
+	 * is placed.  mixes[] are the mixes placed at the base page
+	 * (mix_translate()); given_mixes[] as given, in 4 KiB orders, and
+	 * how[] what each entry became.
 	 */
-	const struct base_page *base;
+	struct mdb_cond cond;
 	bool base_given;
 	struct mix *mixes;
 	struct mix *given_mixes;
@@ -140,8 +143,7 @@ struct mdb_run {
 	 */
 	bool hvo[HVO_MODE_NR];
 	bool hvo_given;
-	struct memmap_opts opts;	/* pages, age and seed of every memmap (folio size: 0, HVO off) */
-	struct age_replay replay;	/* --desc-age=trace:FILE's events; opts.replay points here */
+	struct age_replay replay;	/* --desc-age=trace:FILE's events; cond.opts.replay points here */
 	int cpu;			/* -1: not pinned */
 	int node;			/* -1: not bound */
 	unsigned int *thread_counts;	/* --threads, ascending, each <= nr_cpus */
@@ -186,12 +188,15 @@ void mdb_plan(struct mdb_run *run);
 #define MDB_HEADLINE_WS_TIMES	2
 #define MDB_HEADLINE_MAX_RAM	(1ULL << 50)	/* 1 PiB, --ram's own limit */
 void mdb_headline(struct mdb_run *run);
-/* The smoke profile's one RAM size for a mix: 64 pageblocks, 128MiB at 4k (the aged trace keeps free order-9 blocks; at 32MiB it keeps none), or twice the largest hstate (2GiB at 4k) for one with such hugetlb folios. */
+/*
+ * The smoke profile's one RAM size for a mix: 16 pageblocks, 32MiB at 4k
+ * (the aged trace's compaction leaves the order-9 kernels a free
+ * pageblock), or twice the largest hstate (2GiB at 4k) for one with such
+ * hugetlb folios.
+ */
 uint64_t mdb_smoke_ram(const struct mix *mix);
 /* The kernels the headline is measured with: the dependent ones that read the memmap of any mix. */
 bool mdb_headline_kernel(const struct mdb_kernel *k);
-/* The memmap options an instance is built with: the run's, its folio size. */
-struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in);
 /* Bytes of memmap and descriptors a layout needs for mix at ram, the largest folio size swept. */
 unsigned long long mdb_memory_need(const struct mdb_run *run, const struct layout_ops *ops,
 				   const struct mix *mix, uint64_t ram);

@@ -24,13 +24,9 @@
 #include "rounds.h"
 #include "shim.h"
 
+/* The group's memmap, and the conditions it was built under. */
 static struct {
-	const struct layout_ops *ops;
-	const struct mix *mix;
-	unsigned long nr_pfns;
-	unsigned int folio_desc_bytes;
-	enum hvo_mode hvo;
-	enum desc_cache_kind desc_cache;
+	struct mdb_cond cond;
 	struct memmap *mm;
 } cache;
 
@@ -39,7 +35,7 @@ static const struct mdb_run *the_run;
 static void cache_drop(void)
 {
 	if (cache.mm)
-		cache.ops->memmap_destroy(cache.mm);
+		cache.cond.ops->memmap_destroy(cache.mm);
 	memset(&cache, 0, sizeof(cache));
 }
 
@@ -47,11 +43,10 @@ static void cache_drop(void)
 static struct memmap *build(const struct mdb_run *run, const struct mdb_instance *in,
 			    struct mdb_err *err)
 {
-	struct memmap_opts opts = mdb_instance_opts(run, in);
 	struct memmap *mm = NULL;
 
 	err->msg[0] = '\0';
-	if (in->ops->memmap_create(&mm, in->nr_pfns, in->mix, &opts, err)) {
+	if (in->cond.ops->memmap_create(&mm, in->cond.nr_pfns, in->cond.mix, &in->cond.opts, err)) {
 		if (!err->msg[0])
 			mdb_errf(err, "cannot build the memmap");
 		return NULL;
@@ -62,38 +57,30 @@ static struct memmap *build(const struct mdb_run *run, const struct mdb_instance
 
 static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
 {
-	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns &&
-	    cache.folio_desc_bytes == in->folio_desc_bytes && cache.hvo == in->hvo &&
-	    cache.desc_cache == in->desc_cache)
+	if (cache.mm && mdb_cond_equal(&cache.cond, &in->cond))
 		return cache.mm;
 	cache_drop();
 	cache.mm = build(the_run, in, err);
-	if (cache.mm) {
-		cache.ops = in->ops;
-		cache.mix = in->mix;
-		cache.nr_pfns = in->nr_pfns;
-		cache.folio_desc_bytes = in->folio_desc_bytes;
-		cache.hvo = in->hvo;
-		cache.desc_cache = in->desc_cache;
-	}
+	if (cache.mm)
+		cache.cond = in->cond;
 	return cache.mm;
 }
 
 static void env_init(struct bench_env *env, const struct mdb_run *run, const struct mdb_instance *in)
 {
 	memset(env, 0, sizeof(*env));
-	env->ops = in->ops;
-	env->nr_pfns = in->nr_pfns;
-	env->mix = in->mix;
-	env->opts = &run->opts;
-	env->seed = run->opts.seed;
+	env->ops = in->cond.ops;
+	env->nr_pfns = in->cond.nr_pfns;
+	env->mix = in->cond.mix;
+	env->opts = &run->cond.opts;
+	env->seed = run->cond.opts.seed;
 	env->buf_bytes = in->buf_bytes;
 	env->threads = 1;
 }
 
 static bool needs_memmap(const struct mdb_instance *in)
 {
-	return in->ops && !(in->kernel->flags & MDB_K_NO_MEMMAP);
+	return in->cond.ops && !(in->kernel->flags & MDB_K_NO_MEMMAP);
 }
 
 /*
@@ -133,7 +120,7 @@ static void bench_instance(struct mdb_state *st, void *arg)
 	}
 	in->kernel->run(st, &env);
 	if (fresh)
-		in->ops->memmap_destroy(fresh);
+		in->cond.ops->memmap_destroy(fresh);
 }
 
 /* The threaded instance running now: its env (memmap, shared state), made by the set-up. */
@@ -155,7 +142,7 @@ static int threaded_setup(void *arg, struct mdb_err *err)
 		return -1;
 	if (in->kernel->setup && in->kernel->setup(&threaded.env, err)) {
 		if (threaded.fresh)
-			in->ops->memmap_destroy(threaded.fresh);
+			in->cond.ops->memmap_destroy(threaded.fresh);
 		threaded.fresh = NULL;
 		return -1;
 	}
@@ -169,7 +156,7 @@ static void threaded_teardown(void *arg)
 	if (in->kernel->teardown)
 		in->kernel->teardown(&threaded.env);
 	if (threaded.fresh)
-		in->ops->memmap_destroy(threaded.fresh);
+		in->cond.ops->memmap_destroy(threaded.fresh);
 	threaded.fresh = NULL;
 	threaded.in = NULL;
 }
@@ -243,7 +230,7 @@ static void register_instance(const struct mdb_run *run, const struct mdb_instan
 /* The name without its layout: the key of its group. */
 static void group_key(const struct mdb_instance *in, char *key, size_t len)
 {
-	const char *layout = in->real ? MDB_REAL_LAYOUT : in->ops ? in->ops->name : NULL;
+	const char *layout = in->real ? MDB_REAL_LAYOUT : in->cond.ops ? in->cond.ops->name : NULL;
 	size_t k = strlen(in->kernel->name);
 
 	if (!layout) {
@@ -312,7 +299,7 @@ static size_t group_ref(const struct mdb_run *run, const struct mdb_group *g)
 	size_t i;
 
 	for (i = g->first; ; i = run->inst[i].group_next) {
-		if (run->inst[i].ops == layout_reference() && !run->inst[i].real)
+		if (run->inst[i].cond.ops == layout_reference() && !run->inst[i].real)
 			return i;
 		if (!run->inst[i].group_next)
 			return g->first;
@@ -371,7 +358,7 @@ static double group_est(const struct mdb_run *run, const struct mdb_group *g)
 
 static bool group_at_headline(const struct mdb_run *run, const struct mdb_group *g)
 {
-	return run->machine.headline_ram && run->inst[g->first].ram_bytes == run->machine.headline_ram;
+	return run->machine.headline_ram && run->inst[g->first].cond.ram_bytes == run->machine.headline_ram;
 }
 
 /*
@@ -528,7 +515,7 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
 	}
 	ret = mdb_fixed_run(bench_fixed, &f, ops, on_start, on_stop, arg, items, err);
 	if (f.env.mm)
-		in->ops->memmap_destroy(f.env.mm);
+		in->cond.ops->memmap_destroy(f.env.mm);
 	return ret;
 }
 

@@ -78,17 +78,17 @@ static const struct model_blocks *blocks_of(const struct mdb_run *run, const str
 	static uint64_t seed_of;
 	struct mdb_err err;
 
-	if (memcmp(&mix_of, mix, sizeof(*mix)) || b.nr_pfns != nr_pfns || seed_of != run->opts.seed) {
+	if (memcmp(&mix_of, mix, sizeof(*mix)) || b.nr_pfns != nr_pfns || seed_of != run->cond.opts.seed) {
 		/*
 		 * Counted from the mix's plan, not after the aging trace: the
 		 * trace moves folios but keeps their kinds and orders, and
 		 * running it here (for every size the headline search tries)
 		 * cost seconds per mdbench start.
 		 */
-		if (model_count_blocks(&b, mix, nr_pfns, run->opts.seed, DESC_FRESH_ORDERED, &err))
+		if (model_count_blocks(&b, mix, nr_pfns, run->cond.opts.seed, DESC_FRESH_ORDERED, &err))
 			mdb_die(&err);
 		mix_of = *mix;
-		seed_of = run->opts.seed;
+		seed_of = run->cond.opts.seed;
 	}
 	return &b;
 }
@@ -97,7 +97,7 @@ static const struct model_blocks *blocks_of(const struct mdb_run *run, const str
 static unsigned long folios_of(const struct mdb_run *run, const struct mdb_instance *in,
 			       enum page_kind a, enum page_kind b)
 {
-	const struct model_blocks *m = blocks_of(run, in->mix, in->nr_pfns);
+	const struct model_blocks *m = blocks_of(run, in->cond.mix, in->cond.nr_pfns);
 	unsigned long n = 0;
 
 	for (unsigned int o = 0; o < MIX_NR_ORDERS; o++)
@@ -121,7 +121,8 @@ static unsigned long hugetlb_folios(const struct mdb_run *run, const struct mdb_
 static bool traced_before(const struct mdb_run *run, const struct mdb_instance *in)
 {
 	for (const struct mdb_instance *p = run->inst; p < in; p++)
-		if (p->selected && p->ops && !p->real && p->mix == in->mix && p->nr_pfns == in->nr_pfns)
+		if (p->selected && p->cond.ops && !p->real && p->cond.mix == in->cond.mix &&
+		    p->cond.nr_pfns == in->cond.nr_pfns)
 			return true;
 	return false;
 }
@@ -142,27 +143,26 @@ static void set_working_set(const struct mdb_run *run, struct mdb_instance *in)
 	bool builds;
 
 	in->ws_known = !in->real;
-	if (!in->ops)
+	if (!in->cond.ops)
 		in->ws_bytes = in->buf_bytes;
 	else if (!in->real)
-		in->ws_bytes = mdb_working_set(in->kernel, in->ops,
-					       blocks_of(run, in->mix, in->nr_pfns), in->folio_desc_bytes);
+		in->ws_bytes = mdb_working_set(in->kernel, in->cond.ops,
+					       blocks_of(run, in->cond.mix, in->cond.nr_pfns),
+					       in->cond.opts.folio_desc_bytes);
 	in->est_seconds = EST_RUNS_OF_MIN_TIME * run->min_time;
-	if (!in->ops || in->real)
+	if (!in->cond.ops || in->real)
 		return;
 	builds = (in->kernel->flags & (MDB_K_MUTATES | MDB_K_NO_MEMMAP)) || !prev ||
-		 prev->ops != in->ops || prev->mix != in->mix || prev->nr_pfns != in->nr_pfns ||
-		 prev->folio_desc_bytes != in->folio_desc_bytes || prev->hvo != in->hvo ||
-		 prev->desc_cache != in->desc_cache;
+		 !mdb_cond_equal(&prev->cond, &in->cond);
 	if (!builds)
 		return;
 	in->est_seconds += EST_BUILD_NS_PER_BYTE * 1e-9 *
-			   (double)in->ops->memory_need(in->nr_pfns, in->mix, &run->opts);
-	if (in->hvo == HVO_ON)
+			   (double)in->cond.ops->memory_need(in->cond.nr_pfns, in->cond.mix, &run->cond.opts);
+	if (in->cond.opts.hvo == HVO_ON)
 		in->est_seconds += EST_HVO_NS_PER_FOLIO * 1e-9 * (double)hugetlb_folios(run, in);
-	if (run->opts.age == DESC_AGED)
+	if (run->cond.opts.age == DESC_AGED)
 		in->est_seconds += 1e-9 * (double)traced_folios(run, in) *
-				   ((in->ops->desc_size[DESC_FOLIO] ? EST_REPLAY_NS_PER_FOLIO : 0) +
+				   ((in->cond.ops->desc_size[DESC_FOLIO] ? EST_REPLAY_NS_PER_FOLIO : 0) +
 				    (traced_before(run, in) ? 0 : EST_TRACE_NS_PER_FOLIO));
 }
 
@@ -176,7 +176,8 @@ static bool smoked_already(const struct mdb_run *run, const struct mdb_kernel *k
 	size_t i;
 
 	for (i = 0; i < run->nr_inst; i++)
-		if (run->inst[i].kernel == k && run->inst[i].ops == ops && run->inst[i].hvo == hvo &&
+		if (run->inst[i].kernel == k && run->inst[i].cond.ops == ops &&
+		    run->inst[i].cond.opts.hvo == hvo &&
 		    run->inst[i].threads == threads)
 			return true;
 	return false;
@@ -204,35 +205,25 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in = &run->inst[run->nr_inst++];
 	memset(in, 0, sizeof(*in));
 	in->kernel = k;
-	in->ops = ops;
-	in->mix = mix;
-	in->ram_bytes = ram;
-	in->nr_pfns = (unsigned long)(ram >> MDB_PAGE_SHIFT);
 	if (!g)
 		g = &none;
+	in->cond = run->cond;
+	in->cond.ops = ops;
+	in->cond.mix = mix;
+	mdb_cond_set_ram(&in->cond, ram);
+	in->cond.opts.folio_desc_bytes = g->folio_bytes;
+	in->cond.opts.hvo = g->hvo;
+	if (g->cache_named)
+		in->cond.opts.desc_cache = g->desc_cache;
+	in->named = (g->hvo_named ? MDB_COND_NAME_HVO : 0) | (g->cache_named ? MDB_COND_NAME_CACHE : 0);
 	in->buf_bytes = buf;
-	in->folio_desc_bytes = g->folio_bytes;
-	in->hvo = g->hvo;
-	in->hvo_named = g->hvo_named;
-	in->cache_named = g->cache_named;
-	in->desc_cache = g->cache_named ? g->desc_cache : run->opts.desc_cache;
 	in->real = g->real;
 	in->threads = threads;
 	if (ops || g->real) {
 		mdb_format_size(ram, size, sizeof(size));
 		n = snprintf(in->name, sizeof(in->name), "%s/%s/mix:%s/ram:%s", k->name,
 			     g->real ? MDB_REAL_LAYOUT : ops->name, mix->name, size);
-		/* Not at 4k: the base page's results are never another's under one name. */
-		if (mdb_base.shift != BASE_PAGE_MIN_SHIFT && n > 0 && (size_t)n < sizeof(in->name))
-			n += snprintf(in->name + n, sizeof(in->name) - n, "/base:%s", mdb_base.name);
-		if (g->folio_bytes && n > 0 && (size_t)n < sizeof(in->name))
-			n += snprintf(in->name + n, sizeof(in->name) - n, "/folio:%uB", g->folio_bytes);
-		if (g->hvo_named && n > 0 && (size_t)n < sizeof(in->name))
-			n += snprintf(in->name + n, sizeof(in->name) - n, "/hvo:%s",
-				      hvo_mode_name(g->hvo));
-		if (g->cache_named && n > 0 && (size_t)n < sizeof(in->name))
-			n += snprintf(in->name + n, sizeof(in->name) - n, "/cache:%s",
-				      desc_cache_kind_name(g->desc_cache));
+		mdb_cond_suffix(&in->cond, in->named, in->name, sizeof(in->name), &n);
 		/* Google Benchmark's own suffix for Threads(n), last */
 		if (threads && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/threads:%u", threads);
@@ -345,7 +336,7 @@ static void add_layout_groups(struct mdb_run *run, const struct mdb_kernel *cons
 		return;
 	g = (struct group){ .cache_named = true };
 	for (c = 0; c < DESC_CACHE_KIND_NR; c++) {
-		if (c == (int)run->opts.desc_cache)
+		if (c == (int)run->cond.opts.desc_cache)
 			continue;
 		g.desc_cache = c;
 		add_hvo_groups(run, k, nr, ops, mix, ram, &g);
@@ -382,20 +373,10 @@ static void add_baselines(struct mdb_run *run, const struct mdb_kernel *const *k
 				add_instance(run, k[i], NULL, NULL, 0, sizes[r], NULL, 0);
 }
 
-struct memmap_opts mdb_instance_opts(const struct mdb_run *run, const struct mdb_instance *in)
-{
-	struct memmap_opts opts = run->opts;
-
-	opts.folio_desc_bytes = in->folio_desc_bytes;
-	opts.hvo = in->hvo;
-	opts.desc_cache = in->desc_cache;
-	return opts;
-}
-
 unsigned long long mdb_memory_need(const struct mdb_run *run, const struct layout_ops *ops,
 				   const struct mix *mix, uint64_t ram)
 {
-	struct memmap_opts opts = run->opts;
+	struct memmap_opts opts = run->cond.opts;
 	unsigned int f;
 
 	for (f = 0; f < run->nr_folio_sizes; f++)
@@ -405,16 +386,13 @@ unsigned long long mdb_memory_need(const struct mdb_run *run, const struct layou
 }
 
 /* What an instance holds at most: the memmap and the mix's descriptors, or its buffer. */
-static unsigned long long instance_need(const struct mdb_run *run, const struct mdb_instance *in)
+static unsigned long long instance_need(const struct mdb_instance *in)
 {
-	struct memmap_opts opts;
-
 	if (in->real)
 		return 0;	/* the machine's own memmap; the module keeps its free-memory floor */
-	if (!in->ops)
+	if (!in->cond.ops)
 		return in->buf_bytes;
-	opts = mdb_instance_opts(run, in);
-	return in->ops->memory_need(in->nr_pfns, in->mix, &opts);
+	return in->cond.ops->memory_need(in->cond.nr_pfns, in->cond.mix, &in->cond.opts);
 }
 
 /* Before anything runs: does the largest selected instance fit in memory? */
@@ -426,18 +404,18 @@ static void check_memory(const struct mdb_run *run)
 	char a[32];
 
 	for (i = 0; i < run->nr_inst; i++) {
-		if (run->inst[i].selected && instance_need(run, &run->inst[i]) > need) {
-			need = instance_need(run, &run->inst[i]);
+		if (run->inst[i].selected && instance_need(&run->inst[i]) > need) {
+			need = instance_need(&run->inst[i]);
 			worst = &run->inst[i];
 		}
 	}
 	if (!avail || need <= avail)
 		return;
-	if (worst->ops) {
-		mdb_format_size(worst->ram_bytes, a, sizeof(a));
+	if (worst->cond.ops) {
+		mdb_format_size(worst->cond.ram_bytes, a, sizeof(a));
 		mdb_dief("--ram=%s with %s on mix %s needs %llu MiB of memmap and descriptors "
-			 "(%llu bytes), but MemAvailable is %llu MiB", a, worst->ops->name,
-			 worst->mix->name, need >> 20, need, avail >> 20);
+			 "(%llu bytes), but MemAvailable is %llu MiB", a, worst->cond.ops->name,
+			 worst->cond.mix->name, need >> 20, need, avail >> 20);
 	}
 	mdb_dief("%s needs a %llu MiB buffer, but MemAvailable is %llu MiB", worst->name, need >> 20,
 		 avail >> 20);

@@ -199,7 +199,7 @@ static int placed_census(const struct mdb_real *r, const struct mix *mix, struct
 	struct mix_block b;
 
 	memset(s, 0, sizeof(*s));
-	if (mix_plan_init(&plan, mix, r->ram_bytes >> MDB_PAGE_SHIFT, r->run->opts.seed, err))
+	if (mix_plan_init(&plan, mix, r->ram_bytes >> MDB_PAGE_SHIFT, r->run->cond.opts.seed, err))
 		return -1;
 	while (mix_plan_next(&plan, &b)) {
 		uint64_t n = 1ULL << b.order;
@@ -398,7 +398,7 @@ static const struct real_pick *get_pick(struct mdb_real *r, enum mdb_kmod_pick p
 		mdb_errf(err, "out of memory for the pfn walk");
 		return NULL;
 	}
-	p->seed = r->run->opts.seed ^ (0x6c697374ULL + pick);
+	p->seed = r->run->cond.opts.seed ^ (0x6c697374ULL + pick);
 	mdb_kmod_pick_init(&picker, pick, p->seed, p->pfn, REAL_LIST_MAX);
 	if (mdb_kmod_pick_kpageflags(&picker, r->k.info.min_pfn, r->k.info.end_pfn, err)) {
 		free(p->pfn);

@@ -331,11 +331,11 @@ static int start_job(struct sim *s, size_t n, struct mdb_err *err)
 	snprintf(result, sizeof(result), "%s/result.%zu.json", s->tmp, n);
 	inst = mdb_instance_json(s->run, j->in, j->ops);
 	json_object_set_new(inst, "result", json_string(result));
-	if (j->in->mix && j->in->mix->placed) {	/* a snapshot's placement, beside */
+	if (j->in->cond.mix && j->in->cond.mix->placed) {	/* a snapshot's placement, beside */
 		char placed[PATH_MAX + 64];
 
 		snprintf(placed, sizeof(placed), "%s/placed.%zu", s->tmp, n);
-		if (mix_placed_save(j->in->mix, placed, err)) {
+		if (mix_placed_save(j->in->cond.mix, placed, err)) {
 			json_decref(inst);
 			return -1;
 		}
@@ -399,7 +399,6 @@ static int read_result(const struct sim *s, size_t n, struct sim_job *j)
 static int finish_job(struct sim *s, size_t n, int status)
 {
 	struct sim_job *j = &s->job[n];
-	struct memmap_opts opts;
 	struct timespec now;
 	struct mdb_err err;
 	char base[32];
@@ -430,9 +429,9 @@ static int finish_job(struct sim *s, size_t n, int status)
 		return -1;
 	}
 	j->ran = true;
-	opts = mdb_instance_opts(s->run, j->in);
-	j->has_model = j->in->ops && model_predict(j->in->kernel->model, j->in->ops, j->in->mix,
-						   j->in->nr_pfns, &opts, &j->model);
+	j->has_model = j->in->cond.ops && model_predict(j->in->kernel->model, j->in->cond.ops,
+							 j->in->cond.mix, j->in->cond.nr_pfns,
+							 &j->in->cond.opts, &j->model);
 	return 0;
 }
 
@@ -454,11 +453,11 @@ static json_t *job_json(const struct sim_job *j)
 	o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:o, s:o, s:I}", "name", in->name,
 		      "run_name", in->name, "run_type", "simulation", "repetitions", 1,
 		      "repetition_index", 0, "threads", 1, "kernel", in->kernel->name,
-		      "layout", in->ops ? json_string(in->ops->name) : json_null(),
-		      "mix", in->mix ? json_string(in->mix->name) : json_null(),
+		      "layout", in->cond.ops ? json_string(in->cond.ops->name) : json_null(),
+		      "mix", in->cond.mix ? json_string(in->cond.mix->name) : json_null(),
 		      "sim_ops", (json_int_t)j->ops);
-	json_object_set_new(o, in->ops ? "ram_bytes" : "buf_bytes",
-			    json_integer((json_int_t)(in->ops ? in->ram_bytes : in->buf_bytes)));
+	json_object_set_new(o, in->cond.ops ? "ram_bytes" : "buf_bytes",
+			    json_integer((json_int_t)(in->cond.ops ? in->cond.ram_bytes : in->buf_bytes)));
 	if (!j->ran) {
 		json_object_set_new(o, "error_occurred", json_true());
 		json_object_set_new(o, "error_message", json_string(j->error));

@@ -54,11 +54,11 @@ static void test_order(void)
 	      run.baseline_sizes[1] == 1 << 20, "%u baseline sizes", run.nr_baseline_sizes);
 
 	in = test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB");
-	CHECK(in && in->ops == layout_by_name("memdesc8") && in->nr_pfns == 16384 &&
-	      in->ram_bytes == TEST_RAM && in->mix == &run.mixes[0] && !in->threads &&
-	      !in->hvo_named && !in->real && !in->folio_desc_bytes, "test/mark on memdesc8");
+	CHECK(in && in->cond.ops == layout_by_name("memdesc8") && in->cond.nr_pfns == 16384 &&
+	      in->cond.ram_bytes == TEST_RAM && in->cond.mix == &run.mixes[0] && !in->threads &&
+	      !(in->named & MDB_COND_NAME_HVO) && !in->real && !in->cond.opts.folio_desc_bytes, "test/mark on memdesc8");
 	in = test_find(&run, "test/faults/bytes:1MiB");
-	CHECK(in && !in->ops && !in->mix && in->buf_bytes == 1 << 20, "test/faults/bytes:1MiB");
+	CHECK(in && !in->cond.ops && !in->cond.mix && in->buf_bytes == 1 << 20, "test/faults/bytes:1MiB");
 
 	/* The distinct kernels of the selected instances, in plan order. */
 	k = mdb_run_kernels(&run);
@@ -90,19 +90,19 @@ static void test_folio_sizes(void)
 	CHECK(test_find(&run, "test/mark/page64/mix:plain/ram:64MiB"), "page64 has no folio sizes");
 	CHECK(!test_find(&run, "test/mark/page64/mix:plain/ram:64MiB/folio:64B"), "page64 folio:64B");
 	in = test_find(&run, "footprint/memdesc8/mix:plain/ram:64MiB/folio:64B");
-	CHECK(in && in->selected && in->folio_desc_bytes == 64, "footprint at 64 bytes");
+	CHECK(in && in->selected && in->cond.opts.folio_desc_bytes == 64, "footprint at 64 bytes");
 	/* Below the struct's own size only the reports run. */
 	CHECK(!test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB/folio:64B") == below,
 	      "test/mark at 64 bytes, struct folio %zu bytes", md8->desc_size[DESC_FOLIO]);
 	in = test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB/folio:128B");
-	CHECK(in && in->folio_desc_bytes == 128, "test/mark at 128 bytes");
+	CHECK(in && in->cond.opts.folio_desc_bytes == 128, "test/mark at 128 bytes");
 	CHECK(!test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB"), "no unsized memdesc8 group");
 
-	opts = mdb_instance_opts(&run, in);
+	opts = in->cond.opts;
 	CHECK(opts.folio_desc_bytes == 128 && opts.seed == 1 && opts.pages == MEMMAP_PAGES_4K &&
-	      opts.hvo == HVO_OFF, "mdb_instance_opts");
+	      opts.hvo == HVO_OFF, "the instance's conditions: the run's, its folio size");
 	/* The memory a layout needs is at the largest size swept. */
-	opts = run.opts;
+	opts = run.cond.opts;
 	opts.folio_desc_bytes = 128;
 	CHECK(mdb_memory_need(&run, md8, &mix, TEST_RAM) == md8->memory_need(16384, &mix, &opts),
 	      "mdb_memory_need of memdesc8");
@@ -124,10 +124,10 @@ static void test_hvo(void)
 	test_run_init(&run, "^(test/mark|footprint)/", p64, &mix, 1, TEST_RAM);
 	mdb_plan(&run);
 	in = test_find(&run, "test/mark/page64/mix:huge/ram:64MiB/hvo:off");
-	CHECK(in && in->hvo == HVO_OFF && in->hvo_named, "test/mark with HVO off");
+	CHECK(in && in->cond.opts.hvo == HVO_OFF && (in->named & MDB_COND_NAME_HVO), "test/mark with HVO off");
 	CHECK(!test_find(&run, "test/mark/page64/mix:huge/ram:64MiB/hvo:on"), "test/mark with HVO on");
 	in = test_find(&run, "footprint/page64/mix:huge/ram:64MiB/hvo:on");
-	CHECK(in && in->hvo == HVO_ON && mdb_instance_opts(&run, in).hvo == HVO_ON, "footprint, HVO on");
+	CHECK(in && in->cond.opts.hvo == HVO_ON && (in->named & MDB_COND_NAME_HVO), "footprint, HVO on");
 	CHECK(test_find(&run, "footprint/page64/mix:huge/ram:64MiB/hvo:off"), "footprint, HVO off");
 	test_run_free(&run);
 

@@ -48,9 +48,9 @@ static inline void test_run_init(struct mdb_run *run, const char *filter, const 
 	run->argc = 2;
 	run->argv = argv;
 	snprintf(run->run_id, sizeof(run->run_id), "20261203T000000Z-00000001");
-	run->opts.pages = MEMMAP_PAGES_4K;
-	run->opts.age = DESC_AGED;
-	run->opts.seed = 1;
+	run->cond.opts.pages = MEMMAP_PAGES_4K;
+	run->cond.opts.age = DESC_AGED;
+	run->cond.opts.seed = 1;
 	run->layouts = calloc(32, sizeof(*run->layouts));
 	for (i = 0; mdb_layouts[i] && i < 31; i++)
 		if (!names || !names[0])
