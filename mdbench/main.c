@@ -40,83 +40,249 @@ struct options {
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
 };
 
+/*
+ * The options, one entry each, in the style of perf's OPT_* tables
+ * (tools/lib/subcmd/parse-options.h): the name, its field in struct
+ * options, its allowed values where they form a list, the value's form in
+ * --help and the help itself (lines after the first start at the help
+ * column).  The parser, --help and the error for a value not allowed all
+ * read this table: adding an option is one entry here and its field.
+ */
+enum opt_kind {
+	OPT_VALUE,		/* --name=value, given once */
+	OPT_FLAG,		/* --name, no value */
+	OPT_OWN,		/* parsed by parse_args() itself (--list[=json], --help, --version) */
+};
+
+/* Allowed values: name_of(0) up to the first NULL ("" skipped), then prefix's "FILE" form. */
+struct opt_choices {
+	const char *(*name_of)(int i);
+	const char *prefix;	/* "trace:": a value starting with it is allowed too */
+	const char *prefixed;	/* how --help and errors show it: "trace:FILE" */
+};
+
+struct opt_spec {
+	const char *name;
+	enum opt_kind kind;
+	size_t offset;
+	const struct opt_choices *choices;	/* NULL: checked where it is used */
+	const char *argh;	/* the value's form in --help; NULL: the choices, a|b|c */
+	const char *help;
+};
+
+#define OPT_STRING(n, f, a, h)	{ n, OPT_VALUE, offsetof(struct options, f), NULL, a, h }
+#define OPT_CHOICE(n, f, c, h)	{ n, OPT_VALUE, offsetof(struct options, f), &(c), NULL, h }
+#define OPT_BOOLEAN(n, f, h)	{ n, OPT_FLAG, offsetof(struct options, f), NULL, NULL, h }
+#define OPT_OWN(n, a, h)	{ n, OPT_OWN, 0, NULL, a, h }
+
+/* The machine's own names (one source each), as opt_choices lists them. */
+static const char *memmap_pages_choice(int i)
+{
+	return i < MEMMAP_PAGES_NR ? memmap_pages_name(i) : NULL;
+}
+
+static const char *desc_age_choice(int i)	/* trace is trace:FILE */
+{
+	return i < DESC_AGE_NR ? (i == DESC_TRACE ? "" : desc_age_name(i)) : NULL;
+}
+
+static const char *desc_cache_choice(int i)
+{
+	return i < DESC_CACHE_KIND_NR ? desc_cache_kind_name(i) : NULL;
+}
+
+static const char *slub_choice(int i)
+{
+	return i < DESC_SLUB_NR ? desc_slub_name(i) : NULL;
+}
+
+static const char *base_page_choice(int i)
+{
+	return base_pages[i].name;
+}
+
+static const char *on_off_choice(int i)
+{
+	return i < 2 ? (const char *[]){ "on", "off" }[i] : NULL;
+}
+
+static const char *sim_cache_choice(int i)
+{
+	return i < 2 ? (const char *[]){ "fixed", "host" }[i] : NULL;
+}
+
+static const struct opt_choices memmap_pages_values = { memmap_pages_choice, NULL, NULL };
+static const struct opt_choices desc_age_values = { desc_age_choice, "trace:", "trace:FILE" };
+static const struct opt_choices desc_cache_values = { desc_cache_choice, NULL, NULL };
+static const struct opt_choices slub_values = { slub_choice, NULL, NULL };
+static const struct opt_choices base_page_values = { base_page_choice, NULL, NULL };
+static const struct opt_choices on_off_values = { on_off_choice, NULL, NULL };
+static const struct opt_choices sim_cache_values = { sim_cache_choice, NULL, NULL };
+
+static const struct opt_spec opt_table[] = {
+	OPT_STRING("--layout", layout, "A,B,...",
+		   "layouts to compare (default: all of layouts.list)\n"
+		   "and " MDB_REAL_LAYOUT ": the running kernel's own memmap through the\n"
+		   "mdbench_kmod module (root; kmod/README.md), on --mix=kpageflags"),
+	OPT_STRING("--ram", ram, "256MiB,4GiB,headline",
+		   "modelled RAM sizes (B/KiB/MiB/GiB/TiB, multiples of 2MiB);\n"
+		   "headline: the smallest power of two >= 16x the last-level\n"
+		   "cache (hwloc) where every layout's headline working set\n"
+		   "is >= 2x it, or stops growing; capped at half of\n"
+		   "MemAvailable (dump: context.memdesc_bench.machine)"),
+	OPT_STRING("--mix", mix, "desktop,...", "built-in mix, JSON file, or kpageflags (default: desktop)"),
+	OPT_STRING("--profile", profile, "quick|full|smoke",
+		   "quick (default): 256MiB and the headline size (there only\n"
+		   "the kernels that keep their memmap), short runs;\n"
+		   "full: 256MiB..64GiB; smoke: every kernel of every layout\n"
+		   "once, 32MiB (2GiB for 1 GiB hugetlb mixes), shortest"),
+	OPT_STRING("--counters", counters, "a,b,...|none",
+		   "short, perf or libpfm event names (default: cycles,instructions,\n"
+		   "L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)"),
+	OPT_STRING("--cpu", cpu, "N",
+		   "pin the benchmark thread to CPU N (and a threaded\nbenchmark's first thread)"),
+	OPT_STRING("--threads", threads, "1,2,4,max",
+		   "thread counts of the threaded kernels (max: every CPU\n"
+		   "mdbench may use, taskset included); one thread per\n"
+		   "core, then per hardware thread, each pinned; more\n"
+		   "threads than CPUs are refused: they would time the\n"
+		   "scheduler (default: quick 1,2; full 1,2,4,...,max;\n"
+		   "--simulate runs them on 1 thread only)"),
+	OPT_STRING("--node", node, "N", "bind memmaps to NUMA node N"),
+	OPT_CHOICE("--memmap-pages", memmap_pages, memmap_pages_values,
+		   "memmaps and descriptor caches on 2 MiB pages, as the\n"
+		   "kernel maps vmemmap and slabs (default), or 4 KiB pages"),
+	OPT_CHOICE("--desc-age", desc_age, desc_age_values,
+		   "after a seeded allocation trace that moves folios and\n"
+		   "ages their descriptors, as on a machine that has run a\n"
+		   "while (default); fresh: as placed, freelists randomised\n"
+		   "as kernels ship; fresh-ordered: in address order, the\n"
+		   "unreachable best case; aged-permute: the descriptors\n"
+		   "churned as the trace would, each folio kept at its pfn;\n"
+		   "trace:FILE: a recorded trace replayed instead of the\n"
+		   "seeded one (docs/conditions.md: the format)"),
+	OPT_CHOICE("--compaction", compaction, on_off_values,
+		   "the aging trace compacts as kcompactd and direct\n"
+		   "compaction would (default), or never"),
+	OPT_CHOICE("--desc-cache", desc_cache, desc_cache_values,
+		   "the folio descriptor caches: TYPESAFE_BY_RCU with\n"
+		   "freeptr_offset (default), the plan's 16-byte alignment,\n"
+		   "RCU with the free pointer after the object, or\n"
+		   "SLAB_HWCACHE_ALIGN"),
+	OPT_CHOICE("--slub", slub, slub_values,
+		   "SLUB with per-CPU sheaves and the barn (default), or\n"
+		   "6.18's per-CPU slab (struct kmem_cache_cpu)"),
+	OPT_STRING("--folio-desc-bytes", folio_desc_bytes, "64,80,...",
+		   "sweep the small folio descriptor's size (multiples of 16;\n"
+		   "below the layout's struct folio only footprint runs)"),
+	OPT_STRING("--hvo", hvo, "off|on|off,on",
+		   "HugeTLB Vmemmap Optimisation on mixes with hugetlb folios:\n"
+		   "their memmap remapped as the kernel does (hvo:on), or not;\n"
+		   "default: off, and on as well for the hugetlb kernels and\n"
+		   "footprint (distributions build HVO but boot with it off)"),
+	OPT_CHOICE("--base-page", base_page, base_page_values,
+		   "the modelled kernel's base page (default 4k): memmap entries,\n"
+		   "mix orders, hugetlb sizes, buddy and pageblock orders,\n"
+		   "HVO (docs/conditions.md)"),
+	OPT_STRING("--seed", seed, "N", "placement of the mix and the descriptor churn (default 1)"),
+	OPT_STRING("--rounds", rounds, "N|auto",
+		   "run every benchmark N times, round after round (default 1;\n"
+		   "a report kernel once); auto: 3 rounds, then more of each\n"
+		   "group (all layouts of a kernel/mix/RAM/threads) until the\n"
+		   "99% sign-test interval of every layout's ratio to the\n"
+		   "reference spans <= 10% of it, 30 rounds, or the time budget"),
+	OPT_STRING("--time-budget", time_budget, "SECONDS",
+		   "--rounds=auto: no extra round that would end past it; the\n"
+		   "headline size's groups are offered it first"),
+	OPT_STRING("--out", out, "DIR", "write DIR/mdbench.json, mix.json, topology.xml"),
+	OPT_BOOLEAN("--force", force, "replace an earlier run's results in DIR"),
+	OPT_OWN("--list", "[=json]", "list benchmarks, layouts, kernels and counters, run nothing"),
+	OPT_BOOLEAN("--simulate", simulate,
+		    "run each kernel under callgrind, write DIR/sim.json (quick:\n"
+		    "the headline kernels and footprint at 256MiB; full: all)"),
+	OPT_CHOICE("--sim-cache", sim_cache, sim_cache_values,
+		   "--simulate's cache geometry: fixed (default) or this host's"),
+	OPT_STRING("--sim-instance", sim_instance, NULL, NULL),	/* the --simulate child's */
+	OPT_STRING("--fixed-ops", fixed_ops, "N",
+		   "no timing: run each benchmark for N ops (on each of a\n"
+		   "threaded one's threads), print the items"),
+	OPT_OWN("--version", "", "the commit and Google Benchmark API this binary is built from"),
+};
+
+#define HELP_COLUMN	36
+
+/* The allowed values joined: "a|b|c" (sep "|", last "|") or "a, b or c" (", ", " or "). */
+static void choices_text(const struct opt_choices *c, const char *sep, const char *last,
+			 char *buf, size_t len)
+{
+	const char *v[16];
+	int n = 0, i;
+	size_t at = 0;
+
+	for (i = 0; c->name_of(i) && n < 15; i++)
+		if (*c->name_of(i))
+			v[n++] = c->name_of(i);
+	if (c->prefixed)
+		v[n++] = c->prefixed;
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? (i == n - 1 ? last : sep) : "", v[i]);
+}
+
+static bool choice_allowed(const struct opt_choices *c, const char *v)
+{
+	int i;
+
+	if (c->prefix && !strncmp(v, c->prefix, strlen(c->prefix)))
+		return true;
+	for (i = 0; c->name_of(i); i++)
+		if (*c->name_of(i) && !strcmp(c->name_of(i), v))
+			return true;
+	return false;
+}
+
+/* Every value given for an option with a list of allowed values is one of them. */
+static void check_choices(const struct options *o)
+{
+	char words[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++) {
+		const struct opt_spec *sp = &opt_table[i];
+		const char *v = sp->kind == OPT_VALUE ? *(const char *const *)((const char *)o + sp->offset) :
+							NULL;
+
+		if (!v || !sp->choices || choice_allowed(sp->choices, v))
+			continue;
+		choices_text(sp->choices, ", ", " or ", words, sizeof(words));
+		mdb_dief("%s=%s: %s", sp->name, v, words);
+	}
+}
+
 static void usage(void)
 {
-	const struct layout_ops *const *l;
+	char left[128], values[128];
+	size_t i;
 
-	printf("usage: mdbench [options] [--benchmark_...]\n"
-	       "  --layout=A,B,...                  layouts to compare (default: all of layouts.list:");
-	for (l = mdb_layouts; *l; l++)
-		printf(" %s", (*l)->name);
-	printf(")\n"
-	       "                                    and " MDB_REAL_LAYOUT ": the running kernel's own memmap through the\n"
-	       "                                    mdbench_kmod module (root; kmod/README.md), on --mix=kpageflags\n"
-	       "  --ram=256MiB,4GiB,headline        modelled RAM sizes (B/KiB/MiB/GiB/TiB, multiples of 2MiB);\n"
-	       "                                    headline: the smallest power of two >= 16x the last-level\n"
-	       "                                    cache (hwloc) where every layout's headline working set\n"
-	       "                                    is >= 2x it, or stops growing; capped at half of\n"
-	       "                                    MemAvailable (dump: context.memdesc_bench.machine)\n"
-	       "  --mix=desktop,...                 built-in mix, JSON file, or kpageflags (default: desktop)\n"
-	       "  --profile=quick|full|smoke        quick (default): 256MiB and the headline size (there only\n"
-	       "                                    the kernels that keep their memmap), short runs;\n"
-	       "                                    full: 256MiB..64GiB; smoke: every kernel of every layout\n"
-	       "                                    once, 32MiB (2GiB for 1 GiB hugetlb mixes), shortest\n"
-	       "  --counters=a,b,...|none           short, perf or libpfm event names (default: cycles,instructions,\n"
-	       "                                    L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)\n"
-	       "  --cpu=N                           pin the benchmark thread to CPU N (and a threaded\n"
-	       "                                    benchmark's first thread)\n"
-	       "  --threads=1,2,4,max               thread counts of the threaded kernels (max: every CPU\n"
-	       "                                    mdbench may use, taskset included); one thread per\n"
-	       "                                    core, then per hardware thread, each pinned; more\n"
-	       "                                    threads than CPUs are refused: they would time the\n"
-	       "                                    scheduler (default: quick 1,2; full 1,2,4,...,max;\n"
-	       "                                    --simulate runs them on 1 thread only)\n"
-	       "  --node=N                          bind memmaps to NUMA node N\n"
-	       "  --memmap-pages=2m|4k              memmaps and descriptor caches on 2 MiB pages, as the\n"
-	       "                                    kernel maps vmemmap and slabs (default), or 4 KiB pages\n"
-	       "  --desc-age=aged|fresh|...         after a seeded allocation trace that moves folios and\n"
-	       "                                    ages their descriptors, as on a machine that has run a\n"
-	       "                                    while (default); fresh: as placed,\n"
-	       "                                    freelists randomised as kernels ship; fresh-ordered: in\n"
-	       "                                    address order, the unreachable best case; aged-permute:\n"
-	       "                                    the old aging, descriptors churned while pfns stay;\n"
-	       "                                    trace:FILE: a recorded trace replayed instead of the\n"
-	       "                                    seeded one (docs/conditions.md: the format)\n"
-	       "  --compaction=on|off               the aging trace compacts as kcompactd and direct\n"
-	       "                                    compaction would (default), or never\n"
-	       "  --desc-cache=rcu|align16|rcu-tail|hwcache  the folio descriptor caches: TYPESAFE_BY_RCU\n"
-	       "                                    with freeptr_offset (default), the plan's 16-byte\n"
-	       "                                    alignment, RCU with the free pointer after the object,\n"
-	       "                                    or SLAB_HWCACHE_ALIGN\n"
-	       "  --slub=7.0|6.18                   SLUB with per-CPU sheaves and the barn (default), or\n"
-	       "                                    6.18's per-CPU slab (struct kmem_cache_cpu)\n"
-	       "  --folio-desc-bytes=64,80,...      sweep the small folio descriptor's size (multiples of 16;\n"
-	       "                                    below the layout's struct folio only footprint runs)\n"
-	       "  --hvo=off|on|off,on               HugeTLB Vmemmap Optimisation on mixes with hugetlb folios:\n"
-	       "                                    their memmap remapped as the kernel does (hvo:on), or not;\n"
-	       "                                    default: off, and on as well for the hugetlb kernels and\n"
-	       "                                    footprint (distributions build HVO but boot with it off)\n"
-	       "  --base-page=4k|16k|64k            the modelled kernel's base page (default 4k): memmap entries,\n"
-	       "                                    mix orders, hugetlb sizes, buddy and pageblock orders,\n"
-	       "                                    HVO (docs/conditions.md)\n"
-	       "  --seed=N                          placement of the mix and the descriptor churn (default 1)\n"
-	       "  --rounds=N|auto                   run every benchmark N times, round after round (default 1;\n"
-	       "                                    a report kernel once); auto: 3 rounds, then more of each\n"
-	       "                                    group (all layouts of a kernel/mix/RAM/threads) until the\n"
-	       "                                    99%% sign-test interval of every layout's ratio to the\n"
-	       "                                    reference spans <= 10%% of it, 30 rounds, or the time budget\n"
-	       "  --time-budget=SECONDS             --rounds=auto: no extra round that would end past it; the\n"
-	       "                                    headline size's groups are offered it first\n"
-	       "  --out=DIR                         write DIR/mdbench.json, mix.json, topology.xml\n"
-	       "  --force                           replace an earlier run's results in DIR\n"
-	       "  --list[=json]                     list benchmarks, layouts, kernels and counters, run nothing\n"
-	       "  --simulate                        run each kernel under callgrind, write DIR/sim.json (quick:\n"
-	       "                                    the headline kernels and footprint at 256MiB; full: all)\n"
-	       "  --sim-cache=fixed|host            --simulate's cache geometry: fixed (default) or this host's\n"
-	       "  --fixed-ops=N                     no timing: run each benchmark for N ops (on each of a\n"
-	       "                                    threaded one's threads), print the items\n"
-	       "  --version                         the commit and Google Benchmark API this binary is built from\n"
-	       "Google Benchmark's flags are checked, then passed on: --benchmark_filter=REGEX,\n"
+	printf("usage: mdbench [options] [--benchmark_...]\n");
+	for (i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++) {
+		const struct opt_spec *sp = &opt_table[i];
+		const char *h = sp->help, *nl;
+		int n;
+
+		if (!h)
+			continue;
+		if (sp->choices)
+			choices_text(sp->choices, "|", "|", values, sizeof(values));
+		n = snprintf(left, sizeof(left), "  %s%s%s", sp->name,
+			     sp->kind == OPT_VALUE ? "=" : "",
+			     sp->choices ? values : sp->argh ? sp->argh : "");
+		printf("%-*s%s", HELP_COLUMN, left, n >= HELP_COLUMN ? "  " : "");
+		for (; (nl = strchr(h, '\n')); h = nl + 1)
+			printf("%.*s\n%*s", (int)(nl - h), h, HELP_COLUMN, "");
+		printf("%s\n", h);
+	}
+	printf("Google Benchmark's flags are checked, then passed on: --benchmark_filter=REGEX,\n"
 	       "--benchmark_repetitions=N, --benchmark_min_time=SECONDS, --benchmark_format=json,\n"
 	       "--benchmark_out=FILE, ... (quick sets --benchmark_min_time=" QUICK_MIN_TIME ", smoke "
 	       SMOKE_MIN_TIME ", unless given).\n"
@@ -176,30 +342,6 @@ static bool gb_true(const char *arg)
 /* Ours out of argv, Google Benchmark's (checked) into gb_argv. */
 static void parse_args(int argc, char **argv, struct options *o, char **gb_argv, int *gb_argc)
 {
-	static const struct {
-		const char *name;
-		size_t offset;
-	} valued[] = {
-#define OPT(name, field) { name, offsetof(struct options, field) }
-		OPT("--layout", layout), OPT("--ram", ram), OPT("--mix", mix),
-		OPT("--profile", profile), OPT("--counters", counters), OPT("--out", out),
-		OPT("--cpu", cpu), OPT("--node", node), OPT("--seed", seed), OPT("--rounds", rounds),
-		OPT("--sim-cache", sim_cache), OPT("--sim-instance", sim_instance),
-		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
-		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
-		OPT("--desc-cache", desc_cache), OPT("--slub", slub), OPT("--compaction", compaction),
-		OPT("--hvo", hvo), OPT("--base-page", base_page),
-		OPT("--threads", threads), OPT("--time-budget", time_budget),
-#undef OPT
-	};
-	static const struct {
-		const char *name;
-		size_t offset;
-	} flags[] = {
-#define OPT(name, field) { name, offsetof(struct options, field) }
-		OPT("--simulate", simulate), OPT("--force", force),
-#undef OPT
-	};
 	struct mdb_err err;
 	unsigned int i;
 	int a;
@@ -211,22 +353,25 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		const char *arg = argv[a], *v = NULL;
 		char *fixed;
 
-		for (i = 0; i < sizeof(valued) / sizeof(valued[0]) && !v; i++) {
-			const char **field = (const char **)((char *)o + valued[i].offset);
+		for (i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]) && !v; i++) {
+			const struct opt_spec *sp = &opt_table[i];
+			const char **field = (const char **)((char *)o + sp->offset);
 
-			v = opt_value(arg, valued[i].name);
+			if (sp->kind != OPT_VALUE)
+				continue;
+			v = opt_value(arg, sp->name);
 			if (v && *field)	/* the second would silently win */
-				mdb_dief("%s given twice", valued[i].name);
+				mdb_dief("%s given twice", sp->name);
 			if (v)
 				*field = v;
 		}
 		if (v)
 			continue;
-		for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-			if (opt_flag(arg, flags[i].name))
+		for (i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++)
+			if (opt_table[i].kind == OPT_FLAG && opt_flag(arg, opt_table[i].name))
 				break;
-		if (i < sizeof(flags) / sizeof(flags[0])) {
-			*(bool *)((char *)o + flags[i].offset) = true;
+		if (i < sizeof(opt_table) / sizeof(opt_table[0])) {
+			*(bool *)((char *)o + opt_table[i].offset) = true;
 		} else if (!strcmp(arg, "--list")) {
 			o->list = "text";
 		} else if (!strncmp(arg, "--list=", 7)) {
@@ -646,8 +791,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	    strcmp(run->profile, "smoke"))
 		mdb_dief("unknown --profile=%s (quick, full or smoke)", run->profile);
 	run->min_time = min_time_seconds(run, o->min_time);
-	if (o->sim_cache && strcmp(o->sim_cache, "fixed") && strcmp(o->sim_cache, "host"))
-		mdb_dief("--sim-cache=%s: fixed or host", o->sim_cache);
+	check_choices(o);
 	if (o->sim_cache && !o->simulate)
 		mdb_dief("--sim-cache needs --simulate");
 	if (o->out && !*o->out)
@@ -681,16 +825,12 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	}
 	if (run->rounds_auto && (o->simulate || o->fixed_ops))
 		mdb_dief("--rounds=auto: only for a timed run (not --simulate or --fixed-ops)");
-	if (o->memmap_pages && memmap_pages_from_name(o->memmap_pages) < 0)
-		mdb_dief("--memmap-pages=%s: 2m or 4k", o->memmap_pages);
 	/*
 	 * Before anything sized in pages: --ram's step, the mixes, the headline,
 	 * the orders of a replayed trace.
 	 */
 	run->base_given = o->base_page != NULL;
 	run->cond.base = base_page_find(o->base_page ? o->base_page : "4k");
-	if (!run->cond.base)
-		mdb_dief("--base-page=%s: 4k, 16k or 64k", o->base_page);
 	mdb_cond_apply(&run->cond);
 	if (o->desc_age && !strncmp(o->desc_age, "trace:", 6)) {
 		if (!o->desc_age[6])
@@ -700,18 +840,8 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 			mdb_die(&err);
 		}
 		run->cond.opts.replay = &run->replay;
-	} else if (o->desc_age && (desc_age_from_name(o->desc_age) < 0 ||
-				   desc_age_from_name(o->desc_age) == DESC_TRACE)) {
-		mdb_dief("--desc-age=%s: aged, fresh, fresh-ordered, aged-permute or trace:FILE",
-			 o->desc_age);
 	}
-	if (o->compaction && strcmp(o->compaction, "on") && strcmp(o->compaction, "off"))
-		mdb_dief("--compaction=%s: on or off", o->compaction);
 	run->cond.opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
-	if (o->desc_cache && desc_cache_kind_from_name(o->desc_cache) < 0)
-		mdb_dief("--desc-cache=%s: rcu, align16, rcu-tail or hwcache", o->desc_cache);
-	if (o->slub && desc_slub_from_name(o->slub) < 0)
-		mdb_dief("--slub=%s: 7.0 or 6.18", o->slub);
 	run->cond.opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->cond.opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
 	run->cond.opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
