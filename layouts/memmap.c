@@ -8,8 +8,8 @@
  * free blocks go to the buddy, folios get folio_create(), the other kinds
  * desc_create(); then, unless fresh descriptors were asked for, the churn
  * of age.c ages the descriptor caches.  Which pfns anything gets is the
- * buddy's (buddy.c, layout independent) and the mix plan's (mix.c), so
- * every layout ends up with the same machine.
+ * buddy's (buddy.h: the same events in every layout) and the mix plan's
+ * (mix.c), so every layout ends up with the same machine.
  */
 #include <assert.h>
 #include <errno.h>

@@ -41,7 +41,9 @@ enum desc_age {
 	DESC_FRESH_ORDERED,	/* straight after placement, objects in address order: the
 				   unreachable best case (no distribution turns off
 				   CONFIG_SLAB_FREELIST_RANDOM) */
-	DESC_AGED_PERMUTE,	/* the old aging: the churn of descriptors, pfns fixed (age_churn()) */
+	DESC_AGED_PERMUTE,	/* descriptors freed and made again in random order (age_churn()),
+				   every folio kept at its pfn: the caches age, the memmap stays
+				   as placed */
 	DESC_TRACE,		/* a recorded trace replayed (struct age_replay): --desc-age=trace:FILE */
 	DESC_AGE_NR
 };

@@ -70,7 +70,7 @@
  * cache must not put it where RCU readers look, so it either names a field
  * they do not need (freeptr_offset, 6.12) or gets a word after the object;
  * SLAB_HWCACHE_ALIGN aligns objects larger than half a line to the line.
- * enum desc_cache_kind names the four choices issue 21 compares.
+ * enum desc_cache_kind names the four choices the footprint pass compares.
  *
  * Remote frees (6.18).  Each thread stands for one CPU (desc_set_this_cpu(); 0 for
  * a thread that never says, so one thread alone is CPU 0 throughout) and
@@ -130,7 +130,7 @@ const char *desc_slub_name(enum desc_slub v);
 int desc_slub_from_name(const char *name);
 
 /*
- * How the folio descriptor caches are created (issue 21):
+ * How the folio descriptor caches are created (--desc-cache):
  * rcu: SLAB_TYPESAFE_BY_RCU with freeptr_offset at a field RCU readers do
  *	not read (the default: speculative lookups must find the flags and the
  *	refcount of a freed folio intact);

@@ -623,7 +623,7 @@ static json_t *mix_placement_json(const struct mdb_run *run)
 	return o;
 }
 
-/* The conditions the run asked for and obtained (issues add to this). */
+/* The conditions the run asked for and obtained (results/SCHEMA.md lists each). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
 	json_t *memmaps = json_array(), *sizes = json_array(), *churn = json_null();

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Results that cannot be mistaken (issue 12):
+# Results that cannot be mistaken for another run's:
 #  - an --out holding an earlier run's dump is refused, --force replaces it,
 #    and the new run has a run id of its own;
 #  - a second run on the same --out is refused while the first holds its lock;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Issue 22: what mdbench must never do to a results directory or the files
-# it is given, and options refused before anything is created.
+# What mdbench must never do to a results directory or the files it is
+# given, and options refused before anything is created.
 #  - the reference layout is the first layout run, never one not run;
 #  - .mdbench.lock as a symlink is refused, its target left alone;
 #  - an out dir replaced by a symlink mid-run does not redirect the dump;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Issue 20's interface of mdbench: the LLC and the headline size (machine),
-# the quick profile's sizes, --ram=headline, working_set_bytes, ram_over_llc
+# mdbench's interface for sizing runs to the machine: the LLC and the
+# headline size (machine), the quick profile's sizes, --ram=headline, working_set_bytes, ram_over_llc
 # and est_seconds in --list=json and the dump, the smoke profile's coverage,
 # progress lines, median aggregates, --rounds=auto's groups, quick
 # --simulate's selection, the console without our JSON, and the option

@@ -3,8 +3,8 @@
 
 Times scripts/plot (and scripts/compare of the dump against itself) on a
 dump of N benchmarks (default 10,000) that make_big_dump.py writes: a
-benchmark, not a test; it reports and asserts nothing.  Issue 12 asks for
-under 30 s at 10,000 benchmarks.
+benchmark, not a test; it reports and asserts nothing.  The aim: under
+30 s at 10,000 benchmarks.
 """
 
 import argparse

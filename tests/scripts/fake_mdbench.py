@@ -17,7 +17,7 @@ SIGTERM, then exit 128+sig as mdbench does.
 FAKE_MDBENCH_HANG_SIMULATE=1: the same, in the --simulate run.
 FAKE_MDBENCH_LOG=FILE: append each argv, one per line, to FILE.
 
-What mdbench gains for issue 20 (scale), emulated here: --list=json gives
+What mdbench says for sizing runs to the machine, emulated here: --list=json gives
 each instance est_seconds (EST_PER_GIB per GiB of its RAM, EST_MIN at
 least: cost weighted by RAM size) and working_set_bytes; dumps carry
 working_set_bytes and ram_over_llc per entry, context.memdesc_bench.machine

@@ -36,7 +36,7 @@ class CompareCase(Scratch):
 
 class CompareDumps(CompareCase):
 	def test_identical_numbers_nothing_differs(self):
-		"""Two runs of the same code with the same numbers (issue 11's check)."""
+		"""Two runs of the same code with the same numbers (nothing may be called a difference)."""
 		text = self.compare(fixture("one"), fixture("one-again"))
 		rows = self.rows(text)
 		self.assertFalse([k for k, c in rows.items() if c[-1].startswith("differs")])
@@ -187,7 +187,7 @@ def ratio_table(text):
 
 class CompareRuns(CompareCase):
 	"""Several runs a side, within-run ratios, rows that are not comparable
-	(issue 20; issue 22 item 7), the geometric mean, the formats."""
+	(another size, other conditions), the geometric mean, the formats."""
 
 	def test_drift_that_hits_every_layout_cancels(self):
 		"""B: the same run on a machine 30% slower for every layout: every
@@ -236,7 +236,7 @@ class CompareRuns(CompareCase):
 
 	def test_other_conditions_are_not_compared(self):
 		"""Aged against fresh under the same names: every row refused, never
-		a ratio (issue 22 item 7)."""
+		a ratio."""
 		doc = load(fixture("one", "mdbench.json"))
 		doc["context"]["memdesc_bench"]["conditions"]["desc_age"] = "fresh"
 		text = self.compare(fixture("one"), self.write_dump(doc))

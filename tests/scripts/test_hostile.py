@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile dumps (issue 12): each one built here from a small good dump,
+"""Hostile dumps: each one built here from a small good dump,
 given to scripts/plot and to scripts/compare (against the good dump).  A bad
 one must be refused with exit status 2 and one line '<prog>: ...' naming
 the field, never a traceback or an "internal error"; an odd but valid one

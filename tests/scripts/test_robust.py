@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 22: the scripts under faults.  scripts/run's reference checked up
+"""The scripts under faults.  scripts/run's reference checked up
 front and its SIGTERM handled as collect's; plot's temporaries per process;
 files that are not regular or too large refused; odd but accepted dumps
 refused by the checker or plotted; options validated before any work; a
