@@ -2,7 +2,9 @@
 /*
  * test_plan.c - plan.c without the program: the instances a run expands to,
  * their names and order, the baselines' sizes, folio sizes and HVO groups,
- * threaded instances, the filter, and the refusal when nothing matches.
+ * threaded instances, the filter, and the refusal when nothing matches;
+ * a memmap's conditions (conditions.h): equality, name suffix, JSON both
+ * ways.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,8 +215,65 @@ static void test_nothing_matches(void)
 	test_run_free(&run);
 }
 
+/* conditions.h: equal within a group, not across; the suffix; JSON there and back. */
+static void test_conditions(void)
+{
+	static const char *const md8[] = { "memdesc8", NULL };
+	const struct mdb_instance *a, *b, *c;
+	struct mdb_cond x, y;
+	struct mdb_err err;
+	struct mdb_run run;
+	struct mix mix, back;
+	char name[64] = "x";
+	json_t *j;
+	int n = 1;
+
+	test_run_plain(&run, "^(test/mark|footprint)/", md8);
+	run.folio_sizes = calloc(2, sizeof(*run.folio_sizes));
+	run.folio_sizes[0] = 96;
+	run.folio_sizes[1] = 128;
+	run.nr_folio_sizes = 2;
+	mdb_plan(&run);
+	a = test_find(&run, "test/mark/memdesc8/mix:plain/ram:64MiB/folio:128B");
+	b = test_find(&run, "footprint/memdesc8/mix:plain/ram:64MiB/folio:128B");
+	c = test_find(&run, "footprint/memdesc8/mix:plain/ram:64MiB/folio:96B");
+	CHECK(a && b && c && mdb_cond_equal(&a->cond, &b->cond) && !mdb_cond_equal(&b->cond, &c->cond),
+	      "one memmap per group: equal within, not across folio sizes");
+
+	x = run.cond;
+	x.base = &base_pages[1];
+	x.opts.folio_desc_bytes = 96;
+	x.opts.hvo = HVO_ON;
+	x.opts.desc_cache = DESC_CACHE_HWCACHE;
+	CHECK(mdb_cond_suffix(&x, MDB_COND_NAME_HVO | MDB_COND_NAME_CACHE, name, sizeof(name), &n) &&
+	      !strcmp(name, "x/base:16k/folio:96B/hvo:on/cache:hwcache"), "suffix %s", name);
+	n = 1;
+	CHECK(!mdb_cond_suffix(&x, MDB_COND_NAME_HVO, name, 8, &n), "a suffix that does not fit");
+
+	CHECK(!mix_builtin("desktop", &mix, &err), "desktop: %s", err.msg);
+	x = b->cond;
+	x.mix = &mix;
+	x.base = &base_pages[0];
+	x.opts.slub = DESC_SLUB_CPU_SLAB;
+	x.opts.no_compaction = true;
+	x.opts.seed = 42;
+	j = mdb_cond_json(&x);
+	CHECK(j && !mdb_cond_from_json(j, "t", &y, &back, &run.replay, &err), "from JSON: %s", err.msg);
+	CHECK(y.mix == &back && !strcmp(back.name, "desktop") && back.nr == mix.nr, "the mix itself");
+	y.mix = x.mix;
+	y.opts.bind = x.opts.bind;
+	y.opts.bind_arg = x.opts.bind_arg;
+	CHECK(mdb_cond_equal(&x, &y) && y.ram_bytes == x.ram_bytes, "JSON there and back: the same conditions");
+	json_object_set_new(j, "desc_cache", json_string("rcu-later"));
+	CHECK(mdb_cond_from_json(j, "t", &y, &back, &run.replay, &err) &&
+	      !strcmp(err.msg, "t: not an instance description"), "a value not allowed: %s", err.msg);
+	json_decref(j);
+	test_run_free(&run);
+}
+
 int main(void)
 {
+	test_conditions();
 	test_order();
 	test_folio_sizes();
 	test_hvo();
