@@ -749,6 +749,18 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	return o;
 }
 
+/* What an instance's entries carry beyond Google Benchmark's (dump and --list=json). */
+void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o)
+{
+	bool llc = run->machine.llc_bytes && in->cond.ram_bytes;
+
+	json_object_set_new(o, "working_set_bytes", in->ws_known ?
+			    json_integer((json_int_t)in->ws_bytes) : json_null());
+	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->cond.ram_bytes /
+							       (double)run->machine.llc_bytes) :
+			    json_null());
+}
+
 json_t *mdb_context_cb(bool complete, void *run)
 {
 	return mdb_context(run, complete);

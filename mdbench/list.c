@@ -16,18 +16,6 @@ static const char *layout_name(const struct mdb_instance *in)
 	return in->real ? MDB_REAL_LAYOUT : in->cond.ops ? in->cond.ops->name : NULL;
 }
 
-/* What an instance's entries carry beyond Google Benchmark's (dump and --list=json). */
-void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o)
-{
-	bool llc = run->machine.llc_bytes && in->cond.ram_bytes;
-
-	json_object_set_new(o, "working_set_bytes", in->ws_known ?
-			    json_integer((json_int_t)in->ws_bytes) : json_null());
-	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->cond.ram_bytes /
-							       (double)run->machine.llc_bytes) :
-			    json_null());
-}
-
 static json_t *instance_json(const struct mdb_run *run, const struct mdb_instance *in)
 {
 	json_t *o;

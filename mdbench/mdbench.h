@@ -234,6 +234,8 @@ void mdb_note_memmap(const struct mdb_run *run, const struct mdb_instance *in,
 		     const struct memmap *mm);
 json_t *mdb_context(const struct mdb_run *run, bool complete);
 json_t *mdb_context_cb(bool complete, void *run);	/* as struct mdb_report.context */
+/* Into an instance's entry (dump and --list=json): working_set_bytes and ram_over_llc (null where unknown). */
+void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o);
 json_t *mdb_layout_json(const struct layout_ops *ops);
 json_t *mdb_kernel_json(const struct mdb_kernel *k);
 /* The false-sharing table of the run's layouts (bench/false_sharing.h), as JSON rows. */
@@ -245,8 +247,6 @@ int mdb_write_side_files(const struct mdb_run *run, struct mdb_err *err);
 
 /* list.c: --list and --list=json. */
 int mdb_list(const struct mdb_run *run, bool json);
-/* Into o: working_set_bytes and ram_over_llc (null where unknown). */
-void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o);
 
 /* outdir.c: --out: the directory, its lock, and no earlier run's files left looking current. */
 int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err);
