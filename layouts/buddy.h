@@ -25,9 +25,8 @@
  *    per-cpu list (LIFO); at pcp->high, free_pcppages_bulk(): nr_pcp_free()
  *    pages round-robin from the lists' tails (list_last_entry()), each
  *    through __free_one_page().
- * The pcp's sizes: zone_batchsize() of a zone of 1 GiB or more, 63; high at
- * its floor, batch << 2 (zone_highsize()'s max(high, batch << 2)); no
- * batch scaling (CONFIG_PCP_BATCH_SCALE_MAX 0: alloc_factor and free_count
+ * The pcp's sizes are machine/pcp.h's (batch 63, high at zone_highsize()'s
+ * floor, batch << 2); no batch scaling (CONFIG_PCP_BATCH_SCALE_MAX 0: alloc_factor and free_count
  * stay at one batch), no free_high.  Left out: the zone lock and pcp
  * spinlock, watermarks, the vmstat counters, migratetypes and fallbacks,
  * page_reporting, the free-page shuffle.
@@ -36,9 +35,7 @@
 #define MDB_BUDDY_H
 
 #include "layout.h"
-
-#define PCP_BATCH	63
-#define PCP_HIGH	(PCP_BATCH << 2)
+#include "pcp.h"
 
 /* FPI_TO_TAIL: boot and hot-plug put fresh blocks at the tail. */
 enum fpi { FPI_NONE, FPI_TO_TAIL };

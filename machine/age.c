@@ -9,6 +9,7 @@
 #include "age.h"
 #include "grow.h"
 #include "mix.h"
+#include "pcp.h"
 #include "rng.h"
 #include "units.h"
 
@@ -148,8 +149,6 @@ out:
 
 #define NONE			UINT32_MAX
 #define PCP_MAX_ORDER		3	/* PAGE_ALLOC_COSTLY_ORDER: orders the pcp lists keep */
-#define PCP_BATCH		63U	/* zone_batchsize() of a zone of 1 GiB and more */
-#define PCP_HIGH		(6 * PCP_BATCH)	/* pages a CPU keeps before it frees a batch */
 #define PB_PAGES		(1U << PAGEBLOCK_ORDER)
 
 struct flist {
@@ -312,7 +311,7 @@ static void page_free(struct age_buddy *b, uint32_t pfn, unsigned int order)
 	}
 	fl_add_head(b, &b->pcp[order], pfn);
 	b->pcp_count += 1UL << order;
-	if (b->pcp_count >= PCP_HIGH)
+	if (b->pcp_count >= PCP_HIGH_AGE)
 		pcp_drain(b, PCP_BATCH);
 }
 
