@@ -153,6 +153,7 @@ struct mdb_run {
 	unsigned int nr_cpus;		/* CPUs mdbench may use: --threads=max */
 	struct mdb_instance *inst;
 	size_t nr_inst, nr_selected;
+	size_t inst_cap;		/* room in inst (mdb_grow()) */
 	char run_id[64];		/* UTC time and 32 random bits */
 	/* What the run needs beyond its plan, for the dump. */
 	int argc;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "mdbench.h"
 #include "rounds.h"
 #include "shim.h"
@@ -206,6 +207,7 @@ static const struct mdb_instance *instance_of(const char *run_name)
 static struct samples {
 	double *t;
 	unsigned int n;
+	size_t cap;			/* room in t (mdb_grow()) */
 	bool failed;
 } *samples;
 
@@ -286,7 +288,7 @@ static void add_sample(const struct mdb_run *run, const struct mdb_instance *in,
 		s->failed = true;
 		return;
 	}
-	grown = realloc(s->t, (s->n + 1) * sizeof(*s->t));
+	grown = mdb_grow(s->t, &s->cap, s->n + 1, sizeof(*s->t));
 	if (!grown)
 		mdb_dief("out of memory");
 	s->t = grown;

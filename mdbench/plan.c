@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "mdbench.h"
 #include "meminfo.h"
 #include "units.h"
@@ -194,14 +195,10 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 
 	if (run->smoke_pairs && smoked_already(run, k, ops, g ? g->hvo : HVO_OFF, threads))
 		return;
-	/* run->inst holds 256 instances, then twice as many each time it is full. */
-	if (!run->nr_inst || (run->nr_inst >= 256 && !(run->nr_inst & (run->nr_inst - 1)))) {
-		size_t nr = run->nr_inst ? 2 * run->nr_inst : 256;
-
-		run->inst = realloc(run->inst, nr * sizeof(*run->inst));
-		if (!run->inst)
-			mdb_dief("out of memory");
-	}
+	in = mdb_grow(run->inst, &run->inst_cap, run->nr_inst + 1, sizeof(*run->inst));
+	if (!in)
+		mdb_dief("out of memory");
+	run->inst = in;
 	in = &run->inst[run->nr_inst++];
 	memset(in, 0, sizeof(*in));
 	in->kernel = k;
