@@ -7,8 +7,11 @@
  * static inline functions declared below and these constants: LAYOUT_DESC_SIZES
  * (the descriptors it allocates), LAYOUT_MODEL (what the analytic model reads,
  * struct layout_model), LAYOUT_HVO (how HVO would treat its hugetlb folios,
- * struct layout_hvo in hvo.h) and, if its memmap must start better aligned
- * than a page, LAYOUT_MEMMAP_ALIGN (bytes), and nothing else.  A translation unit is compiled once
+ * struct layout_hvo in hvo.h) and two optional hooks: LAYOUT_MEMMAP_ALIGN
+ * (bytes), if its memmap must start better aligned than a page, and
+ * LAYOUT_MAX_PFNS, if it cannot address every pfn (memdesc8's 28-bit free
+ * list links), above which memmap_create() refuses the memmap with one
+ * error; nothing else.  A translation unit is compiled once
  * per layout with -DMDB_LAYOUT=<name>; this header then pulls in "<name>.h",
  * so a kernel written once against this API becomes one copy of machine code
  * per layout, with every lookup inlined exactly as the kernel would inline it.
