@@ -75,4 +75,4 @@ for b in bad:
 	print("FAIL:", b)
 sys.exit(1 if bad else 0)
 PYEOF
-echo "lkp: $(wc -l <"$tmp/parsed") values of the dump as $(grep -c . "$rt/stats.txt") stats in stats.json"
+echo "lkp: $(wc -l <"$tmp/parsed") round values of the dump as $(grep -c . "$rt/stats.txt") stats (medians and their rounds) in stats.json"
