@@ -58,6 +58,43 @@ static json_t *paranoid(void)
 	return end != buf && !*end ? json_integer(v) : json_null();
 }
 
+/*
+ * The frequency policy the run was taken under: cpufreq's driver and
+ * governor of the CPU the run is pinned to (cpu0 when not pinned), and
+ * whether boost (turbo) was on.  Boost is the global
+ * cpufreq/boost (acpi-cpufreq, amd-pstate) or intel_pstate's no_turbo
+ * (inverted); null where the machine has neither (a guest without
+ * cpufreq), never a guess.
+ */
+static json_t *cpufreq_json(const struct mdb_run *run)
+{
+	char path[128], buf[64];
+	json_t *o = json_object();
+	const char *boost_file = NULL;
+	json_t *boost = json_null();
+	int cpu = run->cpu >= 0 ? run->cpu : 0;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_driver", cpu);
+	json_object_set_new(o, "driver", read_line(path, buf, sizeof(buf)) ? json_string(buf) :
+			    json_null());
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+	json_object_set_new(o, "governor", read_line(path, buf, sizeof(buf)) ? json_string(buf) :
+			    json_null());
+	json_object_set_new(o, "cpu", json_integer(cpu));
+	if (read_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf))) {
+		boost_file = "/sys/devices/system/cpu/cpufreq/boost";
+		json_decref(boost);
+		boost = json_boolean(!strcmp(buf, "1"));
+	} else if (read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf))) {
+		boost_file = "/sys/devices/system/cpu/intel_pstate/no_turbo";
+		json_decref(boost);
+		boost = json_boolean(!strcmp(buf, "0"));
+	}
+	json_object_set_new(o, "boost", boost);
+	json_object_set_new(o, "boost_file", boost_file ? json_string(boost_file) : json_null());
+	return o;
+}
+
 static json_t *int_or_null(long v, bool present)
 {
 	return present ? json_integer(v) : json_null();
@@ -738,6 +775,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 				json_null());
 	json_object_set_new(o, "perf_event_paranoid", paranoid());
 	json_object_set_new(o, "thp", thp_mode());
+	json_object_set_new(o, "cpufreq", cpufreq_json(run));
 	json_object_set_new(o, "hwloc", hwloc_json(run));
 	json_object_set_new(o, "machine", machine_json(run));
 	json_object_set_new(o, "cpu", int_or_null(run->cpu, run->cpu >= 0));

@@ -70,6 +70,17 @@ check(isinstance(mb["cpu_model"], str) and mb["cpu_model"], f"cpu_model {mb['cpu
 check(mb["perf_event_paranoid"] == int(open("/proc/sys/kernel/perf_event_paranoid").read()), "perf_event_paranoid")
 thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
 check("[" + mb["thp"] + "]" in thp, f"thp {mb['thp']}")
+def sysfs(path):
+	try:
+		return open(path).read().strip()
+	except OSError:
+		return None
+cf = mb["cpufreq"]
+check(cf["cpu"] == 0 and cf["governor"] == sysfs("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") and
+      cf["driver"] == sysfs("/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver"), f"cpufreq {cf}")
+boost, no_turbo = sysfs("/sys/devices/system/cpu/cpufreq/boost"), sysfs("/sys/devices/system/cpu/intel_pstate/no_turbo")
+check(cf["boost"] == (boost == "1" if boost is not None else no_turbo == "0" if no_turbo is not None else None),
+      f"cpufreq boost {cf['boost']} ({cf['boost_file']})")
 hw = mb["hwloc"]
 check(hw["pus"] == len(os.sched_getaffinity(0)) or hw["pus"] >= 1, "hwloc pus")
 check(hw["packages"] >= 1 and hw["cores"] >= 1 and hw["numa_nodes"] >= 1, "hwloc counts")

@@ -209,6 +209,13 @@ apt-get install -y -qq --no-install-recommends libbenchmark-dev:arm64 libjansson
 refused fedora "--aarch64: not supported on fedora" --aarch64
 FAKE_ARCH=aarch64 refused debian "--aarch64: not supported on aarch64" --aarch64
 
+# ---- --integration ------------------------------------------------------
+integ="libfile-which-perl libyaml-pp-perl libfile-slurp-perl r-base-core ruby ruby-activesupport ruby-tty-command ruby-git ruby-gnuplot ruby-term-ansicolor ansible"
+run debian 0 "$deb" --integration
+check "debian --integration" "apt-get update -qq
+apt-get install -y -qq --no-install-recommends $integ [DEBIAN_FRONTEND=noninteractive]" "$log"
+refused fedora "--integration: not supported on fedora" --integration
+
 # ---- refusals ----------------------------------------------------------
 refused arch "unknown distribution 'arch'"
 refused debian "unknown argument '--bogus'" --bogus
