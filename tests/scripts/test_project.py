@@ -127,6 +127,11 @@ class ProjectCase(Scratch):
 		self.assertIn("lookup/random not run on page32", p["projected"]["page32"]["why"])
 		self.assertIsNotNone(p["projected"]["memdesc8"]["ns_per_second"])
 		self.assertIn("| page32 | unavailable |", text)
+		# and one command whose dump completes it: that kernel, every layout, the mix and size
+		want = ("mdbench --benchmark_filter='^(lookup/random)/' --layout=page64,page32,memdesc8 "
+			"--mix=desktop --ram=1GiB --out=DIR, then project DIR")
+		self.assertEqual(p["complete_with"], want)
+		self.assertIn(f"Complete it with `{want}`.", text)
 
 	def test_bad_input(self):
 		d = self.dump()
