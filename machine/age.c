@@ -375,23 +375,33 @@ static int find_fallback(const struct age_buddy *b, unsigned int o, unsigned int
 	return -1;
 }
 
+/* The first pfn from pfn on that heads a buddy block, or end. */
+static uint32_t next_free_head(const struct age_buddy *b, uint32_t pfn, uint32_t end)
+{
+	while (pfn < end && b->head[pfn] < 0)
+		pfn++;
+	return pfn;
+}
+
+/* The end of pageblock pb, within the zone. */
+static uint32_t pb_end(const struct age_buddy *b, unsigned long pb)
+{
+	unsigned long end = (pb + 1) << PAGEBLOCK_ORDER;
+
+	return (uint32_t)(end < b->nr_pfns ? end : b->nr_pfns);
+}
+
 /* __move_freepages_block(): the pageblock's free blocks onto type mt's lists, and the block. */
 static void move_freepages_block(struct age_buddy *b, unsigned long pb, unsigned int mt)
 {
-	uint32_t pfn = (uint32_t)(pb << PAGEBLOCK_ORDER), end = pfn + PB_PAGES;
+	uint32_t end = pb_end(b, pb), pfn = next_free_head(b, (uint32_t)(pb << PAGEBLOCK_ORDER), end);
 
-	if (end > b->nr_pfns)
-		end = (uint32_t)b->nr_pfns;
 	while (pfn < end) {
-		int o = b->head[pfn];
+		unsigned int o = (unsigned int)b->head[pfn];
 
-		if (o < 0) {
-			pfn++;
-			continue;
-		}
-		area_del(b, pfn, (unsigned int)o);
-		area_add(b, pfn, (unsigned int)o, mt);
-		pfn += 1U << o;
+		area_del(b, pfn, o);
+		area_add(b, pfn, o, mt);
+		pfn = next_free_head(b, pfn + (1U << o), end);
 	}
 	b->pb_mt[pb] = (uint8_t)mt;
 }
@@ -697,20 +707,14 @@ static bool cf_target(const struct age_buddy *b, unsigned long pb)
 static void cf_isolate_block(struct trace_state *s, struct compact_free *cf, unsigned long pb)
 {
 	struct age_buddy *b = &s->b;
-	uint32_t pfn = (uint32_t)(pb << PAGEBLOCK_ORDER), end = pfn + PB_PAGES;
+	uint32_t end = pb_end(b, pb), pfn = next_free_head(b, (uint32_t)(pb << PAGEBLOCK_ORDER), end);
 
-	if (end > b->nr_pfns)
-		end = (uint32_t)b->nr_pfns;
 	while (pfn < end) {
-		int o = b->head[pfn];
+		unsigned int o = (unsigned int)b->head[pfn];
 
-		if (o < 0) {
-			pfn++;
-			continue;
-		}
-		area_del(b, pfn, (unsigned int)o);
+		area_del(b, pfn, o);
 		fl_add_tail(b, &cf->list[o], pfn);
-		pfn += 1U << o;
+		pfn = next_free_head(b, pfn + (1U << o), end);
 	}
 }
 
