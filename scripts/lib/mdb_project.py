@@ -304,11 +304,11 @@ def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
 			      "ns_per_second": None if unavailable else s,
 			      "ci": None if whys else [lo, hi],
 			      "why": "; ".join(whys) or None}
-	missing = md.first_seen(o["kernel"] for o in used
-				if any("why" in c for c in o["layouts"].values()))
+	missing = any("why" in c for o in used for c in o["layouts"].values())
 	return {"workload": {k: rec.get(k) for k in ("command", "seconds", "exit_status", "host",
 							 "mem_total_bytes", "started")},
-		"complete_with": complete_with(missing, mix, ram, layouts),
+		"complete_with": complete_with([o["kernel"] for o in used] if missing else [], mix, ram,
+					       layouts),
 		"alpha": alpha, "coverage_at_least": max(0.0, 1 - len(used) * alpha),
 		"reference_layout": ref, "mix": mix, "ram_bytes": ram, "why": why,
 		"kernels": ops, "projected": total,
@@ -317,9 +317,9 @@ def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
 
 
 def complete_with(kernels, mix, ram, layouts):
-	"""The one mdbench command whose dump holds what the projection lacks (the
-	kernels the workload took ops of that the dump did not run at its mix and
-	RAM size on every layout), or None when nothing is missing."""
+	"""The one mdbench command whose dump holds what a projection lacking some
+	kernel lacks: every kernel the workload took ops of (kernels), on every
+	layout at its mix and RAM size; None when nothing is missing."""
 	if not kernels:
 		return None
 	sel = "|".join(re.escape(k) for k in kernels)
