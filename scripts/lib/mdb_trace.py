@@ -137,6 +137,7 @@ def header(r, source, ram_bytes, fill, seed, s):
 
 FTRACE_MAX_LINE = 4096		# an ftrace line is some 200 bytes; longer is not one
 FTRACE_MAX_LINES = 100_000_000
+FTRACE_MAX_BYTES = 1 << 30	# the log is read whole
 MIGRATE_MOVABLE = 1		# include/linux/mmzone.h
 FTRACE_EVENT = re.compile(r"\s(mm_page_alloc|mm_page_free|mm_page_free_batched):\s(.*)$")
 

@@ -142,7 +142,9 @@ class Ftrace(Scratch):
 		no_pfn = os.path.join(self.tmp, "nopfn.txt")
 		with open(no_pfn, "w") as f:
 			f.write("cc1-1 [000] 1.0: mm_page_alloc: order=0 migratetype=1\n")
-		for path, want in ((long_line, "line 1: over 4096 bytes"),
+		fifo = os.path.join(self.tmp, "fifo")
+		os.mkfifo(fifo)		# no writer: reading it would wait forever
+		for path, want in ((fifo, "not a regular file"), (long_line, "line 1: over 4096 bytes"),
 				   (no_pfn, "line 1: mm_page_alloc without a pfn"),
 				   (fixture("vmstat", "before"), "no mm_page_alloc or mm_page_free event")):
 			rc, out, err = run([PY, script("trace"), "--ftrace", path])
