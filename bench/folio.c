@@ -108,7 +108,13 @@ MDB_KERNEL(folio_getput,
 MDB_KERNEL(folio_getput_pin,
 	   .name = "folio/getput-pin", .class = MDB_DEPENDENT, .unit = "get+pin+unpin",
 	   .run = folio_getput_pin,
-	   .sim_ops = 1 << 16);
+	   .sim_ops = 1 << 16,
+	   /*
+	    * A FOLL_PIN grab: try_grab_folio() / try_grab_folio_fast() (mm/gup.c)
+	    * add one to NR_FOLL_PIN_ACQUIRED per page pinned, each a pin of the
+	    * page's folio, as this op is; unpin_user_page() counts the release.
+	    */
+	   .vmstat = MDB_VMSTAT({ "nr_foll_pin_acquired", 1 }));
 
 MDB_KERNEL(folio_getput_dep,
 	   .name = "folio/getput-dep", .class = MDB_DEPENDENT, .unit = "get+put pair",

@@ -175,7 +175,7 @@ static int count_traced(struct model_blocks *b, struct mix_plan *plan, unsigned 
 
 	while (mix_plan_next(plan, &m)) {
 		struct age_list *l = m.kind == PK_FREE ? &blocks :
-				     m.kind == PK_ANON || m.kind == PK_FILE ? &folios : NULL;
+				     m.kind != PK_HUGETLB ? &folios : NULL;
 
 		if (l && age_list_add(l, m.pfn, m.order, m.kind))
 			goto out;

@@ -191,6 +191,7 @@ struct memmap_obtained {
 	unsigned long age_failures;	/* aged: folios the trace's buddy could not place again */
 	unsigned long age_compactions;	/* aged, trace: pageblocks compaction emptied */
 	unsigned long age_migrated;	/* and the folios it moved */
+	unsigned long age_pageblocks[AGE_MT_NR];	/* aged, trace: pageblocks of each migratetype */
 };
 
 /*

@@ -248,6 +248,10 @@ static int place(struct memmap *mm, const struct mix_block *b, struct age_plan *
 			return mdb_errf(err, "out of memory for the list of folios to age");
 		return 0;
 	default:
+		/* The trace groups them by mobility: it places them (age_traced()). */
+		if (ap && ap->traced)
+			return age_list_add(folios, b->pfn, b->order, b->kind) ?
+			       mdb_errf(err, "out of memory for the list of blocks to age") : 0;
 		if (!desc_create(mm, b->pfn, b->order, b->kind))
 			return 0;
 		break;
@@ -375,6 +379,14 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 
 		if (f->kind == AGE_GONE)
 			continue;
+		if (!page_kind_is_folio((enum page_kind)f->kind)) {
+			if (desc_create(mm, f->pfn, f->order, (enum page_kind)f->kind)) {
+				mdb_errf(err, "out of memory for %s descriptors at pfn %u",
+					 page_kind_name((enum page_kind)f->kind), f->pfn);
+				goto out;
+			}
+			continue;
+		}
 		if (td.desc)
 			desc_cache_preset(&mm->cache[folio_desc_type(f->order)], td.desc[t.final_desc[i]]);
 		if (!folio_create(mm, f->pfn, f->order, (enum page_kind)f->kind)) {
@@ -386,6 +398,7 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 	mm->obtained.age_failures = t.failures;
 	mm->obtained.age_compactions = t.compactions;
 	mm->obtained.age_migrated = t.migrated;
+	memcpy(mm->obtained.age_pageblocks, t.pageblocks, sizeof(t.pageblocks));
 	ret = 0;
 out:
 	age_trace_release(&t);

@@ -30,6 +30,17 @@ const char *desc_age_name(enum desc_age age)
 	return mdb_name_of(age_name, DESC_AGE_NR, age);
 }
 
+const char *age_migratetype_name(enum age_migratetype mt)
+{
+	static const char *const name[AGE_MT_NR] = {
+		[AGE_MT_UNMOVABLE] = "unmovable",
+		[AGE_MT_MOVABLE] = "movable",
+		[AGE_MT_RECLAIMABLE] = "reclaimable",
+	};
+
+	return mdb_name_of(name, AGE_MT_NR, mt);
+}
+
 int desc_age_from_name(const char *name)
 {
 	return mdb_parse_name(name, age_name, DESC_AGE_NR);
@@ -151,6 +162,53 @@ out:
 #define PCP_MAX_ORDER		3	/* PAGE_ALLOC_COSTLY_ORDER: orders the pcp lists keep */
 #define PB_PAGES		(1U << PAGEBLOCK_ORDER)
 
+/*
+ * Grouping by mobility: the migratetypes of the per-cpu lists, numbered as
+ * include/linux/mmzone.h numbers them.  Every pageblock has one
+ * (pageblock_flags), MOVABLE at boot (memmap_init_range()); its free
+ * blocks are on that type's free lists.  Not modelled: HIGHATOMIC, CMA,
+ * ISOLATE, and ALLOC_NOFRAGMENT (alloc_flags_nofragment() sets it only
+ * when a lower zone exists; the trace has one zone).
+ */
+
+/* mm/page_alloc.c's fallbacks[]: the order in which other types' lists are raided. */
+static const uint8_t fallbacks[AGE_MT_NR][AGE_MT_NR - 1] = {
+	[AGE_MT_UNMOVABLE]   = { AGE_MT_RECLAIMABLE, AGE_MT_MOVABLE },
+	[AGE_MT_MOVABLE]     = { AGE_MT_RECLAIMABLE, AGE_MT_UNMOVABLE },
+	[AGE_MT_RECLAIMABLE] = { AGE_MT_UNMOVABLE, AGE_MT_MOVABLE },
+};
+
+/*
+ * The migratetype of an allocation (gfp_migratetype()): user pages are
+ * GFP_HIGHUSER_MOVABLE, page cache takes the mapping's gfp mask (movable
+ * on every disk filesystem), zsmalloc's pages __GFP_MOVABLE (they migrate
+ * through movable_ops: zs_page_migrate()); page tables, page pools and
+ * memblock's reservations are unmovable.  Slab is reclaimable for caches
+ * made with SLAB_RECLAIM_ACCOUNT (dentries, inodes), unmovable for the
+ * rest: the mixes do not tell them apart, so every other slab block of the
+ * plan (odd index) counts as reclaimable, /proc/meminfo's SReclaimable
+ * being about half of Slab on a desktop.
+ */
+static unsigned int alloc_mt(unsigned int kind, size_t index)
+{
+	switch (kind) {
+	case PK_ANON:
+	case PK_FILE:
+	case PK_ZSMALLOC:
+		return AGE_MT_MOVABLE;
+	case PK_SLAB:
+		return index & 1 ? AGE_MT_RECLAIMABLE : AGE_MT_UNMOVABLE;
+	default:
+		return AGE_MT_UNMOVABLE;
+	}
+}
+
+/* What compaction's migrate scanner isolates: LRU folios and movable_ops pages. */
+static bool kind_movable(unsigned int kind)
+{
+	return kind == PK_ANON || kind == PK_FILE || kind == PK_ZSMALLOC;
+}
+
 struct flist {
 	uint32_t head, tail;
 };
@@ -158,16 +216,20 @@ struct flist {
 /*
  * The zone's free_area[] and one CPU's per_cpu_pages, over pfns: head[pfn]
  * is the order of the free buddy block starting there, -1 for none (a page
- * on a pcp list is no buddy block: __free_one_page() does not merge it).
- * blk_free[]: pages of each pageblock in buddy blocks, for compaction.
+ * on a pcp list is no buddy block: __free_one_page() does not merge it),
+ * and head_mt[pfn] the type of the list it is on.  Per pageblock: its
+ * migratetype, its pages in buddy blocks (blk_free) and in live movable
+ * allocations (blk_movable), for stealing and compaction.
  */
 struct age_buddy {
 	unsigned long nr_pfns;
 	int8_t *head;
+	uint8_t *head_mt, *pb_mt;
 	uint32_t *next, *prev;
-	uint16_t *blk_free;
-	struct flist area[BASE_PAGE_MAX_PAGE_ORDER + 1];
-	struct flist pcp[PCP_MAX_ORDER + 1];
+	uint16_t *blk_free, *blk_movable;
+	struct flist area[BASE_PAGE_MAX_PAGE_ORDER + 1][AGE_MT_NR];
+	unsigned long nr_free[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* blocks of each order */
+	struct flist pcp[AGE_MT_NR][PCP_MAX_ORDER + 1];
 	unsigned long pcp_count;	/* pages on the pcp lists */
 };
 
@@ -217,22 +279,43 @@ static void blk_count(uint16_t *blk, uint32_t pfn, unsigned int order, int n)
 							      n * (int)PB_PAGES);
 }
 
-/* A buddy block onto free_area[order]'s head (add_to_free_list()), and off it. */
-static void area_add(struct age_buddy *b, uint32_t pfn, unsigned int order)
+static unsigned int pb_mt(const struct age_buddy *b, uint32_t pfn)
+{
+	return b->pb_mt[pfn >> PAGEBLOCK_ORDER];
+}
+
+/* change_pageblock_range(): every pageblock of a block of order to type mt. */
+static void set_blocks_mt(struct age_buddy *b, uint32_t pfn, unsigned int order, unsigned int mt)
+{
+	uint32_t n = order > PAGEBLOCK_ORDER ? 1U << (order - PAGEBLOCK_ORDER) : 1;
+
+	for (uint32_t i = 0; i < n; i++)
+		b->pb_mt[(pfn >> PAGEBLOCK_ORDER) + i] = (uint8_t)mt;
+}
+
+/* A buddy block onto free_area[order].free_list[mt]'s head (__add_to_free_list()), and off it. */
+static void area_add(struct age_buddy *b, uint32_t pfn, unsigned int order, unsigned int mt)
 {
 	b->head[pfn] = (int8_t)order;
-	fl_add_head(b, &b->area[order], pfn);
+	b->head_mt[pfn] = (uint8_t)mt;
+	fl_add_head(b, &b->area[order][mt], pfn);
+	b->nr_free[order]++;
 	blk_count(b->blk_free, pfn, order, 1);
 }
 
 static void area_del(struct age_buddy *b, uint32_t pfn, unsigned int order)
 {
-	fl_del(b, &b->area[order], pfn);
+	fl_del(b, &b->area[order][b->head_mt[pfn]], pfn);
 	b->head[pfn] = -1;
+	b->nr_free[order]--;
 	blk_count(b->blk_free, pfn, order, -1);
 }
 
-/* __free_one_page(): merged with free buddies of the same order, onto the list's head. */
+/*
+ * __free_one_page(): merged with free buddies of the same order, onto the
+ * head of the list of the merged block's pageblock type (a merge across
+ * pageblocks of different types is allowed: all three are mergeable).
+ */
 static void buddy_free(struct age_buddy *b, uint32_t pfn, unsigned int order)
 {
 	while (order < MAX_PAGE_ORDER) {
@@ -244,101 +327,244 @@ static void buddy_free(struct age_buddy *b, uint32_t pfn, unsigned int order)
 		pfn &= ~(1U << order);
 		order++;
 	}
-	area_add(b, pfn, order);
+	area_add(b, pfn, order, pb_mt(b, pfn));
 }
 
-/* expand(): the upper halves of a block split down to order back on the lists. */
-static void buddy_expand(struct age_buddy *b, uint32_t pfn, unsigned int o, unsigned int order)
+/* expand(): the upper halves of a block split down to order back on list mt. */
+static void buddy_expand(struct age_buddy *b, uint32_t pfn, unsigned int o, unsigned int order,
+			 unsigned int mt)
 {
 	while (o > order) {
 		o--;
-		area_add(b, pfn + (1U << o), o);
+		area_add(b, pfn + (1U << o), o, mt);
 	}
 }
 
-/* __rmqueue_smallest() + expand(): the smallest block that fits, upper halves back. */
-static long buddy_alloc(struct age_buddy *b, unsigned int order)
+/* page_del_and_expand(): the block at the head of list (o, mt) split down to order. */
+static uint32_t take_block(struct age_buddy *b, unsigned int o, unsigned int mt, unsigned int order)
+{
+	uint32_t pfn = b->area[o][mt].head;
+
+	area_del(b, pfn, o);
+	buddy_expand(b, pfn, o, order, mt);
+	return pfn;
+}
+
+/* __rmqueue_smallest(): the smallest block of type mt that fits. */
+static long rmqueue_smallest(struct age_buddy *b, unsigned int order, unsigned int mt)
+{
+	for (unsigned int o = order; o <= MAX_PAGE_ORDER; o++)
+		if (b->area[o][mt].head != NONE)
+			return take_block(b, o, mt, order);
+	return -1;
+}
+
+/* should_try_claim_block(): whether a fallback block of order o may take its pageblock. */
+static bool should_try_claim_block(unsigned int o, unsigned int mt)
+{
+	return o >= PAGEBLOCK_ORDER / 2 || mt != AGE_MT_MOVABLE;
+}
+
+/* find_suitable_fallback(): the first of mt's fallbacks with a block of order o; -1 none. */
+static int find_fallback(const struct age_buddy *b, unsigned int o, unsigned int mt)
+{
+	for (unsigned int i = 0; i < AGE_MT_NR - 1; i++)
+		if (b->area[o][fallbacks[mt][i]].head != NONE)
+			return fallbacks[mt][i];
+	return -1;
+}
+
+/* The first pfn from pfn on that heads a buddy block, or end. */
+static uint32_t next_free_head(const struct age_buddy *b, uint32_t pfn, uint32_t end)
+{
+	while (pfn < end && b->head[pfn] < 0)
+		pfn++;
+	return pfn;
+}
+
+/* The end of pageblock pb, within the zone. */
+static uint32_t pb_end(const struct age_buddy *b, unsigned long pb)
+{
+	unsigned long end = (pb + 1) << PAGEBLOCK_ORDER;
+
+	return (uint32_t)(end < b->nr_pfns ? end : b->nr_pfns);
+}
+
+/* __move_freepages_block(): the pageblock's free blocks onto type mt's lists, and the block. */
+static void move_freepages_block(struct age_buddy *b, unsigned long pb, unsigned int mt)
+{
+	uint32_t end = pb_end(b, pb), pfn = next_free_head(b, (uint32_t)(pb << PAGEBLOCK_ORDER), end);
+
+	while (pfn < end) {
+		unsigned int o = (unsigned int)b->head[pfn];
+
+		area_del(b, pfn, o);
+		area_add(b, pfn, o, mt);
+		pfn = next_free_head(b, pfn + (1U << o), end);
+	}
+	b->pb_mt[pb] = (uint8_t)mt;
+}
+
+/*
+ * try_to_claim_block(): a free block of another type's pageblock.  A whole
+ * pageblock or more changes type outright; a smaller one takes its
+ * pageblock when at least half of it is free or alike (for a movable
+ * allocation the movable pages; for another type, in a movable block, the
+ * pages that are neither free nor movable), and the allocation is then
+ * served from the claimed block's lists.  -1: not claimed.
+ */
+static long try_to_claim_block(struct age_buddy *b, unsigned int o, int from, unsigned int order,
+			       unsigned int mt)
+{
+	uint32_t pfn = b->area[o][from].head;
+	unsigned long pb = pfn >> PAGEBLOCK_ORDER, free, alike;
+
+	if (o >= PAGEBLOCK_ORDER) {
+		area_del(b, pfn, o);
+		set_blocks_mt(b, pfn, o, mt);
+		buddy_expand(b, pfn, o, order, mt);
+		return pfn;
+	}
+	free = b->blk_free[pb];
+	if (mt == AGE_MT_MOVABLE)
+		alike = b->blk_movable[pb];
+	else if (from == AGE_MT_MOVABLE)
+		alike = PB_PAGES - free - b->blk_movable[pb];
+	else
+		alike = 0;
+	if (free + alike < PB_PAGES / 2)
+		return -1;
+	move_freepages_block(b, pb, mt);
+	return rmqueue_smallest(b, order, mt);
+}
+
+/*
+ * __rmqueue_claim() then __rmqueue_steal(): the largest block of another
+ * type that may claim its pageblock, largest order first; failing that,
+ * the smallest block of another type that fits, taken alone (its remnants
+ * stay on that type's lists).
+ */
+static long rmqueue_fallback(struct age_buddy *b, unsigned int order, unsigned int mt)
 {
 	unsigned int o;
-	uint32_t pfn;
+	int from;
+	long pfn;
 
-	for (o = order; o <= MAX_PAGE_ORDER && b->area[o].head == NONE; o++)
-		;
-	if (o > MAX_PAGE_ORDER)
-		return -1;
-	pfn = b->area[o].head;
-	area_del(b, pfn, o);
-	buddy_expand(b, pfn, o, order);
-	return pfn;
+	for (o = MAX_PAGE_ORDER + 1; o-- > order;) {
+		if (!should_try_claim_block(o, mt))
+			break;
+		from = find_fallback(b, o, mt);
+		if (from >= 0 && (pfn = try_to_claim_block(b, o, from, order, mt)) >= 0)
+			return pfn;
+	}
+	for (o = order; o <= MAX_PAGE_ORDER; o++) {
+		from = find_fallback(b, o, mt);
+		if (from >= 0)
+			return take_block(b, o, (unsigned int)from, order);
+	}
+	return -1;
+}
+
+/* __rmqueue(): mt's own lists, then another type's. */
+static long buddy_alloc(struct age_buddy *b, unsigned int order, unsigned int mt)
+{
+	long pfn = rmqueue_smallest(b, order, mt);
+
+	return pfn >= 0 ? pfn : rmqueue_fallback(b, order, mt);
 }
 
 /* Is there a free buddy block of at least this order (__compact_finished()'s test)? */
 static bool buddy_has(const struct age_buddy *b, unsigned int order)
 {
 	for (unsigned int o = order; o <= MAX_PAGE_ORDER; o++)
-		if (b->area[o].head != NONE)
+		if (b->nr_free[o])
 			return true;
 	return false;
 }
 
-/* free_pcppages_bulk(): count pages from the lists' tails (the coldest), order by order. */
+/*
+ * fragmentation_score_zone() of one zone: the share of free pages (in
+ * percent) in blocks below COMPACTION_HPAGE_ORDER, extfrag_for_order().
+ */
+static unsigned long frag_score(const struct age_buddy *b)
+{
+	unsigned long total = 0, big = 0;
+
+	for (unsigned int o = 0; o <= MAX_PAGE_ORDER; o++) {
+		total += b->nr_free[o] << o;
+		if (o >= PAGEBLOCK_ORDER)
+			big += b->nr_free[o] << o;
+	}
+	return total ? (total - big) * 100 / total : 0;
+}
+
+/*
+ * free_pcppages_bulk(): count pages from the lists' tails (the coldest),
+ * list by list, each page to the buddy as its pageblock's type now says.
+ */
 static void pcp_drain(struct age_buddy *b, unsigned long count)
 {
-	unsigned int o = 0, empty = 0;
+	unsigned int l = 0, empty = 0, nl = AGE_MT_NR * (PCP_MAX_ORDER + 1);
 
-	while (count && b->pcp_count && empty <= PCP_MAX_ORDER) {
-		uint32_t pfn = b->pcp[o].tail;
+	while (count && b->pcp_count && empty < nl) {
+		unsigned int o = l % (PCP_MAX_ORDER + 1);
+		struct flist *list = &b->pcp[l / (PCP_MAX_ORDER + 1)][o];
+		uint32_t pfn = list->tail;
 
 		if (pfn == NONE) {
 			empty++;
 		} else {
 			empty = 0;
-			fl_del(b, &b->pcp[o], pfn);
+			fl_del(b, list, pfn);
 			b->pcp_count -= 1UL << o;
 			count = count > (1UL << o) ? count - (1UL << o) : 0;
 			buddy_free(b, pfn, o);
 		}
-		o = (o + 1) % (PCP_MAX_ORDER + 1);
+		l = (l + 1) % nl;
 	}
 }
 
-/* free_frozen_pages(): small orders to the pcp list's head, a batch out once past high. */
+/*
+ * free_frozen_pages(): small orders to the head of the pcp list of their
+ * pageblock's type, a batch out once past high.
+ */
 static void page_free(struct age_buddy *b, uint32_t pfn, unsigned int order)
 {
 	if (order > PCP_MAX_ORDER) {
 		buddy_free(b, pfn, order);
 		return;
 	}
-	fl_add_head(b, &b->pcp[order], pfn);
+	fl_add_head(b, &b->pcp[pb_mt(b, pfn)][order], pfn);
 	b->pcp_count += 1UL << order;
 	if (b->pcp_count >= PCP_HIGH_AGE)
 		pcp_drain(b, PCP_BATCH);
 }
 
 /*
- * rmqueue(): small orders from the pcp list's head, refilled with a batch
- * from the buddy (rmqueue_bulk(), each block to the tail) when empty;
- * larger ones from the buddy.  On failure every pcp page goes back to the
- * buddy (drain_all_pages(), as before compaction) and it tries once more.
+ * rmqueue(): small orders from the head of the pcp list of type mt,
+ * refilled with a batch from the buddy (rmqueue_bulk(), each block to the
+ * tail) when empty; larger ones from the buddy.  On failure every pcp page
+ * goes back to the buddy (drain_all_pages(), as before compaction) and it
+ * tries once more.
  */
-static long page_alloc(struct age_buddy *b, unsigned int order)
+static long page_alloc(struct age_buddy *b, unsigned int order, unsigned int mt)
 {
-	struct flist *l = &b->pcp[order <= PCP_MAX_ORDER ? order : 0];
+	struct flist *l = &b->pcp[mt][order <= PCP_MAX_ORDER ? order : 0];
 	unsigned int i;
 	long pfn;
 
 	for (int again = 0; again < 2; again++) {
 		if (order > PCP_MAX_ORDER) {
-			pfn = buddy_alloc(b, order);
+			pfn = buddy_alloc(b, order, mt);
 		} else {
 			/* rmqueue_bulk(): the whole batch, as far as the buddy has it */
 			for (i = 0; l->head == NONE && i < (PCP_BATCH >> order); i++) {
-				pfn = buddy_alloc(b, order);
+				pfn = buddy_alloc(b, order, mt);
 				if (pfn < 0)
 					break;
 				fl_add_tail(b, l, (uint32_t)pfn);
 				b->pcp_count += 1UL << order;
-				while (++i < (PCP_BATCH >> order) && (pfn = buddy_alloc(b, order)) >= 0) {
+				while (++i < (PCP_BATCH >> order) && (pfn = buddy_alloc(b, order, mt)) >= 0) {
 					fl_add_tail(b, l, (uint32_t)pfn);
 					b->pcp_count += 1UL << order;
 				}
@@ -365,31 +591,42 @@ static unsigned long nr_blocks(unsigned long nr_pfns)
 
 static int buddy_init(struct age_buddy *b, unsigned long nr_pfns)
 {
-	unsigned long n = nr_pfns ? nr_pfns : 1;
-	unsigned int o;
+	unsigned long n = nr_pfns ? nr_pfns : 1, pb;
+	unsigned int o, mt;
 
 	memset(b, 0, sizeof(*b));
 	b->nr_pfns = nr_pfns;
 	b->head = malloc(n);
+	b->head_mt = calloc(n, 1);
+	b->pb_mt = malloc(nr_blocks(n));
 	b->next = malloc(n * sizeof(*b->next));
 	b->prev = malloc(n * sizeof(*b->prev));
 	b->blk_free = calloc(nr_blocks(n), sizeof(*b->blk_free));
-	if (!b->head || !b->next || !b->prev || !b->blk_free)
+	b->blk_movable = calloc(nr_blocks(n), sizeof(*b->blk_movable));
+	if (!b->head || !b->head_mt || !b->pb_mt || !b->next || !b->prev || !b->blk_free ||
+	    !b->blk_movable)
 		return -1;
 	memset(b->head, -1, nr_pfns);
-	for (o = 0; o <= MAX_PAGE_ORDER; o++)
-		b->area[o] = (struct flist){ NONE, NONE };
-	for (o = 0; o <= PCP_MAX_ORDER; o++)
-		b->pcp[o] = (struct flist){ NONE, NONE };
+	for (pb = 0; pb < nr_blocks(n); pb++)
+		b->pb_mt[pb] = AGE_MT_MOVABLE;
+	for (mt = 0; mt < AGE_MT_NR; mt++) {
+		for (o = 0; o <= MAX_PAGE_ORDER; o++)
+			b->area[o][mt] = (struct flist){ NONE, NONE };
+		for (o = 0; o <= PCP_MAX_ORDER; o++)
+			b->pcp[mt][o] = (struct flist){ NONE, NONE };
+	}
 	return 0;
 }
 
 static void buddy_release(struct age_buddy *b)
 {
 	free(b->head);
+	free(b->head_mt);
+	free(b->pb_mt);
 	free(b->next);
 	free(b->prev);
 	free(b->blk_free);
+	free(b->blk_movable);
 }
 
 /* A folio compact_block() moved: its record, where it was and its descriptor there. */
@@ -399,11 +636,14 @@ struct migrated {
 };
 
 /*
- * The trace's folios are records: DESC_AGED's the plan's folios (0..n-1)
- * and the round's short-lived ones after them, DESC_TRACE's one per
- * allocation event.  owner[pfn] is the record of the live folio whose head
- * is pfn (NONE for none), blk_used[] the pages of live folios in each
- * pageblock: what compaction reads.
+ * The trace's allocations are records: DESC_AGED's the plan's blocks
+ * (0..n-1) and the round's short-lived folios after them, DESC_TRACE's one
+ * per allocation event and the plan's kept blocks after them.  owner[pfn]
+ * is the record of the live allocation whose head is pfn (NONE for none),
+ * blk_used[] the pages of live allocations in each pageblock: what
+ * compaction reads.  Only anon and file folios have folio descriptors
+ * (ops); the other kinds' pages move, their descriptors are made where
+ * they end.
  */
 struct trace_state {
 	struct age_buddy b;
@@ -412,24 +652,35 @@ struct trace_state {
 	uint64_t rng, h;
 	unsigned long next_id;		/* the next descriptor id */
 	struct age_folio *rec;
+	uint8_t *rec_mt;		/* each record's migratetype */
 	unsigned long *rec_desc;	/* each record's descriptor id */
 	uint32_t *owner;
 	uint16_t *blk_used;
 	struct migrated *moved;		/* compact_block()'s, room for a pageblock of folios */
 	bool compaction;
 	bool deferred;			/* compaction found no block; none until a free */
+	unsigned long free_target;	/* pages free after boot, which reclaim keeps */
 };
+
+static bool has_desc(unsigned int kind)
+{
+	return kind == PK_ANON || kind == PK_FILE;
+}
 
 static void own(struct trace_state *s, uint32_t r)
 {
 	s->owner[s->rec[r].pfn] = r;
 	blk_count(s->blk_used, s->rec[r].pfn, s->rec[r].order, 1);
+	if (kind_movable(s->rec[r].kind))
+		blk_count(s->b.blk_movable, s->rec[r].pfn, s->rec[r].order, 1);
 }
 
 static void disown(struct trace_state *s, uint32_t r)
 {
 	s->owner[s->rec[r].pfn] = NONE;
 	blk_count(s->blk_used, s->rec[r].pfn, s->rec[r].order, -1);
+	if (kind_movable(s->rec[r].kind))
+		blk_count(s->b.blk_movable, s->rec[r].pfn, s->rec[r].order, -1);
 }
 
 /*
@@ -438,7 +689,8 @@ static void disown(struct trace_state *s, uint32_t r)
  * takes every buddy block of one off the free lists, whole, onto
  * cc->freepages[order]; compaction_alloc_noprof() serves a folio of order
  * from the smallest list that fits, the rest of a split block back onto
- * the lists, and scans another pageblock when they hold none.
+ * the lists, and scans another pageblock when they hold none.  Only
+ * movable pageblocks, and free ones, are targets (suitable_migration_target()).
  */
 struct compact_free {
 	struct flist list[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* cc->freepages[], linked through the buddy's arrays */
@@ -446,23 +698,22 @@ struct compact_free {
 	unsigned long skip;			/* the pageblock being emptied */
 };
 
+static bool cf_target(const struct age_buddy *b, unsigned long pb)
+{
+	return b->blk_free[pb] && (b->pb_mt[pb] == AGE_MT_MOVABLE || b->blk_free[pb] == PB_PAGES);
+}
+
 static void cf_isolate_block(struct trace_state *s, struct compact_free *cf, unsigned long pb)
 {
 	struct age_buddy *b = &s->b;
-	uint32_t pfn = (uint32_t)(pb << PAGEBLOCK_ORDER), end = pfn + PB_PAGES;
+	uint32_t end = pb_end(b, pb), pfn = next_free_head(b, (uint32_t)(pb << PAGEBLOCK_ORDER), end);
 
-	if (end > b->nr_pfns)
-		end = (uint32_t)b->nr_pfns;
 	while (pfn < end) {
-		int o = b->head[pfn];
+		unsigned int o = (unsigned int)b->head[pfn];
 
-		if (o < 0) {
-			pfn++;
-			continue;
-		}
-		area_del(b, pfn, (unsigned int)o);
+		area_del(b, pfn, o);
 		fl_add_tail(b, &cf->list[o], pfn);
-		pfn += 1U << o;
+		pfn = next_free_head(b, pfn + (1U << o), end);
 	}
 }
 
@@ -477,7 +728,7 @@ static long cf_alloc(struct trace_state *s, struct compact_free *cf, unsigned in
 			;
 		if (o <= MAX_PAGE_ORDER)
 			break;
-		while (cf->pb >= 0 && ((unsigned long)cf->pb == cf->skip || !b->blk_free[cf->pb]))
+		while (cf->pb >= 0 && ((unsigned long)cf->pb == cf->skip || !cf_target(b, (unsigned long)cf->pb)))
 			cf->pb--;
 		if (cf->pb < 0)
 			return -1;
@@ -506,13 +757,14 @@ static void cf_release(struct trace_state *s, struct compact_free *cf)
 
 /*
  * The pageblock compaction empties: one whose pages are all free or held
- * by live folios the migrate scanner isolates (anon and file folios below
- * the target order and pageblock_order: skip_isolation_on_order();
- * isolate_migratepages_block() takes no slab, page table, hugetlb or
- * reserved page, so a block holding one never empties), with the fewest
- * pages in use: the least migration that frees a pageblock, which
- * fast_find_migrateblock() aims at by picking blocks off the free lists.
- * -1 for none, or when the other blocks' free pages cannot hold its folios.
+ * by live allocations the migrate scanner isolates (anon and file folios,
+ * and zsmalloc's movable_ops pages, below the target order and
+ * pageblock_order: skip_isolation_on_order(); isolate_migratepages_block()
+ * takes no slab, page table, hugetlb or reserved page, so a block holding
+ * one never empties), with the fewest pages in use: the least migration
+ * that frees a pageblock, which fast_find_migrateblock() aims at by picking
+ * blocks off the free lists.  -1 for none, or when the movable blocks'
+ * free pages cannot hold its folios.
  */
 static long compact_target(struct trace_state *s, unsigned int order)
 {
@@ -520,12 +772,14 @@ static long compact_target(struct trace_state *s, unsigned int order)
 	long best = -1;
 
 	for (pb = 0; pb < nr_blocks(s->b.nr_pfns); pb++)
-		total += s->b.blk_free[pb];
+		if (cf_target(&s->b, pb))
+			total += s->b.blk_free[pb];
 	for (pb = 0; pb < nb; pb++) {
 		unsigned long used = s->blk_used[pb];
 		uint32_t pfn, end;
 
-		if (used + s->b.blk_free[pb] != PB_PAGES || !used || used >= best_used)
+		if (used + s->b.blk_free[pb] != PB_PAGES || !used || used >= best_used ||
+		    s->b.blk_movable[pb] != used)
 			continue;
 		for (pfn = (uint32_t)(pb << PAGEBLOCK_ORDER), end = pfn + PB_PAGES; pfn < end; pfn++)
 			if (s->owner[pfn] != NONE && s->rec[s->owner[pfn]].order >= order)
@@ -535,18 +789,21 @@ static long compact_target(struct trace_state *s, unsigned int order)
 			best_used = used;
 		}
 	}
-	return best >= 0 && total - s->b.blk_free[best] >= best_used ? best : -1;
+	if (best < 0)
+		return -1;
+	return total - (cf_target(&s->b, (unsigned long)best) ? s->b.blk_free[best] : 0) >= best_used ?
+	       best : -1;
 }
 
-
 /*
- * compact_zone() on one pageblock: each live folio in it (pfn order, as
- * isolate_migratepages_block() isolates them) migrated to a folio
- * compaction_alloc() gives, with a new descriptor (migrate_pages_batch()
- * allocates every destination of a batch, then frees the sources; a
- * memdesc's destination folio is allocated like any other); the sources'
- * pages back to the buddy, where they merge into the free pageblock.  1
- * emptied, 0 not (compaction_alloc() found too little), -1 out of memory.
+ * compact_zone() on one pageblock: each live allocation in it (pfn order,
+ * as isolate_migratepages_block() isolates them) migrated to a block
+ * compaction_alloc() gives, a folio with a new descriptor
+ * (migrate_pages_batch() allocates every destination of a batch, then
+ * frees the sources; a memdesc's destination folio is allocated like any
+ * other); the sources' pages back to the buddy, where they merge into the
+ * free pageblock.  1 emptied, 0 not (compaction_alloc() found too little),
+ * -1 out of memory.
  */
 static int compact_block(struct trace_state *s, unsigned long pb)
 {
@@ -570,22 +827,36 @@ static int compact_block(struct trace_state *s, unsigned long pb)
 		disown(s, r);
 		s->rec[r].pfn = (uint32_t)dst;
 		own(s, r);
-		s->rec_desc[r] = s->next_id++;
 		hash_event(&s->h, 'M', (uint32_t)dst, s->rec[r].order);
-		if (s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], s->rec[r].order))
-			return -1;
+		if (has_desc(s->rec[r].kind)) {
+			s->rec_desc[r] = s->next_id++;
+			if (s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], s->rec[r].order))
+				return -1;
+		}
 		pfn += 1U << s->rec[r].order;
 	}
 	for (i = 0; i < nr; i++) {
-		unsigned int order = s->rec[s->moved[i].rec].order;
+		const struct age_folio *f = &s->rec[s->moved[i].rec];
 
-		s->ops->desc_free(s->ops->arg, s->moved[i].desc, order);
-		buddy_free(&s->b, s->moved[i].pfn, order);
+		if (has_desc(f->kind))
+			s->ops->desc_free(s->ops->arg, s->moved[i].desc, f->order);
+		buddy_free(&s->b, s->moved[i].pfn, f->order);
 	}
 	cf_release(s, &cf);
 	s->t->migrated += nr;
 	s->t->compactions += pfn >= end;
 	return pfn >= end;
+}
+
+/* One pageblock compacted: 1, or 0 none could be (the caller defers), -1 out of memory. */
+static int compact_one(struct trace_state *s, unsigned int order)
+{
+	long pb = compact_target(s, order);
+	int ret = pb < 0 ? 0 : compact_block(s, (unsigned long)pb);
+
+	if (!ret)
+		s->deferred = true;
+	return ret;
 }
 
 /*
@@ -595,47 +866,63 @@ static int compact_block(struct trace_state *s, unsigned long pb)
  */
 static int compact(struct trace_state *s, unsigned int order)
 {
-	long pb;
+	int ret = 1;
 
 	if (!s->compaction || s->deferred)
 		return 0;
 	pcp_drain(&s->b, s->b.pcp_count);	/* drain_all_pages() */
-	while (!buddy_has(&s->b, order)) {
-		int ret;
-
-		pb = compact_target(s, order);
-		ret = pb < 0 ? 0 : compact_block(s, (unsigned long)pb);
-		if (ret < 0)
-			return -1;
-		if (!ret) {
-			s->deferred = true;
-			break;
-		}
-	}
-	return 0;
+	while (ret > 0 && !buddy_has(&s->b, order))
+		ret = compact_one(s, order);
+	return ret < 0 ? -1 : 0;
 }
 
 /*
- * Record r allocated: pfns from the buddy (after direct compaction when an
- * order > 0 fails: __alloc_pages_direct_compact()), then a new descriptor.
- * 1 placed, 0 the buddy has none, -1 out of memory.
+ * kcompactd's proactive compaction (proactive_compact_node(), on by default
+ * since 5.9 with vm.compaction_proactiveness 20): when the zone's
+ * fragmentation score passes the high watermark, min(100 - 20 + 10, 100),
+ * it compacts until the score is at most the low one, 100 - 20.
+ */
+#define PROACTIVE_WMARK_LOW	80UL
+#define PROACTIVE_WMARK_HIGH	90UL
+
+static int compact_proactive(struct trace_state *s)
+{
+	int ret = 1;
+
+	if (!s->compaction)
+		return 0;
+	pcp_drain(&s->b, s->b.pcp_count);
+	if (frag_score(&s->b) <= PROACTIVE_WMARK_HIGH)
+		return 0;
+	while (ret > 0 && frag_score(&s->b) > PROACTIVE_WMARK_LOW)
+		ret = compact_one(s, PAGEBLOCK_ORDER);
+	return ret < 0 ? -1 : 0;
+}
+
+/*
+ * Record r allocated: pfns from the buddy, of its migratetype (after direct
+ * compaction when an order > 0 fails: __alloc_pages_direct_compact()),
+ * then a new descriptor for a folio.  1 placed, 0 the buddy has none, -1
+ * out of memory.
  */
 static int trace_alloc(struct trace_state *s, uint32_t r, unsigned int order, unsigned int kind)
 {
-	long pfn = page_alloc(&s->b, order);
+	long pfn = page_alloc(&s->b, order, s->rec_mt[r]);
 
 	if (pfn < 0 && order) {
 		if (compact(s, order))
 			return -1;
-		pfn = page_alloc(&s->b, order);
+		pfn = page_alloc(&s->b, order, s->rec_mt[r]);
 	}
 	if (pfn < 0)
 		return 0;
 	s->rec[r] = (struct age_folio){ .pfn = (uint32_t)pfn, .order = (uint8_t)order,
 					.kind = (uint8_t)kind };
 	own(s, r);
+	hash_event(&s->h, 'A', (uint32_t)pfn, order << 2 | s->rec_mt[r]);
+	if (!has_desc(kind))
+		return 1;
 	s->rec_desc[r] = s->next_id++;
-	hash_event(&s->h, 'A', (uint32_t)pfn, order);
 	return s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], order) ? -1 : 1;
 }
 
@@ -643,109 +930,204 @@ static void trace_free(struct trace_state *s, uint32_t r)
 {
 	const struct age_folio *f = &s->rec[r];
 
-	s->ops->desc_free(s->ops->arg, s->rec_desc[r], f->order);
+	if (has_desc(f->kind))
+		s->ops->desc_free(s->ops->arg, s->rec_desc[r], f->order);
 	hash_event(&s->h, 'F', f->pfn, f->order);
 	disown(s, r);
 	page_free(&s->b, f->pfn, f->order);
 	s->deferred = false;
 }
 
-/*
- * One round of the seeded trace: k folios freed in random order; k
- * allocated again (the same orders and kinds, wherever the buddy puts them
- * now) among t short-lived ones of the mix's orders (records n..n+t-1),
- * freed at the round's end.  A folio the buddy cannot serve waits for the
- * round's end; if it fails then too it is gone (t->failures).
- */
-static int trace_round(struct trace_state *s, const struct age_list *l, uint32_t *idx,
-		       uint32_t *late_id, size_t k, size_t t)
+/* Allocates record r as rec[r] says, or marks it gone (t->failures); 0 or -1. */
+static int alloc_or_gone(struct trace_state *s, uint32_t r)
 {
+	struct age_folio *f = &s->rec[r];
+	int ret = trace_alloc(s, r, f->order, f->kind);
+
+	if (ret > 0)
+		return 0;
+	f->kind = AGE_GONE;
+	s->t->failures += !ret;
+	return ret;
+}
+
+/*
+ * Boot: every block of the plan (hugetlb aside: its pool is not the
+ * buddy's) freed to the buddy, then allocated again through it, each with
+ * its migratetype: memblock's reservations first (they predate the buddy,
+ * and memblock packs them), the rest in the order order[] gives, so that
+ * grouping by mobility decides where each kind lies, as on a machine
+ * that booted and ran.  A block the buddy cannot place yet is tried again
+ * at the end, then gone.  Records first .. first + l->nr - 1.
+ */
+static int trace_boot(struct trace_state *s, const struct age_list *l, uint32_t first,
+		      const uint32_t *order, uint32_t *late)
+{
+	size_t i, nr_late = 0;
+	int pass;
+
+	for (i = 0; i < l->nr; i++) {
+		s->rec[first + i] = l->f[i];
+		s->rec_mt[first + i] = (uint8_t)alloc_mt(l->f[i].kind, i);
+		buddy_free(&s->b, l->f[i].pfn, l->f[i].order);
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < l->nr; i++) {
+			uint32_t r = first + (order ? order[i] : (uint32_t)i);
+			int ret;
+
+			if ((s->rec[r].kind == PK_RESERVED) != !pass)
+				continue;
+			ret = trace_alloc(s, r, s->rec[r].order, s->rec[r].kind);
+			if (ret < 0)
+				return -1;
+			if (!ret)
+				late[nr_late++] = r;
+		}
+	for (i = 0; i < nr_late; i++)
+		if (alloc_or_gone(s, late[i]))
+			return -1;
+	return 0;
+}
+
+/* Pages free: in buddy blocks and on the pcp lists. */
+static unsigned long nr_free_pages(const struct age_buddy *b)
+{
+	unsigned long n = b->pcp_count;
+
+	for (unsigned int o = 0; o <= MAX_PAGE_ORDER; o++)
+		n += b->nr_free[o] << o;
+	return n;
+}
+
+/*
+ * One round of the seeded trace, in LRU order, at a steady state: the
+ * workload allocates the k folios allocated longest ago (lru[0..k-1]) again,
+ * in that order (it touches them again: the same orders and kinds,
+ * wherever the buddy puts them now), interleaved at random with t
+ * short-lived allocations of the plan's kinds and orders (records
+ * n..n+t-1: page cache read once, a compiler's heap and page tables, slab
+ * objects, skbs), freed at the round's end oldest first.  Reclaim keeps
+ * free memory where boot left it (the mix's free share), freeing the
+ * oldest of those k, in LRU order, before an allocation would take it
+ * below (as kswapd and direct reclaim take the inactive list's tail); a
+ * folio is freed before it is allocated again.  The reallocated ones are
+ * then the youngest.  A folio the buddy cannot serve waits for the round's
+ * end; if it fails then too it is gone (t->failures).
+ */
+static int trace_round(struct trace_state *s, const struct age_list *l, uint32_t *lru,
+		       size_t nr_lru, const uint32_t *pool, size_t nr_pool, uint32_t *late_id,
+		       size_t k, size_t t)
+{
+	size_t n = l->nr;
 	struct age_folio *rec = s->rec;
-	size_t n = l->nr, i, rec_n = 0, made = 0, late = 0;
+	size_t i, rec_n = 0, made = 0, late = 0, freed = 0;
 	int ret;
 
-	for (i = 0; i < k; i++)
-		swap_u32(&idx[i], &idx[i + mdb_rng_below(&s->rng, n - i)]);
-	for (i = 0; i < k; i++)
-		if (rec[idx[i]].kind != AGE_GONE)
-			trace_free(s, idx[i]);
-	for (i = k; i > 1; i--)
-		swap_u32(&idx[i - 1], &idx[mdb_rng_below(&s->rng, i)]);
 	while (rec_n < k || made < t) {
-		if (made < t && mdb_rng_below(&s->rng, k - rec_n + t - made) < t - made) {
-			unsigned int order = l->f[mdb_rng_below(&s->rng, n)].order;
-			uint32_t r = (uint32_t)(n + made++);
+		bool transient = made < t && mdb_rng_below(&s->rng, k - rec_n + t - made) < t - made;
+		uint32_t r = transient ? (uint32_t)(n + made++) : lru[rec_n++];
 
-			ret = trace_alloc(s, r, order, PK_ANON);
-			if (ret < 0)
-				return -1;
-			if (!ret)
+		if (transient) {
+			uint32_t like = pool[mdb_rng_below(&s->rng, nr_pool)];
+
+			rec[r].order = l->f[like].order;
+			rec[r].kind = l->f[like].kind;
+			s->rec_mt[r] = (uint8_t)alloc_mt(rec[r].kind, like);
+		}
+		while (freed < k && (freed < rec_n ||
+				     nr_free_pages(&s->b) < s->free_target + (1UL << rec[r].order))) {
+			if (rec[lru[freed]].kind != AGE_GONE)
+				trace_free(s, lru[freed]);
+			freed++;
+		}
+		if (rec[r].kind == AGE_GONE)
+			continue;
+		ret = trace_alloc(s, r, rec[r].order, rec[r].kind);
+		if (ret < 0)
+			return -1;
+		if (!ret) {
+			if (transient)
 				rec[r].kind = AGE_GONE;
-		} else {
-			uint32_t id = idx[rec_n++];
-
-			if (rec[id].kind == AGE_GONE)
-				continue;
-			ret = trace_alloc(s, id, rec[id].order, rec[id].kind);
-			if (ret < 0)
-				return -1;
-			if (!ret)
-				late_id[late++] = id;
+			else
+				late_id[late++] = r;
 		}
 	}
 	for (i = 0; i < t; i++)
 		if (rec[n + i].kind != AGE_GONE)
 			trace_free(s, (uint32_t)(n + i));
-	for (i = 0; i < late; i++) {
-		struct age_folio *f = &rec[late_id[i]];
-
-		ret = trace_alloc(s, late_id[i], f->order, f->kind);
-		if (ret < 0)
+	for (i = 0; i < late; i++)
+		if (alloc_or_gone(s, late_id[i]))
 			return -1;
-		if (!ret) {
-			f->kind = AGE_GONE;
-			s->t->failures++;
-		}
-	}
+	/* The k just allocated are now the youngest: the list rotates. */
+	for (i = 0; i < k; i++)
+		late_id[i] = lru[i];
+	memmove(lru, lru + k, (nr_lru - k) * sizeof(*lru));
+	memcpy(lru + nr_lru - k, late_id, k * sizeof(*lru));
 	return 0;
 }
 
-static int trace_seeded(struct trace_state *s, const struct age_list *folios)
+/*
+ * DESC_AGED: boot (the plan's blocks in random order, drawn from the seed),
+ * then AGE_ROUNDS rounds over the anon and file folios in LRU order, the
+ * order boot allocated them first.
+ */
+static int trace_seeded(struct trace_state *s, const struct age_list *l)
 {
-	size_t n = folios->nr, k = n / AGE_FRACTION_DEN, tn = k / AGE_TRANSIENT_DEN, i;
-	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx)), *late = malloc((k ? k : 1) * sizeof(*late));
+	size_t n = l->nr, nr_lru = 0, nr_pool = 0, k, tn, i;
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order)), *pool = malloc((n ? n : 1) * sizeof(*pool));
+	uint32_t *lru = malloc((n ? n : 1) * sizeof(*lru)), *late = malloc((n ? n : 1) * sizeof(*late));
 	int ret = -1;
 
-	if (!idx || !late)
+	if (!order || !pool || !lru || !late)
 		goto out;
+	for (i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	for (i = n; i > 1; i--)
+		swap_u32(&order[i - 1], &order[mdb_rng_below(&s->rng, i)]);
+	if (trace_boot(s, l, 0, order, late))
+		goto out;
+	s->free_target = nr_free_pages(&s->b);
 	for (i = 0; i < n; i++) {
-		s->rec[i] = folios->f[i];
-		s->rec_desc[i] = s->next_id++;
-		own(s, (uint32_t)i);
-		idx[i] = (uint32_t)i;
-		hash_event(&s->h, 'A', folios->f[i].pfn, folios->f[i].order);
-		if (s->ops->desc_alloc(s->ops->arg, s->rec_desc[i], folios->f[i].order))
-			goto out;
+		if (has_desc(l->f[order[i]].kind))
+			lru[nr_lru++] = order[i];
+		if (l->f[i].kind != PK_RESERVED)
+			pool[nr_pool++] = (uint32_t)i;
 	}
+	k = nr_lru / AGE_FRACTION_DEN;
+	tn = k / AGE_TRANSIENT_DEN;
 	for (unsigned int r = 0; r < AGE_ROUNDS && k; r++)
-		if (trace_round(s, folios, idx, late, k, tn))
+		if (trace_round(s, l, lru, nr_lru, pool, nr_pool, late, k, tn))
 			goto out;
 	ret = 0;
 out:
-	free(idx);
+	free(order);
+	free(pool);
+	free(lru);
 	free(late);
 	return ret;
 }
 
-/* DESC_TRACE: the plan's anon and file folios to the buddy, then the recorded events. */
+/*
+ * DESC_TRACE: the plan's blocks to the buddy, its kept blocks (neither
+ * anon nor file) allocated again in its order as records nr_alloc.., then
+ * the recorded events.
+ */
 static int trace_replayed(struct trace_state *s, const struct age_list *folios,
-			  const struct age_replay *rp)
+			  const struct age_list *kept, const struct age_replay *rp)
 {
+	uint32_t first = (uint32_t)rp->nr_alloc;
+	uint32_t *late = malloc((kept->nr ? kept->nr : 1) * sizeof(*late));
 	size_t i;
-	int ret;
+	int ret = -1;
 
+	if (!late)
+		return -1;
 	for (i = 0; i < folios->nr; i++)
-		buddy_free(&s->b, folios->f[i].pfn, folios->f[i].order);
+		if (has_desc(folios->f[i].kind))
+			buddy_free(&s->b, folios->f[i].pfn, folios->f[i].order);
+	if (trace_boot(s, kept, first, NULL, late))
+		goto out;
 	for (i = 0; i < rp->nr_events; i++) {
 		const struct age_event *e = &rp->ev[i];
 
@@ -754,18 +1136,18 @@ static int trace_replayed(struct trace_state *s, const struct age_list *folios,
 				trace_free(s, e->rec);
 			continue;
 		}
-		ret = trace_alloc(s, e->rec, e->order, e->kind);
-		if (ret < 0)
-			return -1;
-		if (!ret) {
-			s->rec[e->rec] = (struct age_folio){ .order = e->order, .kind = AGE_GONE };
-			s->t->failures++;
-		}
+		s->rec[e->rec] = (struct age_folio){ .order = e->order, .kind = e->kind };
+		s->rec_mt[e->rec] = (uint8_t)alloc_mt(e->kind, 0);
+		if (alloc_or_gone(s, e->rec))
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	free(late);
+	return ret;
 }
 
-/* The records live at the end: DESC_AGED's folios, every one; DESC_TRACE's, those not freed. */
+/* The records live at the end: DESC_AGED's blocks, every one; DESC_TRACE's, those not freed. */
 static int trace_final(struct trace_state *s, size_t nr_rec, bool all)
 {
 	struct age_trace *t = s->t;
@@ -784,6 +1166,18 @@ static int trace_final(struct trace_state *s, size_t nr_rec, bool all)
 		t->final_desc[n++] = s->rec_desc[i];
 	}
 	t->nr_final = n;
+	for (i = 0; i < nr_blocks(s->b.nr_pfns); i++)
+		t->pageblocks[s->b.pb_mt[i]]++;
+	return 0;
+}
+
+/* The plan's blocks that are neither anon nor file: DESC_TRACE keeps them. */
+static int kept_of(const struct age_list *folios, struct age_list *kept)
+{
+	for (size_t i = 0; i < folios->nr; i++)
+		if (!has_desc(folios->f[i].kind) &&
+		    age_list_add(kept, folios->f[i].pfn, folios->f[i].order, folios->f[i].kind))
+			return -1;
 	return 0;
 }
 
@@ -792,30 +1186,44 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 		  const struct age_trace_ops *ops, struct age_trace *t)
 {
 	const struct age_replay *rp = how ? how->replay : NULL;
-	size_t tn = folios->nr / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN;
-	size_t nr_rec = rp ? rp->nr_alloc : folios->nr + tn, i;
+	struct age_list kept = { 0 };
+	size_t nr_churn = 0, tn, nr_rec, i;
 	struct trace_state s = { .ops = ops, .t = t, .rng = seed ^ AGE_SALT, .h = FNV_OFFSET,
 				 .compaction = !how || !how->no_compaction };
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
+	for (i = 0; i < folios->nr; i++)
+		nr_churn += has_desc(folios->f[i].kind);
+	tn = nr_churn / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN;
+	if (rp && kept_of(folios, &kept))
+		goto out;
+	nr_rec = rp ? rp->nr_alloc + kept.nr : folios->nr + tn;
 	s.rec = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec));
+	s.rec_mt = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec_mt));
 	s.rec_desc = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec_desc));
 	s.owner = malloc((nr_pfns ? nr_pfns : 1) * sizeof(*s.owner));
 	s.blk_used = calloc(nr_blocks(nr_pfns ? nr_pfns : 1), sizeof(*s.blk_used));
 	s.moved = malloc(PB_PAGES * sizeof(*s.moved));
-	if (!s.rec || !s.rec_desc || !s.owner || !s.blk_used || !s.moved || buddy_init(&s.b, nr_pfns))
+	if (!s.rec || !s.rec_mt || !s.rec_desc || !s.owner || !s.blk_used || !s.moved ||
+	    buddy_init(&s.b, nr_pfns))
 		goto out;
 	memset(s.owner, 0xff, nr_pfns * sizeof(*s.owner));
-	/* Boot: the plan's free blocks to the buddy, its folios where it put them. */
+	/* Boot: the plan's free blocks to the buddy; the trace allocates the rest again. */
 	for (i = 0; i < free_blocks->nr; i++)
 		buddy_free(&s.b, free_blocks->f[i].pfn, free_blocks->f[i].order);
-	if (rp ? trace_replayed(&s, folios, rp) : trace_seeded(&s, folios))
+	if (rp ? trace_replayed(&s, folios, &kept, rp) : trace_seeded(&s, folios))
 		goto out;
-	/* kcompactd, woken when a THP allocation finds no free pageblock (wakeup_kcompactd()). */
+	/*
+	 * kcompactd: woken when a THP allocation finds no free pageblock
+	 * (wakeup_kcompactd()), and proactively (compact_proactive()).
+	 */
 	pcp_drain(&s.b, s.b.pcp_count);
 	s.deferred = false;
-	if (compact(&s, PAGEBLOCK_ORDER) || trace_final(&s, rp ? nr_rec : folios->nr, !rp))
+	if (compact(&s, PAGEBLOCK_ORDER))
+		goto out;
+	s.deferred = false;
+	if (compact_proactive(&s) || trace_final(&s, rp ? nr_rec : folios->nr, !rp))
 		goto out;
 	t->nr_ids = s.next_id;
 	/* What the buddy holds at the end is free memory, in pfn order. */
@@ -827,7 +1235,9 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 out:
 	t->digest = s.h;
 	buddy_release(&s.b);
+	age_list_release(&kept);
 	free(s.rec);
+	free(s.rec_mt);
 	free(s.rec_desc);
 	free(s.owner);
 	free(s.blk_used);

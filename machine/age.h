@@ -126,25 +126,37 @@ int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
 void age_replay_release(struct age_replay *r);
 
 /*
- * The allocation trace (DESC_AGED, DESC_TRACE).  The machine boots as the
- * plan placed it.  DESC_AGED then runs AGE_ROUNDS rounds as age_churn()
- * does, but every folio freed gives its pfns back to a buddy allocator of
- * the trace's own (one zone, one CPU's per-cpu lists: __free_one_page()'s
+ * The allocation trace (DESC_AGED, DESC_TRACE), on a buddy allocator of the
+ * trace's own (one zone, one CPU's per-cpu lists: __free_one_page()'s
  * merging, pcp lists that are LIFO and spill a batch from their cold end,
- * rmqueue_bulk() refills, __rmqueue_smallest() and expand()), and every
- * folio allocated takes its pfns from it: the folios move, and their
- * descriptors come from the same events.  DESC_TRACE gives the plan's anon
- * and file folios to the buddy at boot and replays the recorded events
- * instead: the folios it leaves live are the machine's anon and file
- * folios.  Hugetlb folios and the other kinds stay where the plan put them.
+ * rmqueue_bulk() refills, __rmqueue_smallest() and expand()) that groups by
+ * mobility: every pageblock has a migratetype, each allocation takes one
+ * (anon, file and zsmalloc movable; slab half reclaimable, half unmovable;
+ * the rest unmovable) and goes to its own type's blocks, raiding the
+ * others as __rmqueue_claim() and __rmqueue_steal() do (age.c).
+ *
+ * Boot: the plan's blocks (folios lists every block but free and hugetlb
+ * ones; free_blocks the free ones) are freed to the buddy and allocated
+ * again through it, memblock's reservations first, so that the machine's
+ * kinds lie as grouping by mobility puts them.  DESC_AGED boots them in an
+ * order drawn from the seed, then runs AGE_ROUNDS rounds over its anon and
+ * file folios in LRU order: each round frees the half allocated longest
+ * ago, oldest first, and allocates them again among short-lived folios; the
+ * other kinds live throughout.  DESC_TRACE boots the kept kinds in the
+ * plan's order, gives the plan's anon and file folios to the buddy and
+ * replays the recorded events instead: the folios it leaves live are the
+ * machine's anon and file folios.  Hugetlb folios stay where the plan put
+ * them.
  *
  * Compaction (unless how->no_compaction): an allocation of order > 0 that
- * fails is retried after direct compaction, and when the trace ends with no
- * free pageblock kcompactd compacts until there is one (age.c).
+ * fails is retried after direct compaction; when the trace ends with no
+ * free pageblock kcompactd compacts until there is one, and then
+ * proactively while the fragmentation score is high (age.c).
  *
  * Layout independent: the events, the pfns and the digest are the same for
- * every layout; a layout replays the descriptor events on its caches (ops)
- * and places the folios at their final pfns.
+ * every layout; a layout replays the descriptor events (anon and file
+ * folios' only) on its caches (ops) and places every block at its final
+ * pfns.
  */
 #define AGE_GONE	0xff	/* kind of a folio the buddy could not place again */
 
@@ -161,10 +173,17 @@ struct age_trace_how {
 	bool no_compaction;
 };
 
+/* Pageblock migratetypes, as include/linux/mmzone.h numbers the first three. */
+enum age_migratetype { AGE_MT_UNMOVABLE, AGE_MT_MOVABLE, AGE_MT_RECLAIMABLE, AGE_MT_NR };
+
+/* "unmovable", "movable", "reclaimable". */
+const char *age_migratetype_name(enum age_migratetype mt);
+
 struct age_trace {
 	/*
-	 * The folios at the end (kind AGE_GONE: nowhere): DESC_AGED's are the
-	 * plan's, folio i of the list as i; DESC_TRACE's those live at the end.
+	 * The blocks at the end (kind AGE_GONE: nowhere): DESC_AGED's are the
+	 * plan's, block i of the list as i; DESC_TRACE's those live at the end
+	 * (descriptor ids mean something for anon and file folios only).
 	 */
 	struct age_folio *final;
 	unsigned long *final_desc;	/* each one's descriptor id */
@@ -174,6 +193,7 @@ struct age_trace {
 	unsigned long failures;		/* allocations the buddy could not serve */
 	unsigned long compactions;	/* pageblocks compaction emptied */
 	unsigned long migrated;		/* folios it moved to do so */
+	unsigned long pageblocks[AGE_MT_NR];	/* pageblocks of each type at the end */
 	uint64_t digest;		/* of every event: the same for every layout */
 };
 

@@ -97,6 +97,7 @@ static int trace_copy(struct age_trace *dst, const struct age_trace *src)
 	dst->failures = src->failures;
 	dst->compactions = src->compactions;
 	dst->migrated = src->migrated;
+	memcpy(dst->pageblocks, src->pageblocks, sizeof(dst->pageblocks));
 	dst->digest = src->digest;
 	return 0;
 }

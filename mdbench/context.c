@@ -623,6 +623,51 @@ static json_t *desc_caches_json(const struct mdb_run *run)
 }
 
 /* --desc-age=trace:FILE: which file (and its sha256), and the events it holds. */
+/*
+ * The allocation trace's machine (machine/age.h), once per mix and RAM size
+ * (every layout's trace is the same): pageblocks compaction emptied, the
+ * folios it moved, blocks the buddy could not place, pageblocks of each
+ * migratetype at the end; compacted_pageblocks sums them.  Null where no
+ * trace runs.
+ */
+static json_t *aging_json(const struct mdb_run *run)
+{
+	json_t *machines = json_array();
+	unsigned long compacted = 0;
+	size_t i, j;
+
+	if (run->opts.age != DESC_AGED && run->opts.age != DESC_TRACE)
+		return json_decref(machines), json_null();
+	for (i = 0; i < notes.nr; i++) {
+		const struct memmap_note *n = &notes.note[i];
+		json_t *by_mt = json_object();
+
+		for (j = 0; j < i; j++)
+			if (notes.note[j].mix == n->mix && notes.note[j].ram_bytes == n->ram_bytes)
+				break;
+		if (j < i || !n->first.age_digest) {
+			json_decref(by_mt);
+			continue;
+		}
+		for (int mt = 0; mt < AGE_MT_NR; mt++)
+			json_object_set_new(by_mt, age_migratetype_name(mt),
+					    json_integer((json_int_t)n->first.age_pageblocks[mt]));
+		compacted += n->first.age_compactions;
+		json_array_append_new(machines, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}",
+			"mix", n->mix->name, "ram_bytes", (json_int_t)n->ram_bytes,
+			"compacted_pageblocks", (json_int_t)n->first.age_compactions,
+			"migrated_folios", (json_int_t)n->first.age_migrated,
+			"failures", (json_int_t)n->first.age_failures, "pageblocks", by_mt));
+	}
+	return json_pack("{s:s, s:s, s:s, s:I, s:o}",
+			 "mobility", "grouped: pageblock migratetypes, __rmqueue_claim/steal fallbacks",
+			 "lifetimes", run->opts.age == DESC_TRACE ? "recorded" :
+				      "lru: each round the oldest half, freed as reclaim needs, touched again",
+			 "compaction", run->opts.no_compaction ? "off" :
+				       "direct on failure; kcompactd for a pageblock, then proactive (score 90/80)",
+			 "compacted_pageblocks", (json_int_t)compacted, "machines", machines);
+}
+
 static json_t *desc_trace_json(const struct mdb_run *run)
 {
 	const struct age_replay *r = &run->replay;
@@ -782,6 +827,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "node", int_or_null(run->node, run->node >= 0));
 	json_object_set_new(o, "seed", json_integer((json_int_t)run->cond.opts.seed));
 	json_object_set_new(o, "conditions", conditions_json(run));
+	json_object_set_new(o, "aging", aging_json(run));
 	json_object_set_new(o, "false_sharing", mdb_false_sharing_json(run));
 	json_object_set_new(o, "base_pages", base_pages_json(run));
 	return o;

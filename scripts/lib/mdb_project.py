@@ -304,13 +304,28 @@ def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
 			      "ns_per_second": None if unavailable else s,
 			      "ci": None if whys else [lo, hi],
 			      "why": "; ".join(whys) or None}
+	missing = any("why" in c for o in used for c in o["layouts"].values())
 	return {"workload": {k: rec.get(k) for k in ("command", "seconds", "exit_status", "host",
 							 "mem_total_bytes", "started")},
+		"complete_with": complete_with([o["kernel"] for o in used] if missing else [], mix, ram,
+					       layouts),
 		"alpha": alpha, "coverage_at_least": max(0.0, 1 - len(used) * alpha),
 		"reference_layout": ref, "mix": mix, "ram_bytes": ram, "why": why,
 		"kernels": ops, "projected": total,
 		"unmapped": [{"counter": k, "delta": v} for k, v in unmapped(kmap, delta)],
 		"footprint": footprint(dump)}
+
+
+def complete_with(kernels, mix, ram, layouts):
+	"""The one mdbench command whose dump holds what a projection lacking some
+	kernel lacks: every kernel the workload took ops of (kernels), on every
+	layout at its mix and RAM size; None when nothing is missing."""
+	if not kernels:
+		return None
+	sel = "|".join(re.escape(k) for k in kernels)
+	return (f"mdbench --benchmark_filter='^({sel})/' --layout={','.join(layouts)}" +
+		(f" --mix={mix}" if mix else "") + (f" --ram={md.format_size(ram)}" if ram else "") +
+		" --out=DIR, then project DIR")
 
 
 def footprint(dump):
@@ -387,6 +402,8 @@ def markdown(p):
 	notes = [f"{lay}: {t['why']}" for lay, t in p["projected"].items() if t["why"]]
 	if notes:
 		out += [""] + [f"- {md.printable(n)}" for n in notes]
+	if p.get("complete_with"):
+		out += ["", f"Complete it with `{md.printable(p['complete_with'])}`."]
 	out += ["", "## Footprint on this machine's mix", ""]
 	fp = p["footprint"]
 	if "why" in fp:

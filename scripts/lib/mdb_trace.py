@@ -25,6 +25,7 @@ folio chosen at random, never past --fill + 10% of the RAM.  Seeded: the
 same readings, size and seed give the same file."""
 
 import random
+import re
 
 import mdb_dump as md
 import mdb_project as mp
@@ -130,3 +131,69 @@ def header(r, source, ram_bytes, fill, seed, s):
 		f"# RAM {md.format_size(ram_bytes)}, fill {fill:.4f} ({s['target_pages']} pages, at most "
 		f"{s['cap_pages']}), seed {seed}: {s['allocs']} allocations ({s['boot_allocs']} at boot), "
 		f"{s['frees']} frees, peak {s['peak_pages']} pages, {s['live_pages']} at the end"]
+
+
+# -- a raw ftrace log of the kmem events, converted ------------------------------
+
+FTRACE_MAX_LINE = 4096		# an ftrace line is some 200 bytes; longer is not one
+FTRACE_MAX_LINES = 100_000_000
+FTRACE_MAX_BYTES = 1 << 30	# the log is read whole
+MIGRATE_MOVABLE = 1		# include/linux/mmzone.h
+FTRACE_EVENT = re.compile(r"\s(mm_page_alloc|mm_page_free|mm_page_free_batched):\s(.*)$")
+
+
+def ftrace_fields(text):
+	"""{name: value} of an event's 'name=value' fields."""
+	return dict(f.split("=", 1) for f in text.split() if "=" in f)
+
+
+def from_ftrace(lines):
+	"""(trace lines, stats) from a raw ftrace log of kmem:mm_page_alloc,
+	mm_page_free and mm_page_free_batched (include/trace/events/kmem.h:
+	'pfn=0x.. order=N migratetype=M gfp_flags=..', pfn in hex since 5.x and
+	in decimal before).  Kept: movable allocations (migratetype 1: anon and
+	page cache) of order 0..9, each named by its head pfn, anon when its gfp
+	has __GFP_ZERO (vma_alloc_zeroed_movable_folio()) or is GFP_TRANSHUGE
+	(a THP fault), else file (a heuristic: mm_filemap_add_to_page_cache would
+	say it exactly); the free of a kept pfn.  Dropped, counted: frees of
+	pages allocated before the log began, other migratetypes and orders,
+	a second allocation of a live pfn.  Raises ValueError on a line over
+	FTRACE_MAX_LINE bytes, a kmem event without its fields, or no event."""
+	live, out = {}, []
+	st = {"events": 0, "allocs": 0, "frees": 0, "dropped": 0}
+	for n, line in enumerate(lines, 1):
+		if n > FTRACE_MAX_LINES:
+			raise ValueError(f"more than {FTRACE_MAX_LINES} lines")
+		if len(line) > FTRACE_MAX_LINE:
+			raise ValueError(f"line {n}: over {FTRACE_MAX_LINE} bytes")
+		m = FTRACE_EVENT.search(line.rstrip("\n"))
+		if not m:
+			continue
+		st["events"] += 1
+		f = ftrace_fields(m.group(2))
+		try:
+			pfn, order = int(f["pfn"], 0), int(f["order"])
+			mt = int(f["migratetype"]) if m.group(1) == "mm_page_alloc" else None
+		except (KeyError, ValueError):
+			raise ValueError(f"line {n}: {m.group(1)} without a pfn, order or migratetype")
+		if pfn < 0:
+			raise ValueError(f"line {n}: pfn {pfn}")
+		if mt is None:
+			if pfn in live:
+				del live[pfn]
+				out.append(f"f {pfn}")
+				st["frees"] += 1
+			else:
+				st["dropped"] += 1
+			continue
+		if mt != MIGRATE_MOVABLE or not 0 <= order <= 9 or pfn in live:
+			st["dropped"] += 1
+			continue
+		gfp = f.get("gfp_flags", "")
+		live[pfn] = order
+		out.append(f"a {pfn} {order} {'anon' if '__GFP_ZERO' in gfp or 'GFP_TRANSHUGE' in gfp else 'file'}")
+		st["allocs"] += 1
+	if not st["events"]:
+		raise ValueError("no mm_page_alloc or mm_page_free event")
+	st["live"] = len(live)
+	return out, st

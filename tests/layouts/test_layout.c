@@ -138,9 +138,9 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 
 /*
  * Every pfn against an independent walk of the same plan; after the
- * allocation trace (aged), which moves anon and file folios and free blocks
- * (machine/age.h; tests/machine/test_age.c checks where), the pfns of the
- * other kinds only.
+ * allocation trace (aged), which boots every block but hugetlb folios again
+ * through its buddy, grouped by mobility, and moves them (machine/age.h;
+ * tests/machine/test_age.c checks where), the hugetlb pfns only.
  */
 static void check_placement(const struct memmap *mm, const struct mix *mix, unsigned long nr_pfns,
 			    struct expect *ex)
@@ -158,7 +158,7 @@ static void check_placement(const struct memmap *mm, const struct mix *mix, unsi
 	CHECK(!mix_plan_init(&plan, mix, nr_pfns, TEST_SEED, &err), "plan: %s", err.msg);
 	while (mix_plan_next(&plan, &b)) {
 		for (pfn = b.pfn; pfn < b.pfn + (1UL << b.order); pfn++)
-			if (!moves || (b.kind != PK_FREE && b.kind != PK_ANON && b.kind != PK_FILE))
+			if (!moves || b.kind == PK_HUGETLB)
 				check_pfn(mm, &b, pfn);
 		expect_block(ex, &b, acct);
 		covered += 1UL << b.order;

@@ -230,6 +230,58 @@ static void test_trace(void)
 	free(cover);
 }
 
+/*
+ * Grouping by mobility: a plan that puts 32 slab pages at the start of each
+ * of 16 pageblocks (512 pages, one pageblock's worth, the other kinds'
+ * pages anon) boots them through the buddy, so slab ends in 2 pageblocks,
+ * one unmovable and one reclaimable (alloc_mt(): every other slab block
+ * reclaimable; each claims a whole free pageblock, __rmqueue_claim()),
+ * instead of all 16.  Their other 256 pages each are not slab's: the
+ * machine is 7/8 full, and anon allocations that find no movable block
+ * steal them (__rmqueue_steal()), as the kernel's do.
+ */
+#define MOB_BLOCKS	16UL
+
+static void test_trace_mobility(void)
+{
+	struct age_list folios = { 0 }, blocks = { 0 };
+	unsigned long pb, slab_in[MOB_BLOCKS] = { 0 }, nr_slab = 0;
+	struct trace_rec r = { 0 };
+	struct age_trace t;
+	size_t i;
+
+	for (pb = 0; pb < MOB_BLOCKS; pb++) {
+		unsigned long base = pb << PAGEBLOCK_ORDER;
+
+		for (i = 0; i < 32; i++)
+			age_list_add(&folios, base + i, 0, PK_SLAB);
+		for (i = 32; i < 448; i++)
+			age_list_add(&folios, base + i, 0, PK_ANON);
+		age_list_add(&blocks, base + 448, 6, PK_FREE);
+	}
+	r.cap = 16 * folios.nr;
+	r.live = calloc(r.cap, 1);
+	CHECK(!age_trace_run(&folios, &blocks, MOB_BLOCKS << PAGEBLOCK_ORDER, TEST_SEED, NULL,
+			     &(struct age_trace_ops){ rec_alloc, rec_free, &r }, &t), "age_trace_run");
+	for (i = 0; i < t.nr_final; i++) {
+		if (t.final[i].kind == PK_SLAB)
+			slab_in[t.final[i].pfn >> PAGEBLOCK_ORDER]++;
+	}
+	for (pb = 0; pb < MOB_BLOCKS; pb++) {
+		nr_slab += slab_in[pb] > 0;
+		CHECK(!slab_in[pb] || slab_in[pb] == 256, "pageblock %lu: %lu slab pages", pb,
+		      slab_in[pb]);
+	}
+	CHECK(nr_slab == 2 && t.pageblocks[AGE_MT_UNMOVABLE] == 1 &&
+	      t.pageblocks[AGE_MT_RECLAIMABLE] == 1 && !t.failures && !r.bad,
+	      "slab in %lu pageblocks, %lu unmovable, %lu reclaimable, %lu failures",
+	      nr_slab, t.pageblocks[AGE_MT_UNMOVABLE], t.pageblocks[AGE_MT_RECLAIMABLE], t.failures);
+	age_trace_release(&t);
+	age_list_release(&folios);
+	age_list_release(&blocks);
+	free(r.live);
+}
+
 
 /* ------------------------------------------------------------------------ */
 /* A recorded trace, replayed (DESC_TRACE).                                 */
@@ -646,6 +698,7 @@ int main(int argc, char **argv)
 		fixtures = argv[1];
 	test_churn();
 	test_trace();
+	test_trace_mobility();
 	test_replay_lifo();
 	test_replay_compaction();
 	test_replay_bad();

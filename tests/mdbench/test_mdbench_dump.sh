@@ -187,7 +187,12 @@ ok = c["desc_age"] == "trace" and c["desc_trace"] == want and c["compaction"] ==
 ok = ok and c["desc_churn"] is None and len(m) > 1 and len({x["age_digest"] for x in m}) == 1
 ok = ok and all(x["age_failures"] == 0 and x["age_compactions"] == m[0]["age_compactions"] and
 		x["age_migrated"] == m[0]["age_migrated"] for x in m)
+# aging: the trace's machine once (one mix, one size), its compactions those of every memmap
+a = json.load(open(sys.argv[1]))["context"]["memdesc_bench"]["aging"]
+ok = ok and a["lifetimes"] == "recorded" and len(a["machines"]) == 1
+ok = ok and a["compacted_pageblocks"] == m[0]["age_compactions"] == a["machines"][0]["compacted_pageblocks"]
+ok = ok and sum(a["machines"][0]["pageblocks"].values()) == 64 * 2**20 // 4096 // 512
 print(("ok" if ok else "FAIL") + ": --desc-age=trace:compact.trace:", c["desc_trace"], c["compaction"],
-      [(x["layout"], x["age_digest"], x.get("age_compactions"), x.get("desc_adjacency")) for x in m])
+      [(x["layout"], x["age_digest"], x.get("age_compactions"), x.get("desc_adjacency")) for x in m], a)
 sys.exit(0 if ok else 1)
 PYEOF

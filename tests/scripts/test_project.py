@@ -127,6 +127,13 @@ class ProjectCase(Scratch):
 		self.assertIn("lookup/random not run on page32", p["projected"]["page32"]["why"])
 		self.assertIsNotNone(p["projected"]["memdesc8"]["ns_per_second"])
 		self.assertIn("| page32 | unavailable |", text)
+		# and one command whose dump completes it: every kernel with ops (one dump serves the
+		# projection), every layout, the mix and size
+		want = ("mdbench --benchmark_filter='^(lookup/random|scan/compaction|alloc/order0)/' "
+			"--layout=page64,page32,memdesc8 "
+			"--mix=desktop --ram=1GiB --out=DIR, then project DIR")
+		self.assertEqual(p["complete_with"], want)
+		self.assertIn(f"Complete it with `{want}`.", text)
 
 	def test_bad_input(self):
 		d = self.dump()

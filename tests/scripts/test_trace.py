@@ -120,5 +120,38 @@ class Generator(Scratch):
 			self.assertTrue(err.startswith("trace: ") and why in err, (args, err))
 
 
+class Ftrace(Scratch):
+	"""--ftrace: fixtures/ftrace/kmem.txt, nine events by hand, converted."""
+
+	def test_converted(self):
+		rc, out, err = run([PY, script("trace"), "--ftrace", fixture("ftrace", "kmem.txt")])
+		self.assertEqual(rc, 0, err)
+		# 0x134700 = 1263360: __GFP_ZERO anon, plain movable file, GFP_TRANSHUGE anon; the
+		# unmovable order-3 slab page and the free of a page allocated before the log dropped;
+		# the batched free kept; the pfn allocated again (in decimal, as older kernels print it)
+		self.assertEqual(out.splitlines()[1:], [
+			"a 1263360 0 anon", "a 1263361 0 file", "a 1263616 9 anon",
+			"f 1263360", "f 1263361", "a 1263360 0 file"])
+		self.assertIn("8 kmem events, 4 allocations and 2 frees kept, 2 dropped, 2 folios live",
+			      out.splitlines()[0])
+
+	def test_bad_input(self):
+		long_line = os.path.join(self.tmp, "long.txt")
+		with open(long_line, "w") as f:
+			f.write("x mm_page_free: pfn=0x1 order=0 " + "y" * 5000 + "\n")
+		no_pfn = os.path.join(self.tmp, "nopfn.txt")
+		with open(no_pfn, "w") as f:
+			f.write("cc1-1 [000] 1.0: mm_page_alloc: order=0 migratetype=1\n")
+		fifo = os.path.join(self.tmp, "fifo")
+		os.mkfifo(fifo)		# no writer: reading it would wait forever
+		for path, want in ((fifo, "not a regular file"), (long_line, "line 1: over 4096 bytes"),
+				   (no_pfn, "line 1: mm_page_alloc without a pfn"),
+				   (fixture("vmstat", "before"), "no mm_page_alloc or mm_page_free event")):
+			rc, out, err = run([PY, script("trace"), "--ftrace", path])
+			self.assertEqual((rc, out), (2, ""), err)
+			self.assertEqual(len(err.splitlines()), 1, err)
+			self.assertIn(want, err)
+
+
 if __name__ == "__main__":
 	main()
