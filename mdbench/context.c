@@ -636,14 +636,14 @@ static json_t *aging_json(const struct mdb_run *run)
 	unsigned long compacted = 0;
 	size_t i, j;
 
-	if (run->opts.age != DESC_AGED && run->opts.age != DESC_TRACE)
+	if (run->cond.opts.age != DESC_AGED && run->cond.opts.age != DESC_TRACE)
 		return json_decref(machines), json_null();
 	for (i = 0; i < notes.nr; i++) {
 		const struct memmap_note *n = &notes.note[i];
 		json_t *by_mt = json_object();
 
 		for (j = 0; j < i; j++)
-			if (notes.note[j].mix == n->mix && notes.note[j].ram_bytes == n->ram_bytes)
+			if (notes.note[j].cond.mix == n->cond.mix && notes.note[j].cond.ram_bytes == n->cond.ram_bytes)
 				break;
 		if (j < i || !n->first.age_digest) {
 			json_decref(by_mt);
@@ -654,16 +654,16 @@ static json_t *aging_json(const struct mdb_run *run)
 					    json_integer((json_int_t)n->first.age_pageblocks[mt]));
 		compacted += n->first.age_compactions;
 		json_array_append_new(machines, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}",
-			"mix", n->mix->name, "ram_bytes", (json_int_t)n->ram_bytes,
+			"mix", n->cond.mix->name, "ram_bytes", (json_int_t)n->cond.ram_bytes,
 			"compacted_pageblocks", (json_int_t)n->first.age_compactions,
 			"migrated_folios", (json_int_t)n->first.age_migrated,
 			"failures", (json_int_t)n->first.age_failures, "pageblocks", by_mt));
 	}
 	return json_pack("{s:s, s:s, s:s, s:I, s:o}",
 			 "mobility", "grouped: pageblock migratetypes, __rmqueue_claim/steal fallbacks",
-			 "lifetimes", run->opts.age == DESC_TRACE ? "recorded" :
+			 "lifetimes", run->cond.opts.age == DESC_TRACE ? "recorded" :
 				      "lru: each round the oldest half, freed as reclaim needs, touched again",
-			 "compaction", run->opts.no_compaction ? "off" :
+			 "compaction", run->cond.opts.no_compaction ? "off" :
 				       "direct on failure; kcompactd for a pageblock, then proactive (score 90/80)",
 			 "compacted_pageblocks", (json_int_t)compacted, "machines", machines);
 }
