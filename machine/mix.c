@@ -1626,6 +1626,14 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
  * folios the modelled RAM cannot hold: refuse rather than place a machine
  * without them under the mix's name.
  */
+/* The pages at which entry e's share holds one whole folio: 2^order / fraction, in whole pageblocks. */
+static uint64_t big_hugetlb_ram(const struct mix_entry *e)
+{
+	double pages = ceil((double)(1ULL << e->order) / e->fraction);
+
+	return ((uint64_t)pages + PAGEBLOCK_NR_PAGES - 1) & ~(uint64_t)(PAGEBLOCK_NR_PAGES - 1);
+}
+
 static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 			     unsigned long count[PK_NR][MIX_NR_ORDERS], struct mdb_err *err)
 {
@@ -1635,14 +1643,15 @@ static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 		if (e->kind != PK_HUGETLB || e->order <= PAGEBLOCK_ORDER || e->fraction <= 0 ||
 		    count[e->kind][e->order])
 			continue;
-		char ram[32], folio[32];
+		char ram[32], folio[32], need[32];
 
 		mdb_format_size((uint64_t)nr << mdb_base.shift, ram, sizeof(ram));
 		mdb_format_size(1ULL << (e->order + mdb_base.shift), folio, sizeof(folio));
-		/* Callers name the mix (memmap_create(): "mix NAME: ..."). */
+		mdb_format_size(big_hugetlb_ram(e) << mdb_base.shift, need, sizeof(need));
+		/* Callers name the mix (memmap_create(), model_count_blocks(): "mix NAME: ..."). */
 		return mdb_errf(err, "(hugetlb, %u) asks %.3g of %s in whole pageblocks, less than "
-				"one %s folio: model at least %s of RAM per folio", e->order,
-				e->fraction, ram, folio, folio);
+				"one %s folio: at that share a whole folio needs %s of RAM",
+				e->order, e->fraction, ram, folio, need);
 	}
 	return 0;
 }

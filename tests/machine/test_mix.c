@@ -825,7 +825,7 @@ static void test_plan_big(void)
 	/* Less than one 1 GiB folio's worth of RAM: refused, not placed without it. */
 	CHECK(mix_plan_init(&plan, &big, 1UL << 17, 1, &err) == -1 &&
 	      !strcmp(err.msg, "(hugetlb, 18) asks 0.45 of 512MiB in whole pageblocks, less than one "
-		      "1GiB folio: model at least 1GiB of RAM per folio"), "%s", err.msg);
+		      "1GiB folio: at that share a whole folio needs 2276MiB of RAM"), "%s", err.msg);
 	m = big;
 	m.entry[0].fraction = 0.7;	/* 1.05 GiB of 1.5 GiB: one folio */
 	m.entry[1].fraction = 0.05;
