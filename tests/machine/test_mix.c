@@ -1138,6 +1138,27 @@ static void copy_fixture(const char *name)
 }
 
 /*
+ * fixtures/kpageflags-vm's machine in the scratch directory: its zoneinfo,
+ * buddyinfo and iomem, and the kpageflags (4096 pfns in flags) whose first
+ * 1024 pfns are free, 3072..3583 anon, the rest unflagged; the kpageflags
+ * path in path.  0, or 1 when no scratch directory could be made.
+ */
+static int evidence_machine(uint64_t *flags, char *path, size_t len)
+{
+	if (!mkdtemp(tmpdir))
+		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
+	for (unsigned int i = 0; i < 1024; i++)
+		flags[i] = F_BUDDY;
+	for (unsigned int i = 3072; i < 3584; i++)
+		flags[i] = F_ANON | F_MMAP | F_LRU;
+	write_file(tmp_path(path, len, "kpageflags"), flags, 4096 * sizeof(*flags));
+	copy_fixture("zoneinfo");
+	copy_fixture("buddyinfo");
+	copy_fixture("iomem");
+	return 0;
+}
+
+/*
  * Unflagged pfns told apart with /proc/zoneinfo, buddyinfo and iomem beside
  * the snapshot (fixtures/kpageflags-vm/README): free up to buddyinfo's free
  * pages beyond those flagged, reserved the rest, holes outside System RAM
@@ -1151,16 +1172,8 @@ static int test_kpageflags_evidence(void)
 	struct mdb_err err;
 	struct mix m;
 
-	if (!mkdtemp(tmpdir))
-		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
-	for (unsigned int i = 0; i < 1024; i++)
-		flags[i] = F_BUDDY;
-	for (unsigned int i = 3072; i < 3584; i++)
-		flags[i] = F_ANON | F_MMAP | F_LRU;
-	write_file(tmp_path(path, sizeof(path), "kpageflags"), flags, 4096 * sizeof(*flags));
-	copy_fixture("zoneinfo");
-	copy_fixture("buddyinfo");
-	copy_fixture("iomem");
+	if (evidence_machine(flags, path, sizeof(path)))
+		return 1;
 	CHECK(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
 	CHECK(m.nr == 3, "%u entries, want free 10, anon 0, reserved 0", m.nr);
 	for (unsigned int i = 0; i < m.nr; i++) {
@@ -1227,15 +1240,8 @@ static int test_kpageflags_hostile(void)
 	int fd;
 
 	alarm(60);
-	if (!mkdtemp(tmpdir))
-		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
-	for (unsigned int i = 0; i < 1024; i++)
-		flags[i] = F_BUDDY;
-	for (unsigned int i = 3072; i < 3584; i++)
-		flags[i] = F_ANON | F_MMAP | F_LRU;
-	write_file(tmp_path(kpf, sizeof(kpf), "kpageflags"), flags, 4096 * sizeof(*flags));
-	copy_fixture("zoneinfo");
-	copy_fixture("iomem");
+	if (evidence_machine(flags, kpf, sizeof(kpf)))
+		return 1;
 	for (unsigned int i = 0; i < 3; i++) {
 		char want[256];
 
