@@ -207,7 +207,7 @@ int model_count_blocks(struct model_blocks *b, const struct mix *mix, unsigned l
 
 	memset(b, 0, sizeof(*b));
 	if (mix_plan_init(&plan, mix, nr_pfns, seed, err))
-		return -1;
+		return mdb_err_prefix(err, "mix %s", mix->name);
 	b->nr_pfns = nr_pfns;
 	if (age == DESC_AGED && !mix->placed) {	/* a snapshot's pfns stay (memmap_create()) */
 		ret = count_traced(b, &plan, nr_pfns, seed, err);

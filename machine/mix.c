@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -620,7 +621,7 @@ struct kpf_zone {
 	int node;
 	char name[16];
 	uint64_t start, end;		/* [start_pfn, start_pfn + spanned) */
-	unsigned long long present, managed;
+	unsigned long long spanned, present, managed;
 	unsigned long long buddy_free;	/* /proc/buddyinfo */
 	unsigned long long flagged_free;	/* free pfns the scan found flagged */
 	unsigned long long unflagged[MIX_4K_MAX_PAGE_ORDER + 1];	/* aligned blocks, in pages */
@@ -961,16 +962,82 @@ static void kpf_mix_name(char *name)
 			*c = '_';
 }
 
-/* path's sibling name (/proc/kpageflags -> /proc/zoneinfo), opened for reading; NULL if absent. */
-static FILE *kpf_sibling(const char *path, const char *name)
+/*
+ * What the snapshot's text siblings may be: /proc/zoneinfo of a large NUMA
+ * machine (its per-CPU pagesets) runs to a few MiB; the rest is smaller.
+ * The pfns the snapshot may hold past the end its zones and System RAM
+ * span: kpageflags runs to get_max_dump_pfn(), max_pfn rounded up to a
+ * memory section (128 MiB on x86-64 and arm64), here to 1 GiB.  Without
+ * either, a 46-bit physical address space (x86-64's MAX_PHYSMEM_BITS
+ * with 4-level paging).  Anything more is not /proc.
+ */
+#define KPF_TEXT_MAX		(64UL << 20)
+#define KPF_SECTION_PFNS	(1ULL << 18)
+#define KPF_MAX_PFNS		(1ULL << (46 - 12))
+
+/* A text sibling of the snapshot, read line by line with a bound on its bytes. */
+struct kpf_text {
+	FILE *f;
+	char path[4096];
+	unsigned long bytes;
+};
+
+/*
+ * path's sibling name (/proc/kpageflags -> /proc/zoneinfo) opened into t:
+ * 1, 0 if absent, or -1 with err when it is not a regular file (a FIFO
+ * would block the open, /dev/zero never end).
+ */
+static int kpf_sibling(const char *path, const char *name, struct kpf_text *t,
+		       struct mdb_err *err)
 {
 	const char *slash = strrchr(path, '/');
-	char p[4096];
+	struct stat st;
+	int fd;
 
-	if (snprintf(p, sizeof(p), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name) >=
-	    (int)sizeof(p))
-		return NULL;
-	return fopen(p, "re");
+	t->f = NULL;
+	t->bytes = 0;
+	if (snprintf(t->path, sizeof(t->path), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path,
+		     name) >= (int)sizeof(t->path))
+		return 0;
+	fd = open(t->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return mdb_errf(err, "%s: not a regular file (a FIFO, a device or a socket)", t->path);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || !(t->f = fdopen(fd, "r"))) {
+		close(fd);
+		return 0;
+	}
+	return 1;
+}
+
+/* The next line of t into line: 1, 0 at its end, -1 with err past KPF_TEXT_MAX bytes. */
+static int kpf_line(struct kpf_text *t, char *line, int size, struct mdb_err *err)
+{
+	if (!fgets(line, size, t->f))
+		return 0;
+	t->bytes += strlen(line);
+	if (t->bytes > KPF_TEXT_MAX)
+		return mdb_errf(err, "%s: longer than %lu bytes", t->path, KPF_TEXT_MAX);
+	return 1;
+}
+
+/* A count of a /proc text file: an unsigned decimal (no sign: "-1" is not 2^64 - 1). */
+static bool kpf_count(const char *s, unsigned long long *v, int *used)
+{
+	const char *p = s;
+	char *end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(p, &end, 10);
+	*used = (int)(end - s);
+	return !errno;
 }
 
 /* The zone named on a "Node N, zone NAME" line, made if new (zoneinfo) or found (buddyinfo). */
@@ -993,83 +1060,188 @@ static struct kpf_zone *kpf_zone_line(struct kpf_scan *s, const char *line, bool
 	return z;
 }
 
-/* /proc/zoneinfo: spans, present and managed pages; /proc/buddyinfo: free pages per zone. */
-static void kpf_read_zones(struct kpf_scan *s, const char *path)
+/*
+ * A zone of zoneinfo, its end set: 0, or -1 with err for one no machine
+ * has (a span past the physical address space, more pages present than
+ * spanned, more managed than present).
+ */
+static int kpf_zone_check(const struct kpf_text *t, struct kpf_zone *z, struct mdb_err *err)
 {
-	FILE *f = kpf_sibling(path, "zoneinfo");
+	if (z->start > KPF_MAX_PFNS || z->spanned > KPF_MAX_PFNS - z->start)
+		return mdb_errf(err, "%s: node %d, zone %s: spans %llu pfns from pfn %llu, past the "
+				"%llu a machine has", t->path, z->node, z->name, z->spanned,
+				(unsigned long long)z->start, KPF_MAX_PFNS);
+	if (z->present > z->spanned || z->managed > z->present)
+		return mdb_errf(err, "%s: node %d, zone %s: %llu pages present, %llu managed in a span "
+				"of %llu", t->path, z->node, z->name, z->present, z->managed, z->spanned);
+	z->end = z->start + z->spanned;
+	return 0;
+}
+
+/* /proc/zoneinfo: spans, present and managed pages, each checked against the zone. */
+static int kpf_read_zoneinfo(struct kpf_scan *s, const char *path, struct mdb_err *err)
+{
 	struct kpf_zone *z = NULL;
+	struct kpf_text t;
 	unsigned long long v;
 	char line[512];
-	int used;
+	int used, r;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
+	r = kpf_sibling(path, "zoneinfo", &t, err);
+	if (r <= 0)
+		return r;
+	while ((r = kpf_line(&t, line, sizeof(line), err)) > 0) {
 		struct kpf_zone *n = kpf_zone_line(s, line, true, &used);
 
 		if (n) {
+			if (z && kpf_zone_check(&t, z, err))
+				break;
 			z = n;
 		} else if (z && sscanf(line, " spanned %llu", &v) == 1) {
-			z->end = z->start + v;
+			z->spanned = v;
 		} else if (z && sscanf(line, " present %llu", &v) == 1) {
 			z->present = v;
 		} else if (z && sscanf(line, " managed %llu", &v) == 1) {
 			z->managed = v;
 		} else if (z && sscanf(line, " start_pfn: %llu", &v) == 1) {
-			z->end = v + (z->end - z->start);
 			z->start = v;
 		}
 	}
-	fclose(f);
-	f = kpf_sibling(path, "buddyinfo");
-	if (!f) {
-		s->nr_zones = 0;	/* spans alone tell nothing */
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		const char *p;
-		unsigned int order = 0;
-		int n;
-
-		z = kpf_zone_line(s, line, false, &used);
-		if (!z)
-			continue;
-		for (p = line + used; sscanf(p, " %llu%n", &v, &n) == 1 && order < 64; p += n)
-			z->buddy_free += v << order++;
-		s->have_buddy = true;
-	}
-	fclose(f);
-	if (!s->have_buddy)
-		s->nr_zones = 0;
+	if (!r && z)
+		r = kpf_zone_check(&t, z, err);
+	else if (r > 0)		/* broke out on a zone that failed its check */
+		r = -1;
+	fclose(t.f);
+	return r < 0 ? -1 : 0;
 }
 
-/* /proc/iomem's top-level "System RAM" ranges, as pfns (root sees the addresses, others 0). */
-static void kpf_read_ram(struct kpf_scan *s, const char *path)
+/*
+ * A zone's line of /proc/buddyinfo: its free blocks of each order, each
+ * count and their sum of pages checked against the pages the zone manages
+ * (free pages are managed pages).  0, or -1 with err.
+ */
+static int kpf_buddy_line(const struct kpf_text *t, struct kpf_zone *z, const char *p,
+			  struct mdb_err *err)
 {
-	FILE *f = kpf_sibling(path, "iomem");
-	unsigned long long a, b;
-	bool any = false;
-	char line[512];
+	unsigned long long v, sum = 0;
+	unsigned int order = 0;
 	int n;
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		struct kpf_ram *r;
+	for (; kpf_count(p, &v, &n); p += n, order++) {
+		if (order >= 64 || v > (z->managed - sum) >> order)
+			return mdb_errf(err, "%s: node %d, zone %s: %llu free blocks at order %u, more "
+					"than the %llu pages the zone manages (/proc/zoneinfo) hold",
+					t->path, z->node, z->name, v, order, z->managed);
+		sum += v << order;
+	}
+	if (*p && strspn(p, " \t\n") != strlen(p))
+		return mdb_errf(err, "%s: node %d, zone %s: not a count at order %u", t->path,
+				z->node, z->name, order);
+	z->buddy_free = sum;
+	return 0;
+}
+
+/* /proc/zoneinfo's zones, then /proc/buddyinfo's free pages of each; 0, or -1 with err. */
+static int kpf_read_zones(struct kpf_scan *s, const char *path, struct mdb_err *err)
+{
+	struct kpf_text t;
+	char line[512];
+	int used, r;
+
+	if (kpf_read_zoneinfo(s, path, err))
+		return -1;
+	r = kpf_sibling(path, "buddyinfo", &t, err);
+	if (r < 0)
+		return -1;
+	if (!r) {
+		s->nr_zones = 0;	/* spans alone tell nothing */
+		return 0;
+	}
+	while ((r = kpf_line(&t, line, sizeof(line), err)) > 0) {
+		struct kpf_zone *z = kpf_zone_line(s, line, false, &used);
+
+		if (!z)
+			continue;
+		if (kpf_buddy_line(&t, z, line + used, err)) {
+			r = -1;
+			break;
+		}
+		s->have_buddy = true;
+	}
+	fclose(t.f);
+	if (!s->have_buddy)
+		s->nr_zones = 0;
+	return r < 0 ? -1 : 0;
+}
+
+static int ram_cmp(const void *a, const void *b)
+{
+	const struct kpf_ram *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * /proc/iomem's "System RAM" ranges, as pfns in ascending order (root sees
+ * the addresses, others 0): [a >> 12, (b >> 12) + 1), b the range's last
+ * byte, which never wraps (0-ffffffffffffffff is pfns 0 to 2^52).
+ */
+static int kpf_read_ram(struct kpf_scan *s, const char *path, struct mdb_err *err)
+{
+	unsigned long long a, b;
+	struct kpf_text t;
+	bool any = false;
+	char line[512];
+	int n, r;
+
+	r = kpf_sibling(path, "iomem", &t, err);
+	if (r <= 0)
+		return r;
+	while ((r = kpf_line(&t, line, sizeof(line), err)) > 0) {
+		struct kpf_ram *ram;
 
 		if (sscanf(line, "%llx-%llx : %n", &a, &b, &n) != 2 || strncmp(line + n, "System RAM", 10))
 			continue;
-		r = realloc(s->ram, (s->nr_ram + 1) * sizeof(*s->ram));
-		if (!r)
+		if (a > b) {
+			r = mdb_errf(err, "%s: System RAM %llx-%llx ends before it starts", t.path, a, b);
 			break;
-		s->ram = r;
-		r[s->nr_ram].start = a >> 12;
-		r[s->nr_ram++].end = (b + 1) >> 12;
+		}
+		ram = realloc(s->ram, (s->nr_ram + 1) * sizeof(*s->ram));
+		if (!ram) {
+			r = mdb_errf(err, "%s: out of memory", t.path);
+			break;
+		}
+		s->ram = ram;
+		ram[s->nr_ram].start = a >> 12;
+		ram[s->nr_ram++].end = (b >> 12) + 1;
 		any |= b != 0;
 	}
-	fclose(f);
+	fclose(t.f);
 	if (!any)
 		s->nr_ram = 0;		/* addresses hidden: no evidence */
+	if (s->nr_ram)
+		qsort(s->ram, s->nr_ram, sizeof(*s->ram), ram_cmp);
+	return r < 0 ? -1 : 0;
+}
+
+/*
+ * The most pfns the snapshot may hold: the end of its zones and System RAM
+ * rounded up to KPF_SECTION_PFNS, or KPF_MAX_PFNS without them.
+ */
+static uint64_t kpf_pfn_limit(const struct kpf_scan *s)
+{
+	uint64_t end = 0;
+
+	for (unsigned int z = 0; z < s->nr_zones; z++)
+		if (s->zones[z].end > end)
+			end = s->zones[z].end;
+	for (unsigned int i = 0; i < s->nr_ram; i++)
+		if (s->ram[i].end > end)
+			end = s->ram[i].end;
+	if (!end)
+		return KPF_MAX_PFNS;
+	end = (end + KPF_SECTION_PFNS - 1) & ~(KPF_SECTION_PFNS - 1);
+	return end < KPF_MAX_PFNS ? end : KPF_MAX_PFNS;
 }
 
 /*
@@ -1274,12 +1446,31 @@ static int kpf_to_mix(struct kpf_scan *s, const char *path, const char *how,
 	return 0;
 }
 
+/*
+ * /proc/kpageflags is a regular file (of size 0) in procfs: a FIFO or a
+ * device in its place is not a snapshot.  fd in blocking mode again.
+ */
+static int kpf_snapshot_ok(int fd, const char *path, struct mdb_err *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return read_error(err, path, errno);
+	if (S_ISDIR(st.st_mode))
+		return read_error(err, path, EISDIR);
+	if (!S_ISREG(st.st_mode))
+		return mdb_errf(err, "%s: not a regular file (a FIFO, a device or a socket)", path);
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+		return read_error(err, path, errno);
+	return 0;
+}
+
 int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 {
 	const size_t chunk = KPF_CHUNK_ENTRIES * sizeof(uint64_t);
 	char how[MIX_CLASSIFIED_LEN];
 	struct kpf_scan *s = calloc(1, sizeof(*s));
-	uint64_t *buf = malloc(chunk), pfn = 0;
+	uint64_t *buf = malloc(chunk), pfn = 0, limit;
 	size_t have = 0;	/* bytes in buf, less than one entry between reads */
 	int fd = -1, ret = -1;
 
@@ -1287,13 +1478,14 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 		mdb_errf(err, "%s: out of memory", path);
 		goto out;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		read_error(err, path, errno);
 		goto out;
 	}
-	kpf_read_zones(s, path);
-	kpf_read_ram(s, path);
+	if (kpf_snapshot_ok(fd, path, err) || kpf_read_zones(s, path, err) || kpf_read_ram(s, path, err))
+		goto out;
+	limit = kpf_pfn_limit(s);
 	for (;;) {
 		ssize_t r = read(fd, (char *)buf + have, chunk - have);
 		size_t nr;
@@ -1308,6 +1500,12 @@ int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err)
 			break;
 		have += (size_t)r;
 		nr = have / sizeof(uint64_t);
+		if (pfn + nr > limit) {
+			mdb_errf(err, "%s: more than %llu pfns, past the end of the zones and System RAM "
+				 "beside it (or of a 46-bit physical address space)", path,
+				 (unsigned long long)limit);
+			goto out;
+		}
 		for (size_t i = 0; i < nr; i++)
 			kpf_pfn(s, pfn++, buf[i]);
 		have -= nr * sizeof(uint64_t);
@@ -1428,6 +1626,14 @@ static void count_blocks(const struct mix *mix, unsigned long nr,
  * folios the modelled RAM cannot hold: refuse rather than place a machine
  * without them under the mix's name.
  */
+/* The pages at which entry e's share holds one whole folio: 2^order / fraction, in whole pageblocks. */
+static uint64_t big_hugetlb_ram(const struct mix_entry *e)
+{
+	double pages = ceil((double)(1ULL << e->order) / e->fraction);
+
+	return ((uint64_t)pages + PAGEBLOCK_NR_PAGES - 1) & ~(uint64_t)(PAGEBLOCK_NR_PAGES - 1);
+}
+
 static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 			     unsigned long count[PK_NR][MIX_NR_ORDERS], struct mdb_err *err)
 {
@@ -1437,14 +1643,15 @@ static int check_big_hugetlb(const struct mix *mix, unsigned long nr,
 		if (e->kind != PK_HUGETLB || e->order <= PAGEBLOCK_ORDER || e->fraction <= 0 ||
 		    count[e->kind][e->order])
 			continue;
-		char ram[32], folio[32];
+		char ram[32], folio[32], need[32];
 
 		mdb_format_size((uint64_t)nr << mdb_base.shift, ram, sizeof(ram));
 		mdb_format_size(1ULL << (e->order + mdb_base.shift), folio, sizeof(folio));
-		/* Callers name the mix (memmap_create(): "mix NAME: ..."). */
+		mdb_format_size(big_hugetlb_ram(e) << mdb_base.shift, need, sizeof(need));
+		/* Callers name the mix (memmap_create(), model_count_blocks(): "mix NAME: ..."). */
 		return mdb_errf(err, "(hugetlb, %u) asks %.3g of %s in whole pageblocks, less than "
-				"one %s folio: model at least %s of RAM per folio", e->order,
-				e->fraction, ram, folio, folio);
+				"one %s folio: at that share a whole folio needs %s of RAM",
+				e->order, e->fraction, ram, folio, need);
 	}
 	return 0;
 }

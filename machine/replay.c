@@ -4,15 +4,25 @@
  * format), checked line by line: the first bad line is the error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "age.h"
 #include "grow.h"
 
 #define LINE_MAX_BYTES	256
+/*
+ * The largest trace read: 2^32 allocations is the most a trace may hold
+ * (struct age_event's rec), and a line is a few dozen bytes; a larger file,
+ * a FIFO (which would wait for a writer) or a device (/dev/zero never ends)
+ * is refused before anything is read.
+ */
+#define TRACE_MAX_BYTES	(64ULL << 30)
 #define NO_REC		UINT32_MAX
 
 /* The live folios by their ID in the file: open addressing, linear probes, tombstones. */
@@ -24,9 +34,24 @@ struct id_map {
 
 #define TOMB	(NO_REC - 1)
 
+/*
+ * MurmurHash3's 64-bit finaliser: every bit of the key moves every bit of
+ * the slot, so IDs that differ only in high bits (pfns of 1 GiB folios,
+ * multiples of 2^40) spread as well as 1, 2, 3 do.  A multiply alone
+ * leaves a key's low zero bits zero.
+ */
+static uint64_t id_mix(uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	key *= 0xc4ceb9fe1a85ec53ULL;
+	return key ^ (key >> 33);
+}
+
 static size_t id_slot(const struct id_map *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
+	return (size_t)id_mix(key) & (m->cap - 1);
 }
 
 /* The slot holding key, or the empty slot that ends its probe. */
@@ -202,36 +227,99 @@ static int digest_hex(EVP_MD_CTX *sha, char out[65])
 	return 0;
 }
 
+/* 0 when fd is a regular file of at most TRACE_MAX_BYTES; else -1 with err. */
+static int trace_file_ok(int fd, const char *path, struct mdb_err *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return mdb_errf(err, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return mdb_errf(err, "%s: is a directory", path);
+	if (!S_ISREG(st.st_mode))
+		return mdb_errf(err, "%s: not a regular file (a FIFO, a device or a socket)", path);
+	if ((unsigned long long)st.st_size > TRACE_MAX_BYTES)
+		return mdb_errf(err, "%s: larger than %llu bytes", path, TRACE_MAX_BYTES);
+	return 0;
+}
+
+/*
+ * path opened for reading if it is a regular file of at most TRACE_MAX_BYTES;
+ * NULL with err otherwise.  O_NONBLOCK only for the open: a FIFO would
+ * block there until a writer came.
+ */
+static FILE *open_trace(const char *path, struct mdb_err *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = NULL;
+
+	if (fd < 0)
+		return mdb_errf(err, "%s: %s", path, strerror(errno)), NULL;
+	if (trace_file_ok(fd, path, err))
+		goto fail;
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) || !(f = fdopen(fd, "r"))) {
+		mdb_errf(err, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	return f;
+fail:
+	close(fd);
+	return NULL;
+}
+
+/*
+ * One line of f into buf (size LINE_MAX_BYTES + 2), its newline kept: its
+ * length, 0 at the end of the file, -1 on a read error, or -2 as soon as
+ * the line has more than LINE_MAX_BYTES bytes before its newline (never
+ * read further: /dev/zero or a sparse file has no newline to wait for).
+ */
+static ssize_t read_line(FILE *f, char *buf)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF) {
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+		if (n > LINE_MAX_BYTES)
+			return -2;
+	}
+	if (c == EOF && ferror(f))
+		return -1;
+	buf[n] = 0;
+	return (ssize_t)n;
+}
+
 int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
 {
 	struct loader l = { .r = r };
 	unsigned long lineno = 0;
-	char *line = NULL, why[160];
-	size_t cap = 0;
+	unsigned long long bytes = 0;
+	char line[LINE_MAX_BYTES + 2], why[160];
 	EVP_MD_CTX *sha = NULL;
 	ssize_t n;
 	FILE *f;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
-	f = fopen(path, "r");
+	f = open_trace(path, err);
 	if (!f)
-		return mdb_errf(err, "%s: %s", path, strerror(errno));
+		return -1;
 	r->path = strdup(path);
 	sha = EVP_MD_CTX_new();
 	if (!r->path || !sha || !EVP_DigestInit_ex(sha, EVP_sha256(), NULL))
 		goto nomem;
-	errno = 0;
-	while ((n = getline(&line, &cap, f)) > 0) {
+	while ((n = read_line(f, line)) > 0) {
 		lineno++;
+		if ((bytes += (size_t)n) > TRACE_MAX_BYTES) {	/* grew while read */
+			mdb_errf(err, "%s: larger than %llu bytes", path, TRACE_MAX_BYTES);
+			goto out;
+		}
 		if (!EVP_DigestUpdate(sha, line, (size_t)n))
 			goto nomem;
 		if (line[n - 1] == '\n')
 			line[--n] = 0;
-		if (n > LINE_MAX_BYTES) {
-			mdb_errf(err, "%s:%lu: longer than %d bytes", path, lineno, LINE_MAX_BYTES);
-			goto out;
-		}
 		if (memchr(line, 0, (size_t)n)) {
 			mdb_errf(err, "%s:%lu: a NUL byte", path, lineno);
 			goto out;
@@ -243,7 +331,11 @@ int age_replay_load(const char *path, struct age_replay *r, struct mdb_err *err)
 			goto out;
 		}
 	}
-	if (ferror(f) || (n < 0 && errno == ENOMEM)) {
+	if (n == -2) {
+		mdb_errf(err, "%s:%lu: longer than %d bytes", path, lineno + 1, LINE_MAX_BYTES);
+		goto out;
+	}
+	if (n < 0) {
 		mdb_errf(err, "%s: %s", path, strerror(errno ? errno : EIO));
 		goto out;
 	}
@@ -260,7 +352,6 @@ nomem:
 	mdb_errf(err, "%s: out of memory", path);
 out:
 	EVP_MD_CTX_free(sha);
-	free(line);
 	free(l.order);
 	free(l.ids.key);
 	free(l.ids.rec);

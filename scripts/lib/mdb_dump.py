@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import signal
 import stat
 import sys
 import tempfile
@@ -269,15 +270,29 @@ def read_regular(path, limit=DUMP_MAX_BYTES):
 		os.close(fd)
 
 
-def _read_json(path):
+def read_input(path, limit=DUMP_MAX_BYTES):
+	"""read_regular(path, limit), every OS error a DumpError in one line."""
 	try:
-		raw = read_regular(path)
+		return read_regular(path, limit)
 	except FileNotFoundError:
 		raise DumpError(f"{printable(path)}: no such file")
 	except IsADirectoryError:
 		raise DumpError(f"{printable(path)}: is a directory")
 	except OSError as e:
 		raise DumpError(f"{printable(path)}: {e.strerror}")
+
+
+def read_text(path, limit):
+	"""The UTF-8 text of the regular file at path, of at most limit bytes;
+	DumpError for anything else (a binary file, a FIFO, a device)."""
+	try:
+		return read_input(path, limit).decode("utf-8")
+	except UnicodeDecodeError:
+		raise DumpError(f"{printable(path)}: not UTF-8 text")
+
+
+def _read_json(path):
+	raw = read_input(path)
 	if not raw.strip():
 		raise DumpError(f"{printable(path)}: empty file")
 	try:
@@ -944,11 +959,47 @@ def error_line(e):
 	return f"internal error: {type(e).__name__}: {e}"
 
 
+class Stopped(KeyboardInterrupt):
+	"""SIGINT, SIGTERM or SIGHUP stopping a command (catch_stop_signals()):
+	it ends with exit status 128 + signum, as a shell reports a command a
+	signal ended."""
+
+	def __init__(self, signum):
+		super().__init__()
+		self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _stop(signum, frame):
+	raise Stopped(signum)
+
+
+def catch_stop_signals():
+	"""SIGINT, SIGTERM and SIGHUP raise Stopped in the main thread (even
+	where SIGINT started out ignored, in the background): what runs stops
+	its children and keeps what finished."""
+	for s in STOP_SIGNALS:
+		signal.signal(s, _stop)
+
+
+def ignore_stop_signals():
+	"""While what finished is packed: a second signal must not cut it short."""
+	for s in STOP_SIGNALS:
+		signal.signal(s, signal.SIG_IGN)
+
+
+def stop_signal(e):
+	"""The signal behind a KeyboardInterrupt: its own, else SIGINT (Ctrl-C)."""
+	return getattr(e, "signum", signal.SIGINT)
+
+
 def cli(prog, main, argv=None):
 	"""Runs main(argv) as a command: warnings silenced (the figures and
 	tables say what they need to), bad input and anything unexpected as
-	one line '<prog>: ...' and exit status 2, Ctrl-C as 130, a closed pipe
-	quietly.  Never a traceback."""
+	one line '<prog>: ...' and exit status 2, Ctrl-C or another stop
+	signal N as 128 + N, a closed pipe quietly.  Never a traceback."""
 	import warnings
 	warnings.simplefilter("ignore")
 	os.environ.setdefault("MPLCONFIGDIR", os.path.join(
@@ -957,9 +1008,10 @@ def cli(prog, main, argv=None):
 		rc = main(sys.argv[1:] if argv is None else argv)
 		sys.stdout.flush()
 		sys.exit(rc or 0)
-	except KeyboardInterrupt:
-		print(f"{prog}: interrupted", file=sys.stderr)
-		sys.exit(130)
+	except KeyboardInterrupt as e:
+		sig = stop_signal(e)
+		print(f"{prog}: interrupted ({signal.Signals(sig).name})", file=sys.stderr)
+		sys.exit(128 + sig)
 	except BrokenPipeError:
 		os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 		sys.exit(0)

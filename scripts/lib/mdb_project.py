@@ -44,8 +44,10 @@ import json
 import math
 import os
 import re
+import signal
 import socket
 import statistics
+import sys
 import time
 
 import mdb_dump as md
@@ -57,6 +59,10 @@ MEMINFO = "/proc/meminfo"
 KPAGEFLAGS = "/proc/kpageflags"
 KPF_PREFIX = "kpageflags:"	# the name mdbench gives a --mix=kpageflags snapshot
 UNMAPPED_SHOWN = 12
+# /proc/vmstat holds a few hundred counters (about 5 KiB); a workload.json
+# two of them: anything much larger is not one.
+VMSTAT_MAX_BYTES = 1 << 20
+RECORD_MAX_BYTES = 4 << 20
 
 
 # -- vmstat --------------------------------------------------------------------
@@ -69,7 +75,7 @@ def parse_vmstat(text, where):
 		if not line.strip():
 			continue
 		parts = line.split()
-		if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
+		if len(parts) != 2 or not re.fullmatch(r"-?[0-9]{1,20}", parts[1]):
 			raise md.DumpError(f"{where}:{i + 1}: not '<counter> <integer>': {md.printable(line)!r}")
 		out[parts[0]] = int(parts[1])
 	if not out:
@@ -78,8 +84,9 @@ def parse_vmstat(text, where):
 
 
 def read_vmstat(path=VMSTAT):
-	with open(path) as f:
-		return parse_vmstat(f.read(), path)
+	"""/proc/vmstat, or a stored copy: a regular text file of at most
+	VMSTAT_MAX_BYTES."""
+	return parse_vmstat(md.read_text(path, VMSTAT_MAX_BYTES), path)
 
 
 def mem_total_bytes():
@@ -95,12 +102,16 @@ def mem_total_bytes():
 
 def run_workload(cmd, child, log=None):
 	"""The record of one run of the shell command cmd: vmstat before and
-	after, wall seconds, exit status, host, MemTotal.  child: an
-	mdb_runner.Child (Ctrl-C stops the command)."""
+	after, wall seconds, exit status (negative: the signal that ended it),
+	host, MemTotal.  child: an mdb_runner.Child; the command runs in a
+	process group of its own, which a stop signal ends whole.  Its output
+	goes to log, else to our stderr: never into what we write on stdout
+	(a trace, a projection)."""
 	started = time.time()
 	before = read_vmstat()
 	t0 = time.monotonic()
-	rc = child.run(["/bin/sh", "-c", cmd], log)
+	rc = child.run(["/bin/sh", "-c", cmd], log, group=True,
+		       stdout=None if log else sys.stderr.fileno())
 	seconds = time.monotonic() - t0
 	after = read_vmstat()
 	return {"command": cmd, "seconds": seconds, "exit_status": rc,
@@ -110,17 +121,23 @@ def run_workload(cmd, child, log=None):
 		"vmstat_before": before, "vmstat_after": after}
 
 
+def exit_text(rc):
+	"""A workload's exit status as words: 'exit status 3', or 'killed by
+	signal 9 (SIGKILL)' for a negative one."""
+	if rc is not None and rc < 0:
+		try:
+			name = f" ({signal.Signals(-rc).name})"
+		except ValueError:
+			name = ""
+		return f"killed by signal {-rc}{name}"
+	return f"exit status {rc}"
+
+
 def record_from_files(before, after, seconds, command=None):
 	"""A record from two stored /proc/vmstat texts and the seconds between."""
 	if not seconds > 0 or not math.isfinite(seconds):
 		raise md.DumpError(f"--seconds {seconds}: want the workload's wall time, > 0")
-	vm = []
-	for p in (before, after):
-		try:
-			with open(p) as f:
-				vm.append(parse_vmstat(f.read(), p))
-		except OSError as e:
-			raise md.DumpError(f"{p}: {e.strerror}")
+	vm = [read_vmstat(p) for p in (before, after)]
 	return {"command": command, "seconds": seconds, "exit_status": None, "host": None,
 		"mem_total_bytes": None, "started": None,
 		"vmstat_before": vm[0], "vmstat_after": vm[1]}
@@ -129,12 +146,9 @@ def record_from_files(before, after, seconds, command=None):
 def read_record(path):
 	"""A workload.json as run_workload writes it, checked."""
 	try:
-		with open(path) as f:
-			rec = json.load(f)
-	except OSError as e:
-		raise md.DumpError(f"{path}: {e.strerror}")
-	except ValueError:
-		raise md.DumpError(f"{path}: not JSON")
+		rec = json.loads(md.read_text(path, RECORD_MAX_BYTES))
+	except (ValueError, RecursionError):
+		raise md.DumpError(f"{md.printable(path)}: not JSON")
 	c = md.Checker(path)
 	c.obj(rec, "top level")
 	s = rec.get("seconds")
@@ -355,7 +369,7 @@ def markdown(p):
 	out = ["# Projection onto a workload", ""]
 	out.append(f"Workload: `{md.printable(w['command'] or 'stored vmstat readings')}`, "
 		   f"{w['seconds']:.3f} s wall" +
-		   (f", exit status {w['exit_status']}" if w["exit_status"] is not None else "") +
+		   (f", {exit_text(w['exit_status'])}" if w["exit_status"] is not None else "") +
 		   (f", on {md.printable(w['host'])}" if w["host"] else "") + ".")
 	if p["why"]:
 		out += ["", f"No projection: {p['why']}."]
@@ -457,8 +471,8 @@ def workload_step(c, step):
 		      "before and after")
 		c.add("workload.log", "--workload: its output")
 		if rec["exit_status"]:
-			c.partial.append(f"workload: exit status {rec['exit_status']} (see workload.log)")
-		return f"{rec['seconds']:.2f} s, exit status {rec['exit_status']}"
+			c.partial.append(f"workload: {exit_text(rec['exit_status'])} (see workload.log)")
+		return f"{rec['seconds']:.2f} s, {exit_text(rec['exit_status'])}"
 	return step("workload", f"sh -c {c.args.workload!r}, /proc/vmstat before and after", run)
 
 

@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import mdb_dump as md
@@ -41,10 +42,17 @@ def build(build_dir, setup=True):
 		subprocess.run([os.path.join(TOP, "scripts", "setup")], check=True)
 	if not shutil.which("cmake"):
 		raise md.DumpError("cmake is missing (run without --no-setup)")
-	subprocess.run(["cmake", "-S", TOP, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
-		       check=True, stdout=subprocess.DEVNULL)
-	subprocess.run(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
-			"--target", "mdbench"], check=True)
+	# cmake and the compilers it starts in a process group of their own, so
+	# that a stop signal ends them all (setup stays in ours: sudo may ask
+	# the terminal for a password)
+	child = Child()
+	for cmd, out in ((["cmake", "-S", TOP, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
+			  subprocess.DEVNULL),
+			 (["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
+			   "--target", "mdbench"], None)):
+		rc = child.run(cmd, group=True, stdout=out)
+		if rc:
+			raise subprocess.CalledProcessError(rc, cmd)
 	return mdbench_path(build_dir)
 
 
@@ -293,8 +301,15 @@ def footprint_passes(mixes, extra):
 	mdbench options (extra) give --ram themselves."""
 	small = [m for m in mixes if largest_order(m) <= BUDDY_MAX_ORDER]
 	big = [m for m in mixes if largest_order(m) > BUDDY_MAX_ORDER]
-	ram = [] if any(x.split("=", 1)[0] == "--ram" for x in extra) else ["--ram=" + GIGANTIC_RAM]
-	return [(c, []) for c in chunks(small, MAX_MIXES)] + [(c, ram) for c in chunks(big, MAX_MIXES)]
+	if ram_given(extra):	# each apart: one the RAM given cannot hold is left out alone
+		return [(c, []) for c in chunks(small, MAX_MIXES)] + [([m], []) for m in big]
+	return [(c, []) for c in chunks(small, MAX_MIXES)] + \
+		[(c, ["--ram=" + GIGANTIC_RAM]) for c in chunks(big, MAX_MIXES)]
+
+
+def ram_given(extra):
+	"""Whether the user's mdbench options (extra) give --ram."""
+	return any(x.split("=", 1)[0] == "--ram" for x in extra)
 
 
 def wide(path, threshold):
@@ -333,25 +348,35 @@ def merge(out_path, parts, rounds_parts=()):
 
 
 class Child:
-	"""The mdbench running now, for Ctrl-C and SIGTERM: stopped, then waited for."""
+	"""The mdbench or workload running now, for the signals that stop a job
+	(md.catch_stop_signals()): stopped, then waited for."""
+
+	# How long each signal of the stop sequence is given before the next.
+	STOP_WAITS = (10, 5, 5)
+	GROUP_GONE_WAIT = 5
 
 	def __init__(self):
 		self.proc = None
+		self.group = False
 
-	def run(self, cmd, log=None, progress=None):
-		"""Exit status of cmd; with log, stdout and stderr go there.  With
+	def run(self, cmd, log=None, progress=None, group=False, stdout=None):
+		"""Exit status of cmd; with log, stdout and stderr go there, else
+		stdout to stdout (a file object or descriptor; default ours).  With
 		progress, mdbench's stderr is read line by line: its progress lines
 		go to progress(done, total, est_left), the others to log or our
-		stderr."""
+		stderr.  With group, cmd runs in a process group of its own (a
+		workload: the shell and all it starts), which a stop signals whole."""
 		f = open(log, "w") if log else None
 		try:
 			if f:
 				f.write("$ " + " ".join(cmd) + "\n")
 				f.flush()
 			err = subprocess.PIPE if progress else (subprocess.STDOUT if f else None)
-			self.proc = subprocess.Popen(cmd, stdout=f, stderr=err,
+			self.group = group
+			self.proc = subprocess.Popen(cmd, stdout=f or stdout, stderr=err,
 						     text=True if progress else None,
-						     errors="replace" if progress else None)
+						     errors="replace" if progress else None,
+						     process_group=0 if group else None)
 			try:
 				if progress:
 					for line in self.proc.stderr:
@@ -362,28 +387,50 @@ class Child:
 							(f or sys.stderr).write(line)
 							(f or sys.stderr).flush()
 				return self.proc.wait()
-			except KeyboardInterrupt:
-				self.stop()
+			except KeyboardInterrupt as e:
+				self.stop(md.stop_signal(e))
 				raise
 		finally:
 			self.proc = None
 			if f:
 				f.close()
 
-	def stop(self):
-		"""The terminal's SIGINT reached mdbench too; make sure, then wait."""
+	def stop(self, sig=signal.SIGINT):
+		"""mdbench: SIGINT (the terminal's reached it too; make sure), then
+		SIGTERM, then SIGKILL, each waited for.  A workload's group: the
+		signal that stopped us first, then the same sequence, to the whole
+		group; then whatever of it outlived its shell (a job it left in
+		the background) is killed and waited for."""
 		c = self.proc
-		if not c or c.poll() is not None:
+		if not c or c.poll() is not None and not self.group:
 			return
-		for sig, wait in ((signal.SIGINT, 10), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+		send = (lambda s: os.killpg(c.pid, s)) if self.group else c.send_signal
+		first = sig if self.group else signal.SIGINT
+		for s, wait in zip((first, signal.SIGTERM, signal.SIGKILL), self.STOP_WAITS):
 			try:
-				c.send_signal(sig)
+				if c.poll() is not None:
+					break
+				send(s)
 				c.wait(wait)
-				return
+				break
 			except subprocess.TimeoutExpired:
 				continue
 			except ProcessLookupError:
+				break
+		if self.group:
+			self.end_group(c.pid)
+
+	def end_group(self, pgid):
+		"""SIGKILL to what is left of process group pgid, then until it is
+		gone (at most GROUP_GONE_WAIT seconds: its members are not our
+		children, their parent reaps them)."""
+		deadline = time.monotonic() + self.GROUP_GONE_WAIT
+		while time.monotonic() < deadline:
+			try:
+				os.killpg(pgid, signal.SIGKILL)
+			except (ProcessLookupError, PermissionError):
 				return
+			time.sleep(0.05)
 
 
 # mdbench: progress <done>/<total> elapsed=<seconds> est_left=<seconds> <run name>
@@ -553,6 +600,19 @@ def previous_timing(results):
 			and isinstance(s.get("seconds"), (int, float)) and "key" in s}
 	except (OSError, ValueError, TypeError, AttributeError):
 		return {}
+
+
+def writable_dir(prog, path):
+	"""path made if missing; bad input when it cannot be written (or is a
+	file), said before anything runs rather than when the first result is
+	written."""
+	try:
+		os.makedirs(path, exist_ok=True)
+		os.rmdir(tempfile.mkdtemp(dir=path, prefix=".probe-"))	# root too: a read-only fs
+	except FileExistsError:
+		md.die(prog, f"{path}: not a directory")
+	except OSError as e:
+		md.die(prog, f"{path}: cannot write there: {e.strerror}")
 
 
 def say(text):

@@ -825,7 +825,7 @@ static void test_plan_big(void)
 	/* Less than one 1 GiB folio's worth of RAM: refused, not placed without it. */
 	CHECK(mix_plan_init(&plan, &big, 1UL << 17, 1, &err) == -1 &&
 	      !strcmp(err.msg, "(hugetlb, 18) asks 0.45 of 512MiB in whole pageblocks, less than one "
-		      "1GiB folio: model at least 1GiB of RAM per folio"), "%s", err.msg);
+		      "1GiB folio: at that share a whole folio needs 2276MiB of RAM"), "%s", err.msg);
 	m = big;
 	m.entry[0].fraction = 0.7;	/* 1.05 GiB of 1.5 GiB: one folio */
 	m.entry[1].fraction = 0.05;
@@ -1138,6 +1138,27 @@ static void copy_fixture(const char *name)
 }
 
 /*
+ * fixtures/kpageflags-vm's machine in the scratch directory: its zoneinfo,
+ * buddyinfo and iomem, and the kpageflags (4096 pfns in flags) whose first
+ * 1024 pfns are free, 3072..3583 anon, the rest unflagged; the kpageflags
+ * path in path.  0, or 1 when no scratch directory could be made.
+ */
+static int evidence_machine(uint64_t *flags, char *path, size_t len)
+{
+	if (!mkdtemp(tmpdir))
+		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
+	for (unsigned int i = 0; i < 1024; i++)
+		flags[i] = F_BUDDY;
+	for (unsigned int i = 3072; i < 3584; i++)
+		flags[i] = F_ANON | F_MMAP | F_LRU;
+	write_file(tmp_path(path, len, "kpageflags"), flags, 4096 * sizeof(*flags));
+	copy_fixture("zoneinfo");
+	copy_fixture("buddyinfo");
+	copy_fixture("iomem");
+	return 0;
+}
+
+/*
  * Unflagged pfns told apart with /proc/zoneinfo, buddyinfo and iomem beside
  * the snapshot (fixtures/kpageflags-vm/README): free up to buddyinfo's free
  * pages beyond those flagged, reserved the rest, holes outside System RAM
@@ -1151,16 +1172,8 @@ static int test_kpageflags_evidence(void)
 	struct mdb_err err;
 	struct mix m;
 
-	if (!mkdtemp(tmpdir))
-		return fprintf(stderr, "mkdtemp: %s\n", strerror(errno)), 1;
-	for (unsigned int i = 0; i < 1024; i++)
-		flags[i] = F_BUDDY;
-	for (unsigned int i = 3072; i < 3584; i++)
-		flags[i] = F_ANON | F_MMAP | F_LRU;
-	write_file(tmp_path(path, sizeof(path), "kpageflags"), flags, 4096 * sizeof(*flags));
-	copy_fixture("zoneinfo");
-	copy_fixture("buddyinfo");
-	copy_fixture("iomem");
+	if (evidence_machine(flags, path, sizeof(path)))
+		return 1;
 	CHECK(mix_from_kpageflags(path, &m, &err) == 0, "%s", err.msg);
 	CHECK(m.nr == 3, "%u entries, want free 10, anon 0, reserved 0", m.nr);
 	for (unsigned int i = 0; i < m.nr; i++) {
@@ -1195,6 +1208,89 @@ static int test_kpageflags_evidence(void)
 	unlink(path);
 	rmdir(tmpdir);
 	free(flags);
+	return 0;
+}
+
+/* mix_from_kpageflags(path) fails with a message holding want. */
+static void kpf_refused(const char *path, const char *want)
+{
+	struct mdb_err err;
+	struct mix m;
+
+	CHECK(mix_from_kpageflags(path, &m, &err) == -1 && strstr(err.msg, want),
+	      "got \"%s\", want \"%s\"", err.msg, want);
+}
+
+/*
+ * What a careless or hostile /proc gives the snapshot (fixtures/kpageflags-vm
+ * otherwise): buddyinfo counts no zone can hold (-1, 2^64 - 1, 10^9) refused,
+ * not turned into free pages; a zone spanning past the address space
+ * refused; iomem's 0-ffffffffffffffff all RAM, not wrapped to no RAM; a
+ * FIFO over zoneinfo, /dev/zero over kpageflags, a snapshot longer than
+ * the zones refused at once.  A reader that blocked or read on would hang:
+ * alarm() makes that a failure.
+ */
+static int test_kpageflags_hostile(void)
+{
+	static const char *const bad_counts[] = { "-1", "18446744073709551615", "1000000000" };
+	uint64_t *flags = calloc(4096, sizeof(*flags));
+	char path[4096], kpf[4096], text[512];
+	struct mdb_err err = { "" };
+	struct mix m = { .classified = "" };
+	int fd;
+
+	alarm(60);
+	if (evidence_machine(flags, kpf, sizeof(kpf)))
+		return 1;
+	for (unsigned int i = 0; i < 3; i++) {
+		char want[256];
+
+		snprintf(text, sizeof(text), "Node 0, zone   Normal      0      0      0      0      0"
+			 "      0      0      0      0      0      %s \n", bad_counts[i]);
+		write_file(tmp_path(path, sizeof(path), "buddyinfo"), text, strlen(text));
+		if (i)
+			snprintf(want, sizeof(want), "buddyinfo: node 0, zone Normal: %s free blocks at "
+				 "order 10, more than the 2560 pages the zone manages (/proc/zoneinfo) "
+				 "hold", bad_counts[i]);
+		else
+			snprintf(want, sizeof(want), "buddyinfo: node 0, zone Normal: not a count at "
+				 "order 10");
+		kpf_refused(kpf, want);
+	}
+	copy_fixture("buddyinfo");
+	/* All of the address space System RAM: every unflagged pfn memory, none a hole. */
+	snprintf(text, sizeof(text), "0-ffffffffffffffff : System RAM\n");
+	write_file(tmp_path(path, sizeof(path), "iomem"), text, strlen(text));
+	CHECK(mix_from_kpageflags(kpf, &m, &err) == 0 && strstr(m.classified,
+	      "; 0 outside System RAM in /proc/iomem left out as holes"), "%s %s", err.msg, m.classified);
+	copy_fixture("iomem");
+	/* A zone past the address space. */
+	snprintf(text, sizeof(text), "Node 0, zone   Normal\n  pages free 0\n        spanned  "
+		 "18446744073709551615\n        present  3584\n        managed  2560\n  start_pfn: 0\n");
+	write_file(tmp_path(path, sizeof(path), "zoneinfo"), text, strlen(text));
+	kpf_refused(kpf, "zoneinfo: node 0, zone Normal: spans 18446744073709551615 pfns from pfn 0");
+	/* A FIFO over zoneinfo: refused, never waited on. */
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+	kpf_refused(kpf, "zoneinfo: not a regular file (a FIFO, a device or a socket)");
+	unlink(path);
+	copy_fixture("zoneinfo");
+	/* More pfns than the zones span (4096, to 2^18 with a section's slack): refused. */
+	fd = open(kpf, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0 && ftruncate(fd, ((1 << 18) + 1) * 8) == 0, "%s", strerror(errno));
+	close(fd);
+	kpf_refused(kpf, "kpageflags: more than 262144 pfns, past the end of the zones and System RAM");
+	/* /dev/zero over kpageflags: not a snapshot. */
+	unlink(kpf);
+	CHECK(symlink("/dev/zero", kpf) == 0, "symlink: %s", strerror(errno));
+	kpf_refused(kpf, "kpageflags: not a regular file (a FIFO, a device or a socket)");
+	unlink(kpf);
+	unlink(tmp_path(path, sizeof(path), "buddyinfo"));
+	unlink(tmp_path(path, sizeof(path), "zoneinfo"));
+	unlink(tmp_path(path, sizeof(path), "iomem"));
+	rmdir(tmpdir);
+	free(flags);
+	alarm(0);
 	return 0;
 }
 
@@ -1444,6 +1540,7 @@ static const struct {
 	{ "kpageflags_evidence", test_kpageflags_evidence },
 	{ "kpageflags_placed", test_kpageflags_placed },
 	{ "kpageflags_unreadable", test_kpageflags_unreadable },
+	{ "kpageflags_hostile", test_kpageflags_hostile },
 	{ "kpageflags_real", test_kpageflags_real },
 };
 

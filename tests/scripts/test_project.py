@@ -207,7 +207,7 @@ class WorkloadCase(Scratch):
 			rec["vmstat_before"].get("thp_fault_alloc", 0)), self.PAGES)
 		rc, _, err = run([PY, script("project"), d, "--workload", "exit 3", "--out", out])
 		self.assertEqual(rc, 1, err)
-		self.assertIn("the workload exited 3", err)
+		self.assertIn("project: the workload failed (exit status 3)", err)
 
 
 if __name__ == "__main__":

@@ -105,15 +105,32 @@ class Generator(Scratch):
 		nopg = os.path.join(self.tmp, "nopg")
 		with open(VM[1]) as f, open(nopg, "w") as g:
 			g.write("".join(line for line in f if not line.startswith("pgalloc_")))
+		binary, fifo, big = (os.path.join(self.tmp, n) for n in ("binary", "fifo", "big"))
+		with open(binary, "wb") as f:
+			f.write(b"pgfree \xff\xfe\n")
+		os.mkfifo(fifo)
+		with open(big, "w") as f:
+			f.truncate(2 << 20)
+		# issue 32: --ram bounded, vmstat and record files regular, of a bounded size, text
 		for args, why in (([], "the following arguments are required: --ram"),
 				  (["--ram", "1GB"], "not a size"),
-				  (["--ram", "1MiB"], "want at least 2MiB"),
+				  (["--ram", "1MiB"], "want 2MiB to 64GiB, whole pages"),
+				  (["--ram", "100TiB", "--events", "10"], "--ram 100TiB: want 2MiB to 64GiB"),
 				  (["--ram", "64MiB", "--fill", "2"], "--fill 2.0: want 0 < F <= 0.9"),
 				  (["--ram", "64MiB", "--events", "-1"], "--events -1"),
 				  (["--ram", "64MiB", "--vmstat", VM[0], nopg], "no pgalloc_*"),
-				  (["--ram", "64MiB", "--vmstat", VM[0], "/nonexistent"], "No such file")):
+				  (["--ram", "64MiB", "--vmstat", VM[0], "/nonexistent"],
+				   "/nonexistent: no such file"),
+				  (["--ram", "64MiB", "--vmstat", VM[0], "/dev/zero"],
+				   "/dev/zero: not a regular file"),
+				  (["--ram", "64MiB", "--vmstat", fifo, VM[1]], "fifo: not a regular file"),
+				  (["--ram", "64MiB", "--vmstat", VM[0], big], "big: larger than 1048576 bytes"),
+				  (["--ram", "64MiB", "--vmstat", VM[0], binary], "binary: not UTF-8 text"),
+				  (["--ram", "64MiB", "--record", "/dev/zero"], "/dev/zero: not a regular file"),
+				  (["--ram", "64MiB", "--record", binary], "binary: not UTF-8 text"),
+				  (["--ram", "64MiB", "--workload", ""], "--workload is empty")):
 			cmd = [PY, script("trace"), *args]
-			if "--vmstat" not in args:
+			if not {"--vmstat", "--record", "--workload"} & set(args):
 				cmd += ["--vmstat", *VM]
 			rc, out, err = run(cmd)
 			self.assertEqual((rc, out, len(err.splitlines())), (2, "", 1), (args, err))
