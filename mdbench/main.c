@@ -587,7 +587,7 @@ static void add_mix(struct mdb_run *run, const char *arg)
 		if (!strcmp(run->mixes[i].name, mix->name))
 			mdb_dief("--mix: two mixes named '%s'", mix->name);
 	/* Said once, up front, not as every benchmark's error (memmap_create() refuses it too). */
-	if (mix->placed && run->opts.replay)
+	if (mix->placed && run->cond.opts.replay)
 		mdb_dief("--mix=%s: a kpageflags snapshot keeps every block where it saw it; "
 			 "--desc-age=trace:%s replays onto a drawn mix only (at --base-page=16k or 64k "
 			 "the snapshot's fractions are drawn)", arg, run->replay.path);
