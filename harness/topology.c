@@ -50,6 +50,7 @@ static void read_caches(struct mdb_topology *t, hwloc_topology_t topo)
 		c->line_size = obj->attr->cache.linesize;
 		c->associativity = obj->attr->cache.associativity;
 		c->count = (unsigned int)n;
+		c->cpus = obj->cpuset ? (unsigned int)hwloc_bitmap_weight(obj->cpuset) : 0;
 	}
 }
 

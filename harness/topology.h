@@ -25,6 +25,7 @@ struct mdb_cache_info {
 	unsigned int line_size;
 	int associativity;		/* ways; -1 fully associative, 0 unknown */
 	unsigned int count;		/* instances in the machine */
+	unsigned int cpus;		/* CPUs (PUs) that share one instance */
 };
 
 struct mdb_topology {

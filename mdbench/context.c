@@ -542,15 +542,17 @@ static json_t *machine_json(const struct mdb_run *run)
 {
 	const struct mdb_machine *mc = &run->machine;
 	char size[32] = "";
+	json_t *o;
 
 	if (mc->headline_ram)
 		mdb_format_size(mc->headline_ram, size, sizeof(size));
-	return json_pack("{s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:o, s:i, s:i}",
+	o = json_pack("{s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:o, s:i, s:i}",
 			 "llc_bytes", mc->llc_bytes ? json_integer((json_int_t)mc->llc_bytes) :
 						      json_null(),
 			 "llc_level", mc->llc_level ? json_integer(mc->llc_level) : json_null(),
 			 "llc_counted", "one instance of the farthest data or unified cache above the "
-					"CPU the benchmark thread runs on, as hwloc reports it",
+					"CPU the benchmark thread runs on: hwloc's, or the probe's where "
+					"the two differ by more than llc_disagree times (llc_source)",
 			 "headline_ram_bytes", mc->headline_ram ?
 				json_integer((json_int_t)mc->headline_ram) : json_null(),
 			 "headline_ram", mc->headline_ram ? json_string(size) : json_null(),
@@ -560,6 +562,17 @@ static json_t *machine_json(const struct mdb_run *run)
 				json_integer((json_int_t)mc->memory_limit) : json_null(),
 			 "headline_llc_times", MDB_HEADLINE_LLC_TIMES,
 			 "headline_ws_times", MDB_HEADLINE_WS_TIMES);
+	if (o)
+		json_object_update_new(o, json_pack("{s:s, s:s, s:o, s:o, s:i, s:o, s:o}",
+			"llc_source", mc->llc_source ? mc->llc_source : "hwloc",
+			"llc_reason", mc->llc_reason,
+			"llc_hwloc_bytes", mc->llc_hwloc_bytes ?
+				json_integer((json_int_t)mc->llc_hwloc_bytes) : json_null(),
+			"llc_measured_bytes", mc->llc_measured_bytes ?
+				json_integer((json_int_t)mc->llc_measured_bytes) : json_null(),
+			"llc_disagree", MDB_LLC_DISAGREE,
+			"caches", mdb_caches_json(run), "probe", mdb_probe_json(run)));
+	return o;
 }
 
 /*

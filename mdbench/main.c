@@ -35,6 +35,7 @@ struct options {
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
 	const char *compaction;
 	const char *base_page;
+	const char *llc;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
@@ -53,9 +54,13 @@ static void usage(void)
 	       "                                    mdbench_kmod module (root; kmod/README.md), on --mix=kpageflags\n"
 	       "  --ram=256MiB,4GiB,headline        modelled RAM sizes (B/KiB/MiB/GiB/TiB, multiples of 2MiB);\n"
 	       "                                    headline: the smallest power of two >= 16x the last-level\n"
-	       "                                    cache (hwloc) where every layout's headline working set\n"
-	       "                                    is >= 2x it, or stops growing; capped at half of\n"
-	       "                                    MemAvailable (dump: context.memdesc_bench.machine)\n"
+	       "                                    cache (--llc) where every layout's headline working set\n"
+	       "                                    is >= 4x it; capped at half of MemAvailable (dump:\n"
+	       "                                    context.memdesc_bench.machine)\n"
+	       "  --llc=auto|measure|hwloc|SIZE     the last-level cache the headline is sized from: measured\n"
+	       "                                    by a pointer chase (a second or less), used where it and\n"
+	       "                                    hwloc's differ by more than 2x; auto (default): measure\n"
+	       "                                    when the run needs the headline size; SIZE: as given\n"
 	       "  --mix=desktop,...                 built-in mix, JSON file, or kpageflags (default: desktop)\n"
 	       "  --profile=quick|full|smoke        quick (default): 256MiB and the headline size (there only\n"
 	       "                                    the kernels that keep their memmap), short runs;\n"
@@ -188,7 +193,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
 		OPT("--desc-cache", desc_cache), OPT("--slub", slub), OPT("--compaction", compaction),
-		OPT("--hvo", hvo), OPT("--base-page", base_page),
+		OPT("--hvo", hvo), OPT("--base-page", base_page), OPT("--llc", llc),
 		OPT("--threads", threads), OPT("--time-budget", time_budget),
 #undef OPT
 	};
@@ -749,6 +754,17 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->topo_loaded = true;
 	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
 		mdb_die(&err);
+	if (o->llc && strcmp(o->llc, "auto") && strcmp(o->llc, "measure") && strcmp(o->llc, "hwloc")) {
+		uint64_t llc;
+
+		if (mdb_parse_size(o->llc, CACHE_PROBE_MAX * 16, &llc, "--llc", &err) || llc < 64)
+			mdb_dief("--llc=%s: auto, measure, hwloc or a size (64B to 4GiB)", o->llc);
+		run->machine.llc_given = llc;
+	}
+	/* auto: where the headline size is used (the quick and full profiles' sizes, --ram=headline, --simulate's regime). */
+	run->machine.probe_asked = o->llc ? !strcmp(o->llc, "measure") :
+				   (!o->ram ? strcmp(run->profile, "smoke") != 0 :
+				    strstr(o->ram, "headline") != NULL) || o->simulate;
 	mdb_headline(run);
 	if (o->ram && !run->nr_layouts)
 		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "

@@ -99,6 +99,7 @@ expect "^mdbench: --counters: --simulate counts with callgrind, not perf$" --sim
 expect "^mdbench: unknown option '--bogus'" --bogus $L
 expect "^mdbench: unknown option 'stray'" stray $L
 expect "^mdbench: unknown --profile=medium \(quick, full or smoke\)$" --profile=medium $L
+expect "^mdbench: --llc=bogus: auto, measure, hwloc or a size \(64B to 4GiB\)$" --llc=bogus $L
 expect "^mdbench: --simulate takes no value$" --simulate=1 $L
 expect "^mdbench: unknown option '--hugepage'" --hugepage $L
 expect "^mdbench: --memmap-pages=1g: 2m or 4k$" --memmap-pages=1g $L
