@@ -26,6 +26,32 @@ void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *
 	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->ram_bytes /
 							       (double)run->machine.llc_bytes) :
 			    json_null());
+	mdb_instance_tlb_json(run, in, o);
+}
+
+/*
+ * memmap_pages: the pages (of the memmap's mapping: --memmap-pages, 4 KiB
+ * under HVO) the memmap spans, which a walk whose pfns are spread over it
+ * (every random and dependent walk of a mix) touches; stlb_entries: the
+ * second-level TLB's entries for that page size from the CPUID (null where
+ * it does not say).  memmap_pages beyond stlb_entries: the walk misses the
+ * STLB as a production memmap does.
+ */
+void mdb_instance_tlb_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o)
+{
+	bool huge = run->opts.pages == MEMMAP_PAGES_2M && in->hvo != HVO_ON;
+	uint64_t page = huge ? VMEMMAP_HUGE : 4096, span;
+	unsigned int stlb = mdb_stlb_entries(huge);
+
+	if (!in->ops || !in->ws_known || !in->ws_bytes) {
+		json_object_set_new(o, "memmap_pages", json_null());
+		json_object_set_new(o, "stlb_entries", json_null());
+		return;
+	}
+	span = (uint64_t)in->nr_pfns * in->ops->page_size;
+	json_object_set_new(o, "memmap_pages", json_integer((json_int_t)((span + page - 1) / page)));
+	json_object_set_new(o, "memmap_page_bytes", json_integer((json_int_t)page));
+	json_object_set_new(o, "stlb_entries", stlb ? json_integer(stlb) : json_null());
 }
 
 static json_t *instance_json(const struct mdb_run *run, const struct mdb_instance *in)

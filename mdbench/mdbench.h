@@ -266,6 +266,8 @@ int mdb_write_side_files(const struct mdb_run *run, struct mdb_err *err);
 int mdb_list(const struct mdb_run *run, bool json);
 /* Into o: working_set_bytes and ram_over_llc (null where unknown). */
 void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o);
+/* Into o: memmap_pages (the pages its memmap spans) and stlb_entries (the CPUID's, for that page size). */
+void mdb_instance_tlb_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o);
 
 /* outdir.c: --out: the directory, its lock, and no earlier run's files left looking current. */
 int mdb_outdir_open(const char *dir, bool force, bool simulate, struct mdb_err *err);
