@@ -299,7 +299,9 @@ static json_t *base_page_json(const struct mdb_run *run)
 		"mixes", translations_json(run),
 		"fixed_4k",
 		"memmap_host_pages", "the memmap is mapped with this machine's pages (--memmap-pages; "
-				     "4 KiB under HVO), not the modelled kernel's vmemmap mapping",
+				     "4 KiB under HVO): by default 2 MiB at 4k, 4 KiB at 16k and 64k "
+				     "for arm64's base-page vmemmap (vmemmap_populate(), "
+				     "arch/arm64/mm/mmu.c), whose entries map 16 or 64 KiB there",
 		"kpageflags", "--mix=kpageflags counts /proc/kpageflags entries as 4 KiB pages; off "
 			      "4k its fractions are placed, not the snapshot's pfn-for-pfn placement",
 		"vmstat_projection", "scripts/project counts a THP as 512 pages (HPAGE_PMD_NR of a "

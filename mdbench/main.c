@@ -719,7 +719,15 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		mdb_dief("--slub=%s: 7.0 or 6.18", o->slub);
 	run->opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
-	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
+	/*
+	 * As the modelled kernel maps its vmemmap: PMD pages at 4k
+	 * (vmemmap_populate_hugepages()), base pages at 16k and 64k, where
+	 * arm64's vmemmap_populate() (arch/arm64/mm/mmu.c) takes
+	 * vmemmap_populate_basepages() unless CONFIG_ARM64_4K_PAGES: this
+	 * machine's smallest page stands for them.
+	 */
+	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) :
+			  run->base->shift == BASE_PAGE_MIN_SHIFT ? MEMMAP_PAGES_2M : MEMMAP_PAGES_4K;
 	run->opts.age = run->opts.replay ? DESC_TRACE :
 			o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
 	if (o->folio_desc_bytes)
