@@ -117,7 +117,10 @@ static void usage(void)
 	       "  --list[=json]                     list benchmarks, layouts, kernels and counters, run nothing\n"
 	       "  --simulate                        run each kernel under callgrind, write DIR/sim.json (quick:\n"
 	       "                                    the headline kernels and footprint at 256MiB; full: all)\n"
-	       "  --sim-cache=fixed|host            --simulate's cache geometry: fixed (default) or this host's\n"
+	       "  --sim-cache=regime|fixed|host     --simulate's cache geometry: regime (the quick and full\n"
+	       "                                    profiles' default: the fixed L1s, an LL the RAM is as many\n"
+	       "                                    times as the native headline's is its LLC), fixed (default\n"
+	       "                                    with --ram: D1 32KiB, LL 8MiB) or this host's (hwloc)\n"
 	       "  --fixed-ops=N                     no timing: run each benchmark for N ops (on each of a\n"
 	       "                                    threaded one's threads), print the items\n"
 	       "  --version                         the commit and Google Benchmark API this binary is built from\n"
@@ -651,8 +654,9 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	    strcmp(run->profile, "smoke"))
 		mdb_dief("unknown --profile=%s (quick, full or smoke)", run->profile);
 	run->min_time = min_time_seconds(run, o->min_time);
-	if (o->sim_cache && strcmp(o->sim_cache, "fixed") && strcmp(o->sim_cache, "host"))
-		mdb_dief("--sim-cache=%s: fixed or host", o->sim_cache);
+	if (o->sim_cache && strcmp(o->sim_cache, "fixed") && strcmp(o->sim_cache, "host") &&
+	    strcmp(o->sim_cache, "regime"))
+		mdb_dief("--sim-cache=%s: regime, fixed or host", o->sim_cache);
 	if (o->sim_cache && !o->simulate)
 		mdb_dief("--sim-cache needs --simulate");
 	if (o->out && !*o->out)
@@ -769,10 +773,13 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 			mdb_dief("--llc=%s: auto, measure, hwloc or a size (64B to 4GiB)", o->llc);
 		run->machine.llc_given = llc;
 	}
-	/* auto: where the headline size is used (the quick and full profiles' sizes, --ram=headline, --simulate's regime). */
+	/* --simulate in the native headline's regime: asked, or the quick and full profiles' default. */
+	run->sim_regime = o->simulate && (o->sim_cache ? !strcmp(o->sim_cache, "regime") :
+					  !o->ram && strcmp(run->profile, "smoke"));
+	/* auto: where the headline size is used (the quick and full profiles' sizes, --ram=headline, the regime). */
 	run->machine.probe_asked = o->llc ? !strcmp(o->llc, "measure") :
 				   (!o->ram ? strcmp(run->profile, "smoke") != 0 :
-				    strstr(o->ram, "headline") != NULL) || o->simulate;
+				    strstr(o->ram, "headline") != NULL) || run->sim_regime;
 	mdb_headline(run);
 	if (o->ram && !run->nr_layouts)
 		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "

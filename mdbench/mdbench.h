@@ -181,6 +181,7 @@ struct mdb_run {
 	bool lean_headline;
 	bool smoke_pairs;		/* the smoke profile: each mix at its own size only */
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
+	bool sim_regime;		/* --simulate's LL sized to the native headline's RAM over LLC */
 };
 
 /* plan.c: the instances of a run, and whether they fit. */

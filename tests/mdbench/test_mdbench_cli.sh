@@ -142,7 +142,7 @@ expect "^mdbench: --list=xml: text or json$" --list=xml
 expect "^mdbench: --force needs --out=DIR$" --force $L
 expect "^mdbench: --simulate needs --out=DIR for its sim.json$" --simulate $R
 expect "^mdbench: --sim-cache needs --simulate$" --sim-cache=host $L
-expect "^mdbench: --sim-cache=big: fixed or host$" --sim-cache=big --simulate --out="$tmp/x"
+expect "^mdbench: --sim-cache=big: regime, fixed or host$" --sim-cache=big --simulate --out="$tmp/x"
 expect "^mdbench: --sim-instance=FILE is the only option of a --simulate child$" --sim-instance=x $R
 expect "^mdbench: --out= needs a directory$" --out= $L
 expect "^mdbench: --out=/proc/mdbench-test: cannot create /proc/mdbench-test: " --out=/proc/mdbench-test $R --benchmark_filter=^baseline/latency/
