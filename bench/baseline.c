@@ -12,9 +12,10 @@
 #include <sys/mman.h>
 
 #include "bench.h"
+#include "chase.h"
 #include "ref.h"
 
-#define LINE		64
+#define LINE		CHASE_LINE
 #define CHASE_BATCH	256
 #define READ_BATCH	1024	/* lines: 64 KiB, so the harness costs < 1% at L1 speed */
 
@@ -40,41 +41,10 @@ static void *buf_map(struct mdb_state *st, const struct bench_env *env, const ch
 	return buf;
 }
 
-/*
- * One pointer per line, linked into a single random cycle (Sattolo), so each
- * load's address comes from the previous load and the prefetcher cannot
- * guess it: lat_mem_rd with a random stride.
- */
-static void **chase_build(void *buf, size_t bytes, uint64_t seed)
-{
-	size_t nr = bytes / LINE, i, j;
-	uint32_t *order = nr > UINT32_MAX ? NULL : malloc(nr * sizeof(*order));
-	uint64_t rng = seed ^ 0x636861736eULL;
-	char *base = buf;
-
-	if (!order)
-		return NULL;
-	for (i = 0; i < nr; i++)
-		order[i] = i;
-	for (i = nr - 1; i > 0; i--) {
-		uint32_t t;
-
-		j = mdb_rng_below(&rng, i);	/* j < i: one cycle through all */
-		t = order[i];
-		order[i] = order[j];
-		order[j] = t;
-	}
-	for (i = 0; i < nr; i++)
-		*(void **)(base + (size_t)order[i] * LINE) = base + (size_t)order[(i + 1) % nr] * LINE;
-	free(order);
-	return (void **)base;
-}
-
 static void baseline_latency(struct mdb_state *st, const struct bench_env *env)
 {
 	void *buf = buf_map(st, env, "baseline/latency");
 	void **p;
-	unsigned long i;
 
 	if (!buf)
 		return;
@@ -85,8 +55,7 @@ static void baseline_latency(struct mdb_state *st, const struct bench_env *env)
 		return;
 	}
 	while (mdb_keep_running_batch(st, CHASE_BATCH)) {
-		for (i = 0; i < CHASE_BATCH; i++)
-			p = *p;
+		p = chase_walk(p, CHASE_BATCH);
 		mdb_do_not_optimize(p);
 	}
 	mdb_set_items_processed(st, mdb_iterations(st));

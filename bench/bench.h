@@ -7,8 +7,14 @@
  * kernel walks a shuffled array of pfns front to back and cycles.  Reading
  * that array costs one sequential 64-byte line per 16 ops, the same in every
  * layout, and the hardware prefetcher hides it; an inline generator would
- * instead put its own arithmetic on every op.  Lists are capped at
- * BENCH_LIST_MAX entries so they stay small beside the memmaps they index.
+ * instead put its own arithmetic on every op.  A random walk's list holds
+ * every pfn its selection picks, up to BENCH_LIST_MAX (2^26: 256 GiB of
+ * 4 KiB pages), so that at production sizes the walk covers the whole
+ * memmap, as a production one does, rather than a sample that a cache
+ * holds.  The list then passes the caches too (4 bytes a pfn: 64 MiB at
+ * 64 GiB of RAM): it streams from memory at one sequential line per 16
+ * ops, 4 bytes an op against the memmap's 8 to 64 bytes and a dependent
+ * miss, prefetched, and the same in every layout.
  *
  * The lists are built through layout_ops.page_info(), the layout-independent
  * view, so every layout walks the same pfns in the same order for a given
@@ -23,7 +29,7 @@
 #include "kernel.h"
 #include "rng.h"
 
-#define BENCH_LIST_MAX		(1UL << 20)
+#define BENCH_LIST_MAX		(1UL << 26)
 
 /*
  * Ops per mdb_keep_running_batch() of the memmap kernels.  Small, so that

@@ -45,7 +45,7 @@
 #include "threads.h"
 #include "walk_ops.h"
 
-#define NEIGHBOUR_SCAN		BENCH_LIST_MAX	/* small folios looked at for neighbours */
+#define NEIGHBOUR_SCAN		(1UL << 20)	/* small folios looked at for neighbours */
 
 struct parallel {
 	unsigned long *pfn;		/* thread i's folio page (getput) */

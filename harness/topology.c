@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <hwloc.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "jsonio.h"
 #include "topology.h"
@@ -50,6 +53,7 @@ static void read_caches(struct mdb_topology *t, hwloc_topology_t topo)
 		c->line_size = obj->attr->cache.linesize;
 		c->associativity = obj->attr->cache.associativity;
 		c->count = (unsigned int)n;
+		c->cpus = obj->cpuset ? (unsigned int)hwloc_bitmap_weight(obj->cpuset) : 0;
 	}
 }
 
@@ -318,4 +322,43 @@ int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, stru
 	ret = mdb_write_atomic(path, xml, len > 0 ? (size_t)len - 1 : 0, 0644, err);
 	hwloc_free_xmlbuffer(t->topo, xml);
 	return ret;
+}
+
+#if defined(__x86_64__)
+/* Intel's leaf 0x18: the level-2 translation entries (data or unified) for the size. */
+static unsigned int stlb_intel(bool huge)
+{
+	unsigned int a, b, c, d, sub, max, total = 0;
+
+	if (!__get_cpuid_count(0x18, 0, &max, &b, &c, &d))
+		return 0;
+	for (sub = 0; sub <= max && sub < 64; sub++) {
+		if (!__get_cpuid_count(0x18, sub, &a, &b, &c, &d))
+			break;
+		/* EDX[4:0] type (1 data, 3 unified), [7:5] level; EBX[3:0] page sizes, [31:16] ways; ECX sets. */
+		if (((d & 31) != 1 && (d & 31) != 3) || ((d >> 5) & 7) != 2 || !(b & (huge ? 2 : 1)))
+			continue;
+		total += (b >> 16) * c;
+	}
+	return total;
+}
+#endif
+
+unsigned int mdb_stlb_entries(bool huge)
+{
+#if defined(__x86_64__)
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return 0;
+	if (b == 0x756e6547)	/* "Genu"ineIntel */
+		return stlb_intel(huge);
+	if (__get_cpuid(0x80000000, &a, &b, &c, &d) && a >= 0x80000006 &&
+	    __get_cpuid(0x80000006, &a, &b, &c, &d))
+		return ((huge ? a : b) >> 16) & 0xfff;	/* L2 DTLB entries, [27:16]: EAX 2M/4M, EBX 4K */
+	return 0;
+#else
+	(void)huge;
+	return 0;
+#endif
 }

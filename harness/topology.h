@@ -25,6 +25,7 @@ struct mdb_cache_info {
 	unsigned int line_size;
 	int associativity;		/* ways; -1 fully associative, 0 unknown */
 	unsigned int count;		/* instances in the machine */
+	unsigned int cpus;		/* CPUs (PUs) that share one instance */
 };
 
 struct mdb_topology {
@@ -76,6 +77,13 @@ int mdb_topology_bind(void *addr, size_t len, void *arg);
  * knows no cache above that PU; *level is its level (3 for an L3).
  */
 unsigned long long mdb_topology_llc_bytes(const struct mdb_topology *t, unsigned int *level);
+/*
+ * Entries of the second-level (shared) data TLB for pages of 2 MiB (huge)
+ * or 4 KiB, from the CPUID: AMD's leaf 0x80000006, Intel's leaf 0x18 (the
+ * level-2 unified or data entries that map that size).  0 where the CPUID
+ * does not say (another architecture, or a hypervisor that hides it).
+ */
+unsigned int mdb_stlb_entries(bool huge);
 int mdb_topology_export_xml(const struct mdb_topology *t, const char *path, struct mdb_err *err);
 
 #ifdef __cplusplus

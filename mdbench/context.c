@@ -336,7 +336,9 @@ static json_t *base_page_json(const struct mdb_run *run)
 		"mixes", translations_json(run),
 		"fixed_4k",
 		"memmap_host_pages", "the memmap is mapped with this machine's pages (--memmap-pages; "
-				     "4 KiB under HVO), not the modelled kernel's vmemmap mapping",
+				     "4 KiB under HVO): by default 2 MiB at 4k, 4 KiB at 16k and 64k "
+				     "for arm64's base-page vmemmap (vmemmap_populate(), "
+				     "arch/arm64/mm/mmu.c), whose entries map 16 or 64 KiB there",
 		"kpageflags", "--mix=kpageflags counts /proc/kpageflags entries as 4 KiB pages; off "
 			      "4k its fractions are placed, not the snapshot's pfn-for-pfn placement",
 		"vmstat_projection", "scripts/project counts a THP as 512 pages (HPAGE_PMD_NR of a "
@@ -567,15 +569,17 @@ static json_t *machine_json(const struct mdb_run *run)
 {
 	const struct mdb_machine *mc = &run->machine;
 	char size[32] = "";
+	json_t *o;
 
 	if (mc->headline_ram)
 		mdb_format_size(mc->headline_ram, size, sizeof(size));
-	return json_pack("{s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:o, s:i, s:i}",
+	o = json_pack("{s:o, s:o, s:s, s:o, s:o, s:s, s:b, s:o, s:i, s:i}",
 			 "llc_bytes", mc->llc_bytes ? json_integer((json_int_t)mc->llc_bytes) :
 						      json_null(),
 			 "llc_level", mc->llc_level ? json_integer(mc->llc_level) : json_null(),
 			 "llc_counted", "one instance of the farthest data or unified cache above the "
-					"CPU the benchmark thread runs on, as hwloc reports it",
+					"CPU the benchmark thread runs on: hwloc's, or the probe's where "
+					"the two differ by more than llc_disagree times (llc_source)",
 			 "headline_ram_bytes", mc->headline_ram ?
 				json_integer((json_int_t)mc->headline_ram) : json_null(),
 			 "headline_ram", mc->headline_ram ? json_string(size) : json_null(),
@@ -585,6 +589,17 @@ static json_t *machine_json(const struct mdb_run *run)
 				json_integer((json_int_t)mc->memory_limit) : json_null(),
 			 "headline_llc_times", MDB_HEADLINE_LLC_TIMES,
 			 "headline_ws_times", MDB_HEADLINE_WS_TIMES);
+	if (o)
+		json_object_update_new(o, json_pack("{s:s, s:s, s:o, s:o, s:i, s:o, s:o}",
+			"llc_source", mc->llc_source ? mc->llc_source : "hwloc",
+			"llc_reason", mc->llc_reason,
+			"llc_hwloc_bytes", mc->llc_hwloc_bytes ?
+				json_integer((json_int_t)mc->llc_hwloc_bytes) : json_null(),
+			"llc_measured_bytes", mc->llc_measured_bytes ?
+				json_integer((json_int_t)mc->llc_measured_bytes) : json_null(),
+			"llc_disagree", MDB_LLC_DISAGREE,
+			"caches", mdb_caches_json(run), "probe", mdb_probe_json(run)));
+	return o;
 }
 
 /*
@@ -833,6 +848,31 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	return o;
 }
 
+/*
+ * memmap_pages: the pages (of the memmap's mapping: --memmap-pages, 4 KiB
+ * under HVO) the memmap spans, which a walk whose pfns are spread over it
+ * (every random and dependent walk of a mix) touches; stlb_entries: the
+ * second-level TLB's entries for that page size from the CPUID (null where
+ * it does not say).  memmap_pages beyond stlb_entries: the walk misses the
+ * STLB as a production memmap does.
+ */
+static void instance_tlb_json(const struct mdb_instance *in, json_t *o)
+{
+	bool huge = in->cond.opts.pages == MEMMAP_PAGES_2M && in->cond.opts.hvo != HVO_ON;
+	uint64_t page = huge ? VMEMMAP_HUGE : 4096, span;
+	unsigned int stlb = mdb_stlb_entries(huge);
+
+	if (!in->cond.ops || !in->ws_known || !in->ws_bytes) {
+		json_object_set_new(o, "memmap_pages", json_null());
+		json_object_set_new(o, "stlb_entries", json_null());
+		return;
+	}
+	span = (uint64_t)in->cond.nr_pfns * in->cond.ops->page_size;
+	json_object_set_new(o, "memmap_pages", json_integer((json_int_t)((span + page - 1) / page)));
+	json_object_set_new(o, "memmap_page_bytes", json_integer((json_int_t)page));
+	json_object_set_new(o, "stlb_entries", stlb ? json_integer(stlb) : json_null());
+}
+
 /* What an instance's entries carry beyond Google Benchmark's (dump and --list=json). */
 void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *in, json_t *o)
 {
@@ -843,6 +883,7 @@ void mdb_instance_ws_json(const struct mdb_run *run, const struct mdb_instance *
 	json_object_set_new(o, "ram_over_llc", llc ? json_real((double)in->cond.ram_bytes /
 							       (double)run->machine.llc_bytes) :
 			    json_null());
+	instance_tlb_json(in, o);
 }
 
 json_t *mdb_context_cb(bool complete, void *run)

@@ -35,6 +35,7 @@ struct options {
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
 	const char *compaction;
 	const char *base_page;
+	const char *llc;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
@@ -108,7 +109,7 @@ static const char *on_off_choice(int i)
 
 static const char *sim_cache_choice(int i)
 {
-	return i < 2 ? (const char *[]){ "fixed", "host" }[i] : NULL;
+	return i < 3 ? (const char *[]){ "regime", "fixed", "host" }[i] : NULL;
 }
 
 static const struct opt_choices memmap_pages_values = { memmap_pages_choice, NULL, NULL };
@@ -127,9 +128,14 @@ static const struct opt_spec opt_table[] = {
 	OPT_STRING("--ram", ram, "256MiB,4GiB,headline",
 		   "modelled RAM sizes (B/KiB/MiB/GiB/TiB, multiples of 2MiB);\n"
 		   "headline: the smallest power of two >= 16x the last-level\n"
-		   "cache (hwloc) where every layout's headline working set\n"
-		   "is >= 2x it, or stops growing; capped at half of\n"
-		   "MemAvailable (dump: context.memdesc_bench.machine)"),
+		   "cache (--llc) where every layout's headline working set\n"
+		   "is >= 4x it; capped at half of MemAvailable (dump:\n"
+		   "context.memdesc_bench.machine)"),
+	OPT_STRING("--llc", llc, "auto|measure|hwloc|SIZE",
+		   "the last-level cache the headline is sized from: measured\n"
+		   "by a pointer chase (a second or less), used where it and\n"
+		   "hwloc's differ by more than 2x; auto (default): measure\n"
+		   "when the run needs the headline size; SIZE: as given"),
 	OPT_STRING("--mix", mix, "desktop,...", "built-in mix, JSON file, or kpageflags (default: desktop)"),
 	OPT_STRING("--profile", profile, "quick|full|smoke",
 		   "quick (default): 256MiB and the headline size (there only\n"
@@ -201,7 +207,10 @@ static const struct opt_spec opt_table[] = {
 		    "run each kernel under callgrind, write DIR/sim.json (quick:\n"
 		    "the headline kernels and footprint at 256MiB; full: all)"),
 	OPT_CHOICE("--sim-cache", sim_cache, sim_cache_values,
-		   "--simulate's cache geometry: fixed (default) or this host's"),
+		   "--simulate's cache geometry: regime (the quick and full\n"
+		   "profiles' default: the fixed L1s, an LL the RAM is as many\n"
+		   "times as the native headline's is its LLC), fixed (default\n"
+		   "with --ram: D1 32KiB, LL 8MiB) or this host's (hwloc)"),
 	OPT_STRING("--sim-instance", sim_instance, NULL, NULL),	/* the --simulate child's */
 	OPT_STRING("--fixed-ops", fixed_ops, "N",
 		   "no timing: run each benchmark for N ops (on each of a\n"
@@ -849,7 +858,16 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->cond.opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
 	run->cond.opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->cond.opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
-	run->cond.opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
+	/*
+	 * As the modelled kernel maps its vmemmap: PMD pages at 4k
+	 * (vmemmap_populate_hugepages()), base pages at 16k and 64k, where
+	 * arm64's vmemmap_populate() (arch/arm64/mm/mmu.c) takes
+	 * vmemmap_populate_basepages() unless CONFIG_ARM64_4K_PAGES: this
+	 * machine's smallest page stands for them.
+	 */
+	run->cond.opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) :
+			       run->cond.base->shift == BASE_PAGE_MIN_SHIFT ? MEMMAP_PAGES_2M :
+			       MEMMAP_PAGES_4K;
 	run->cond.opts.age = run->cond.opts.replay ? DESC_TRACE :
 			o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;
 	if (o->folio_desc_bytes)
@@ -884,6 +902,20 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->topo_loaded = true;
 	if (run->cpu >= 0 && mdb_topology_pin(&run->topo, run->cpu, &err))
 		mdb_die(&err);
+	if (o->llc && strcmp(o->llc, "auto") && strcmp(o->llc, "measure") && strcmp(o->llc, "hwloc")) {
+		uint64_t llc;
+
+		if (mdb_parse_size(o->llc, CACHE_PROBE_MAX * 16, &llc, "--llc", &err) || llc < 64)
+			mdb_dief("--llc=%s: auto, measure, hwloc or a size (64B to 4GiB)", o->llc);
+		run->machine.llc_given = llc;
+	}
+	/* --simulate in the native headline's regime: asked, or the quick and full profiles' default. */
+	run->sim_regime = o->simulate && (o->sim_cache ? !strcmp(o->sim_cache, "regime") :
+					  !o->ram && strcmp(run->profile, "smoke"));
+	/* auto: where the headline size is used (the quick and full profiles' sizes, --ram=headline, the regime). */
+	run->machine.probe_asked = o->llc ? !strcmp(o->llc, "measure") :
+				   (!o->ram ? strcmp(run->profile, "smoke") != 0 :
+				    strstr(o->ram, "headline") != NULL) || run->sim_regime;
 	mdb_headline(run);
 	if (o->ram && !run->nr_layouts)
 		mdb_dief("--ram: the layout " MDB_REAL_LAYOUT " alone runs at this machine's own RAM; "

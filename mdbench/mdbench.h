@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cachesize.h"
 #include "conditions.h"
 #include "counters.h"
 #include "err.h"
@@ -68,8 +69,19 @@ struct mdb_instance {
 
 /* The last-level cache and the headline RAM size chosen from it (mdb_headline()). */
 struct mdb_machine {
-	unsigned long long llc_bytes;	/* 0: hwloc knows no cache above the benchmark's CPU */
+	unsigned long long llc_bytes;	/* what the headline is sized from; 0: no cache known */
 	unsigned int llc_level;
+	unsigned long long llc_hwloc_bytes;	/* hwloc's last level above the CPU; 0: none */
+	unsigned long long llc_measured_bytes;	/* the probe's (caches.c); 0: not measured or no knee */
+	const char *llc_source;		/* "measured" or "hwloc" */
+	char llc_reason[MDB_ERR_LEN + 64];	/* why that one */
+	bool probed;			/* the probe ran: curve and knees hold its results */
+	bool probe_asked;		/* measure (--llc=measure, or a run that needs the headline) */
+	unsigned long long llc_given;	/* --llc=SIZE; 0: none */
+	struct cache_curve curve;
+	struct cache_knee knee[CACHE_MAX_KNEES];
+	unsigned int nr_knees;
+	int llc_knee;			/* index in knee[] of the last level; -1: none */
 	uint64_t headline_ram;		/* 0: no LLC to size it from */
 	const char *headline_reason;	/* why it stopped there */
 	bool headline_capped;		/* by memory: the working-set rule wanted more */
@@ -172,13 +184,14 @@ struct mdb_run {
 	bool lean_headline;
 	bool smoke_pairs;		/* the smoke profile: each mix at its own size only */
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
+	bool sim_regime;		/* --simulate's LL sized to the native headline's RAM over LLC */
 };
 
 /* plan.c: the instances of a run, and whether they fit. */
 void mdb_plan(struct mdb_run *run);
 /*
  * The headline RAM size (into run->machine): the smallest power of two of at
- * least MDB_HEADLINE_LLC_TIMES the last-level cache at which every layout's
+ * least MDB_HEADLINE_LLC_TIMES the last-level cache (mdb_measure_caches()) at which every layout's
  * working set of every headline kernel (mdb_headline_kernel()) is at least
  * MDB_HEADLINE_WS_TIMES the cache, on the run's first mix; or where that
  * working set stops growing (sampled walks); capped where a layout's memmap
@@ -186,9 +199,21 @@ void mdb_plan(struct mdb_run *run);
  * mixes and topology.
  */
 #define MDB_HEADLINE_LLC_TIMES	16
-#define MDB_HEADLINE_WS_TIMES	2
+#define MDB_HEADLINE_WS_TIMES	4
 #define MDB_HEADLINE_MAX_RAM	(1ULL << 50)	/* 1 PiB, --ram's own limit */
 void mdb_headline(struct mdb_run *run);
+/*
+ * caches.c: the last-level cache the headline is sized from (into
+ * run->machine): hwloc's, and, where probe_asked, each level's size from
+ * the latency knees of a pointer chase (bench/cachesize.h); the measured
+ * one where the two differ by more than MDB_LLC_DISAGREE times.
+ */
+#define MDB_LLC_DISAGREE	2
+void mdb_measure_caches(struct mdb_run *run);
+/* The dump's machine.caches: per hwloc level its size, CPUs sharing it, the knee measured. */
+json_t *mdb_caches_json(const struct mdb_run *run);
+/* The dump's machine.probe: the latency curve and its knees; null where the probe did not run. */
+json_t *mdb_probe_json(const struct mdb_run *run);
 /*
  * The smoke profile's one RAM size for a mix: 16 pageblocks, 32MiB at 4k
  * (the aged trace's compaction leaves the order-9 kernels a free

@@ -513,10 +513,10 @@ void mdb_headline(struct mdb_run *run)
 	struct mdb_err err;
 	unsigned int nr;
 
-	mc->llc_bytes = mdb_topology_llc_bytes(&run->topo, &mc->llc_level);
+	mdb_measure_caches(run);
 	mc->memory_limit = mdb_mem_available() / 2;
 	if (!mc->llc_bytes || !run->nr_layouts || !run->nr_mixes) {
-		mc->headline_reason = "unavailable: hwloc knows no cache above the benchmark's CPU";
+		mc->headline_reason = "unavailable: no last-level cache known (hwloc's or measured)";
 		return;
 	}
 	if (mdb_kernels(&k, &nr, &err))
@@ -537,14 +537,14 @@ void mdb_headline(struct mdb_run *run)
 		}
 		ws = headline_ws(run, k, nr, ram);
 		if (ws >= MDB_HEADLINE_WS_TIMES * mc->llc_bytes) {
-			mc->headline_reason = "every layout's headline working set is at least twice "
-					      "the last-level cache";
+			mc->headline_reason = "every layout's headline working set is at least "
+					      "headline_ws_times the last-level cache";
 			break;
 		}
 		if (next > MDB_HEADLINE_MAX_RAM || headline_ws(run, k, nr, next) < ws + ws / 100) {
 			mc->headline_reason = "the smallest headline working set stops growing here "
 					      "(random walks sample at most BENCH_LIST_MAX pfns), below "
-					      "twice the last-level cache";
+					      "headline_ws_times the last-level cache";
 			break;
 		}
 	}

@@ -30,7 +30,7 @@
  *   - its random walks are pfns picked in user space from /proc/kpageflags
  *     with the suite's generator and the run's seed (the client's picker:
  *     any online pfn, a tail of a THP or hugetlb folio, a page of an LRU
- *     folio; at most BENCH_LIST_MAX of them, a uniform subset when more
+ *     folio; at most REAL_LIST_MAX of them, a uniform subset when more
  *     qualify), right before the benchmark's first call, outside the timing;
  *   - its hardware counters are the module's (kernel work of this task only),
  *     reported per op under the suite's names when every request counted
@@ -52,8 +52,8 @@
 /* Ops per Google Benchmark batch, each one request or more to the module. */
 #define REAL_BATCH		4096
 #define REAL_BATCH_ALLOC	64	/* the module's own alloc batch */
-/* The most pfns a random walk holds: the user-space kernels' cap. */
-#define REAL_LIST_MAX		BENCH_LIST_MAX
+/* The most pfns the module's random walk holds (allocated whole): a uniform sample beyond. */
+#define REAL_LIST_MAX		(1UL << 20)
 
 static const char *const pick_what[] = {
 	[MDB_KMOD_PICK_ANY] = "any online pfn",

@@ -10,9 +10,12 @@
  *		mdbench --sim-instance=TMP/inst.N.json
  * then reads the dump part named for the instance (callgrind.c) and
  * rewrites OUT/sim.json (atomically) after every instance, so an
- * interrupted run keeps what finished.  The cache geometry is fixed by
- * default, so the figures are the same on any machine; --sim-cache=host
- * takes L1d and the last level from hwloc instead.  Children run in
+ * interrupted run keeps what finished.  The cache geometry is, where the
+ * run knows its headline size, the regime's (regime_caches(): fixed L1s,
+ * an LL that the simulated RAM is as many times as the native headline's
+ * RAM is its last-level cache); --sim-cache=fixed is the same everywhere
+ * (D1 32 KiB, LL 8 MiB), --sim-cache=host takes L1d and the last level from
+ * hwloc.  Children run in
  * parallel, one per CPU this process may use (MDB_SIM_JOBS=N to choose),
  * each in a process group of its own that the parent kills on a signal,
  * and each dies with the parent (PR_SET_PDEATHSIG) even if the parent is
@@ -24,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +49,8 @@
 #define SIM_FIXED_L1	"32768,8,64"
 #define SIM_FIXED_LL	"8388608,16,64"
 #define SIM_TMP_PREFIX	".mdbench-sim."
+#define SIM_REGIME_LL_MIN	(64ULL << 10)	/* twice the D1 */
+#define SIM_REGIME_LL_MAX	(1ULL << 30)
 
 struct sim_job {
 	const struct mdb_instance *in;
@@ -66,7 +72,8 @@ struct sim {
 	char exe[PATH_MAX];
 	char tmp[PATH_MAX];
 	char out[PATH_MAX];
-	const char *cache_source;	/* "fixed" or "host" */
+	const char *cache_source;	/* "regime", "fixed" or "host" */
+	double native_ratio;		/* the native headline's RAM over its LLC; 0: none */
 	char i1[48], d1[48], ll[48];	/* valgrind's option values */
 	char tool[64];
 	struct sim_job *job;
@@ -137,15 +144,59 @@ static int host_caches(struct sim *s, struct mdb_err *err)
 	return 0;
 }
 
-/* The cache geometry: fixed unless --sim-cache=host. */
+/* The largest RAM of the instances simulated. */
+static uint64_t sim_ram(const struct sim *s)
+{
+	uint64_t ram = 0;
+	size_t i;
+
+	for (i = 0; i < s->nr_job; i++)
+		ram = s->job[i].in->cond.ram_bytes > ram ? s->job[i].in->cond.ram_bytes : ram;
+	return ram;
+}
+
+/*
+ * --sim-cache=regime: the fixed L1s and a 16-way LL of the power of two
+ * nearest RAM x LLC / headline RAM, so that the simulated RAM is over the
+ * LL what the native headline's is over the machine's last-level cache:
+ * the same regime (whose metadata fits the cache, whose passes it) at a
+ * RAM valgrind can build.  No smaller than twice the D1.
+ */
+static void regime_caches(struct sim *s)
+{
+	uint64_t ram = sim_ram(s), ll = SIM_REGIME_LL_MIN;
+	double want = (double)ram / s->native_ratio;
+
+	if (want > (double)SIM_REGIME_LL_MAX)
+		ll = SIM_REGIME_LL_MAX;
+	else if (want > (double)SIM_REGIME_LL_MIN)
+		ll = 1ULL << lround(log2(want));
+	s->cache_source = "regime";
+	snprintf(s->d1, sizeof(s->d1), SIM_FIXED_L1);
+	snprintf(s->i1, sizeof(s->i1), SIM_FIXED_L1);
+	snprintf(s->ll, sizeof(s->ll), "%llu,16,64", (unsigned long long)ll);
+}
+
+/* The cache geometry: regime where the headline is known, unless --sim-cache says otherwise. */
 static int choose_caches(struct sim *s, struct mdb_err *err)
 {
+	const struct mdb_machine *mc = &s->run->machine;
 	const char *v = NULL;
 	int i;
 
 	for (i = 1; i < s->run->argc; i++)
 		if (!strncmp(s->run->argv[i], "--sim-cache=", 12))
 			v = s->run->argv[i] + 12;
+	s->native_ratio = mc->headline_ram && mc->llc_bytes ?
+			  (double)mc->headline_ram / (double)mc->llc_bytes : 0;
+	if (s->run->sim_regime && (!s->native_ratio || !sim_ram(s)))
+		return mdb_errf(err, "--simulate in the headline's regime: %s",
+				s->native_ratio ? "no modelled RAM to simulate" :
+				"no headline size known to take it from (--sim-cache=fixed)");
+	if (s->run->sim_regime) {
+		regime_caches(s);
+		return 0;
+	}
 	if (!v || !strcmp(v, "fixed")) {
 		s->cache_source = "fixed";
 		snprintf(s->d1, sizeof(s->d1), SIM_FIXED_L1);
@@ -236,8 +287,6 @@ static int sim_setup(struct sim *s, struct mdb_run *run, struct mdb_err *err)
 	if (n <= 0)
 		return mdb_errf(err, "--simulate: cannot find this program (/proc/self/exe)");
 	s->exe[n] = '\0';
-	if (choose_caches(s, err))
-		return -1;
 	valgrind_version(s);
 	snprintf(s->out, sizeof(s->out), "%s/sim.json", run->out_dir);
 	remove_stale_tmp(run->out_dir);
@@ -259,7 +308,7 @@ static int sim_setup(struct sim *s, struct mdb_run *run, struct mdb_err *err)
 		s->job[s->nr_job].ops = in->kernel->sim_ops ? in->kernel->sim_ops : 1 << 16;
 		s->nr_job++;
 	}
-	return 0;
+	return choose_caches(s, err);
 }
 
 static void sim_release(struct sim *s)
@@ -504,7 +553,7 @@ static json_t *simulation_json(const struct sim *s)
 		if (!json_object_get(ops, s->job[i].in->kernel->name))
 			json_object_set_new(ops, s->job[i].in->kernel->name,
 					    json_integer((json_int_t)s->job[i].ops));
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:I, s:I, s:o}",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:s, s:I, s:I, s:o}",
 			 "tool", s->tool, "cache", s->cache_source, "D1", s->d1, "LL", s->ll,
 			 "I1", s->i1,
 			 "D1_simulated", simulated(s, offsetof(struct cg_result, desc_d1)),
@@ -512,6 +561,14 @@ static json_t *simulation_json(const struct sim *s)
 			 "I1_simulated", simulated(s, offsetof(struct cg_result, desc_i1)),
 			 "per_op", "items", "selected", (json_int_t)s->nr_job,
 			 "finished", (json_int_t)s->nr_done, "ops", ops);
+	/* The regime: RAM over the last-level cache, natively at the headline and here. */
+	if (o)
+		json_object_update_new(o, json_pack("{s:o, s:o}",
+			"native_ram_over_llc", s->native_ratio ? json_real(s->native_ratio) : json_null(),
+			"sim_ram_over_ll", sim_ram(s) && strtoull(s->ll, NULL, 10) ?
+				json_real((double)sim_ram(s) / (double)strtoull(s->ll, NULL, 10)) :
+				json_null()));
+	return o;
 }
 
 static int write_json(struct sim *s, bool complete)

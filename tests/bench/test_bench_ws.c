@@ -160,10 +160,10 @@ int main(int argc, char **argv)
 	CHECK(mdb_working_set(random, page64, &b, 0) == 4194304, "page64 at 256 MiB: %llu",
 	      (unsigned long long)mdb_working_set(random, page64, &b, 0));
 	CHECK(mdb_working_set(convert, page64, &b, 0) == 0, "convert reads no metadata");
-	/* 2M order-0 anon folios: the walk samples BENCH_LIST_MAX of them, 64 bytes each. */
+	/* 2 x BENCH_LIST_MAX order-0 anon folios: the walk samples BENCH_LIST_MAX of them, 64 bytes each. */
 	memset(&b, 0, sizeof(b));
-	b.nr_pfns = 2UL << 20;
-	b.nr[PK_ANON][0] = 2UL << 20;
+	b.nr_pfns = 2 * BENCH_LIST_MAX;
+	b.nr[PK_ANON][0] = 2 * BENCH_LIST_MAX;
 	CHECK(mdb_working_set(random, page64, &b, 0) == BENCH_LIST_MAX * 64, "sampled: %llu",
 	      (unsigned long long)mdb_working_set(random, page64, &b, 0));
 	return failures != 0;

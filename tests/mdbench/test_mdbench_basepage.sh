@@ -4,7 +4,8 @@
 # (--fixed-ops, 1GiB: 16384 entries); a short timed run dumps
 # conditions.base_page (the orders, the hugetlb choice, each mix's
 # translation, what stays at 4 KiB), the mixes as given in 4 KiB orders,
-# and names every benchmark /base:64k; a 4k run names none.
+# and names every benchmark /base:64k; a 4k run names none.  The memmap's
+# pages follow the base page: 4k at 64k (arm64's vmemmap on base pages), 2m at 4k.
 # usage: test_mdbench_basepage.sh MDBENCH PYTHON
 . "$(dirname "$0")/../lib.sh"
 mdbench=$1
@@ -94,6 +95,8 @@ bp4 = doc4["context"]["memdesc_bench"]["conditions"]["base_page"]
 check(bp4["name"] == "4k" and bp4["given"] is False and bp4["pageblock_order"] == 9 and
       bp4["max_page_order"] == 10, "a 4k run records 4k, not given")
 check(all("base:" not in b["name"] for b in doc4["benchmarks"]), "4k names unchanged")
+check(mb["conditions"]["memmap_pages"] == "4k" and doc4["context"]["memdesc_bench"]["conditions"]["memmap_pages"] == "2m",
+      "the memmap's pages follow the base page: 4k at 64k, 2m at 4k")
 if fails:
 	sys.exit(1)
 PYEOF

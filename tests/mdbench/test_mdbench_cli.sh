@@ -99,6 +99,7 @@ expect "^mdbench: --counters: --simulate counts with callgrind, not perf$" --sim
 expect "^mdbench: unknown option '--bogus'" --bogus $L
 expect "^mdbench: unknown option 'stray'" stray $L
 expect "^mdbench: unknown --profile=medium \(quick, full or smoke\)$" --profile=medium $L
+expect "^mdbench: --llc=bogus: auto, measure, hwloc or a size \(64B to 4GiB\)$" --llc=bogus $L
 expect "^mdbench: --simulate takes no value$" --simulate=1 $L
 expect "^mdbench: unknown option '--hugepage'" --hugepage $L
 expect "^mdbench: --memmap-pages=1g: 2m or 4k$" --memmap-pages=1g $L
@@ -149,7 +150,7 @@ expect "^mdbench: --list=xml: text or json$" --list=xml
 expect "^mdbench: --force needs --out=DIR$" --force $L
 expect "^mdbench: --simulate needs --out=DIR for its sim.json$" --simulate $R
 expect "^mdbench: --sim-cache needs --simulate$" --sim-cache=host $L
-expect "^mdbench: --sim-cache=big: fixed or host$" --sim-cache=big --simulate --out="$tmp/x"
+expect "^mdbench: --sim-cache=big: regime, fixed or host$" --sim-cache=big --simulate --out="$tmp/x"
 expect "^mdbench: --sim-instance=FILE is the only option of a --simulate child$" --sim-instance=x $R
 expect "^mdbench: --out= needs a directory$" --out= $L
 expect "^mdbench: --out=/proc/mdbench-test: cannot create /proc/mdbench-test: " --out=/proc/mdbench-test $R --benchmark_filter=^baseline/latency/

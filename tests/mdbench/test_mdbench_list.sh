@@ -84,8 +84,8 @@ if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 8388608 ]; then
 64GiB"
 	check "--profile=full: 256MiB to 64GiB by x4" "$want" "$got"
 fi
-got=$(names --benchmark_filter=^test/mark/$L0/ | sed 's|.*/ram:||')
-headline=$("$mdbench" --list=json --counters=none | "$py" -c 'import json, sys
+got=$(names --llc=16MiB --benchmark_filter=^test/mark/$L0/ | sed 's|.*/ram:||')
+headline=$("$mdbench" --list=json --counters=none --llc=16MiB | "$py" -c 'import json, sys
 print(json.load(sys.stdin)["machine"]["headline_ram"] or "")')
 if [ -n "$headline" ]; then
 	want="256MiB

@@ -28,12 +28,13 @@ err "^mdbench: --time-budget=0: at least 1 second" --rounds=auto --time-budget=0
 err "^mdbench: --rounds=auto: only for a timed run" --rounds=auto --simulate --out="$tmp/s"
 err "^mdbench: --rounds=auto: only for a timed run" --rounds=auto --fixed-ops=1
 
-"$mdbench" --list=json --counters=none >"$tmp/quick.json" || fail=1
-"$mdbench" --list=json --counters=none --ram=headline >"$tmp/headline.json" || fail=1
+"$mdbench" --list=json --counters=none --llc=16MiB >"$tmp/quick.json" || fail=1
+"$mdbench" --list=json --counters=none --llc=16MiB --ram=headline >"$tmp/headline.json" || fail=1
 "$mdbench" --list=json --counters=none --profile=smoke \
 	--mix="desktop,$mixes/database-256g.json,$mixes/vm-host-512g.json" >"$tmp/smoke.json" || fail=1
-"$mdbench" --list=json --simulate --out="$tmp/sim" >"$tmp/sim.json" || fail=1
-"$mdbench" --list=json --counters=none --ram=256MiB >"$tmp/all.json" || fail=1
+"$mdbench" --list=json --llc=16MiB --simulate --out="$tmp/sim" >"$tmp/sim.json" || fail=1
+"$mdbench" --list=json --counters=none --llc=16MiB --ram=256MiB >"$tmp/all.json" || fail=1
+"$mdbench" --list=json --counters=none --llc=measure --ram=256MiB >"$tmp/measured.json" || fail=1
 
 # Two rounds of a few benchmarks, two layouts; then --rounds=auto with a 1-second budget.
 short="--ram=32MiB --layout=page64,memdesc8 --counters=none --benchmark_min_time=0.005"
@@ -56,6 +57,20 @@ def load(name):
 		return json.load(f)
 
 quick, headline, smoke, sim, every = (load(n + ".json") for n in ("quick", "headline", "smoke", "sim", "all"))
+# --llc=measure: the probe's curve, its knees, each hwloc level beside; the measured last level where
+# it and hwloc's differ by more than 2x (which one this machine gives is not the test's to say).
+mm = load("measured.json")["machine"]
+probe, hw, got = mm["probe"], mm["llc_hwloc_bytes"], mm["llc_measured_bytes"]
+check(probe and len(probe["curve"]) >= 3 and probe["curve"][0]["bytes"] == 8192 and
+      all(b["bytes"] == 2 * a["bytes"] for a, b in zip(probe["curve"], probe["curve"][1:])), "probe: a doubling curve")
+check(all(p["ns"] > 0 for p in probe["curve"]), "probe: every size timed")
+check(mm["llc_source"] in ("measured", "hwloc") and mm["llc_reason"], f"llc_source {mm['llc_source']}")
+if mm["llc_source"] == "measured":
+	check(mm["llc_bytes"] == got and (not hw or got > 2 * hw or hw > 2 * got), "measured: it differs from hwloc's by > 2x")
+elif got:
+	check(mm["llc_bytes"] == hw and got <= 2 * hw and hw <= 2 * got, "hwloc's kept: the measured within 2x")
+check(all("hwloc_bytes" in c and "cpus" in c and "measured_bytes" in c for c in mm["caches"]), "caches: hwloc's and measured")
+check(quick["machine"]["llc_source"] == "given" and quick["machine"]["llc_bytes"] == 16 << 20, "--llc=16MiB")
 m = quick["machine"]
 llc, head = m["llc_bytes"], m["headline_ram_bytes"]
 if llc is None:
