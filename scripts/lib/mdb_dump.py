@@ -928,6 +928,17 @@ class ArgumentParser(argparse.ArgumentParser):
 		die(self.prog, message)
 
 
+def margin_arg(text):
+	"""--margin of the scripts that give verdicts: a fraction, 0.05 for 5%."""
+	try:
+		v = float(text)
+	except ValueError:
+		v = None
+	if v is None or not 0 < v < 1:
+		raise DumpError(f"--margin {text!r}: want a fraction between 0 and 1, e.g. 0.05 for 5%")
+	return v
+
+
 def error_line(e):
 	"""The one line for an exception: bad input, an OS error with its file,
 	or (a bug) an internal error."""

@@ -96,7 +96,7 @@ class PlotOne(PlotCase):
 		self.assertIn("lookup/random        4GiB  page32    5/5           0.750  0.721..0.781  "
 			      "faster", lines)
 		self.assertIn("scan/compaction      4GiB  page32    5/5           1.000  0.961..1.041  "
-			      "no difference", lines)
+			      "same within \u00b15%", lines)
 		self.assertIn("alloc/order0         4GiB  memdesc8  5/0           -      -             "
 			      "failed", lines)
 		# no machine.headline_ram_bytes: the largest size, said so
@@ -410,7 +410,7 @@ class PlotScale(PlotCase):
 							  "lookup/seq", "alloc/order0-zero"])
 		self.assertEqual({r[1] for r in rows[1:]}, {"1GiB", "4GiB"})
 		self.assertIn(["lookup/random-cold", "4GiB", "memdesc8", "5/5", "1.000",
-			       "0.961..1.041", "no difference"], rows)
+			       "0.961..1.041", "same within \u00b15%"], rows)
 		self.assertIn(["alloc/order0-zero", "4GiB", "memdesc8", "5/5", "1.080",
 			       "1.038..1.124", "slower"], rows)
 		self.assert_rows(head, [["desktop", "16,777,216", "14,680,064 (-12.5%)",
