@@ -139,6 +139,31 @@ def llc_crossings(dump, benches):
 
 # -- each layout against the reference ---------------------------------------
 
+# The name parameter of the reference layout's placebo twin (context twin).
+TWIN_PARAM = "twin"
+
+
+def twin_pairs(dump, pool="native"):
+	"""{reference Bench's name: (reference Bench, its twin Bench)}: the
+	reference layout's benchmarks run a second time alike (.../twin:b)."""
+	out = {}
+	benches = getattr(dump, pool)
+	for b in benches.values():
+		if TWIN_PARAM in b.params and b.timed:
+			tag = f"/{TWIN_PARAM}:{b.params[TWIN_PARAM]}"
+			r = benches.get(b.name.replace(tag, "", 1))
+			if r is not None:
+				out[r.name] = (r, b)
+	return out
+
+
+def resolution(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""{reference Bench's name: Ratio of its twin against it}: the A/A
+	interval, the smallest change the run could have shown there."""
+	pairs = twin_pairs(dump)
+	return {name: x for name, x in zip(pairs, ratios(list(pairs.values()), alpha, margin))}
+
+
 def reference_pairs(dump, pool="native"):
 	"""[(reference Bench, other Bench)] of every timed benchmark of a
 	layout other than the reference (and the live kernel) that the reference layout ran too (same kernel,
@@ -151,7 +176,7 @@ def reference_pairs(dump, pool="native"):
 			by_key[b.key_without_layout()] = b
 	out = []
 	for b in getattr(dump, pool).values():
-		if b.layout and b.layout not in skip and b.timed:
+		if b.layout and b.layout not in skip and b.timed and TWIN_PARAM not in b.params:
 			r = by_key.get(b.key_without_layout())
 			if r is not None:
 				out.append((r, b))
@@ -352,15 +377,27 @@ def headline_cells(dump, alpha, margin=st.DEFAULT_MARGIN):
 
 def headline_rows(dump, alpha, margin=st.DEFAULT_MARGIN):
 	"""(sizes, sentence, rows): headline_cells() as the headline's rows
-	[kernel, RAM, layout, n reference/layout, ratio, interval, verdict]."""
+	[kernel, RAM, layout, n reference/layout, ratio, interval, verdict],
+	and the A/A interval of the reference against its twin last where the
+	dump has twins (HEADLINE_TWIN)."""
 	sizes, why, cells = headline_cells(dump, alpha, margin)
+	aa = resolution(dump, alpha, margin)
 	out = []
 	for label, ram, l, x in cells:
 		c = x.cmp
-		out.append([label, md.format_size(ram), l, f"{n_text(x.ref)}/{n_text(x.bench)}",
-			    st.fmt3(c.ratio) if c and c.ratio is not None else "-",
-			    c.ci_text() if c else "-", verdict(x)])
+		row = [label, md.format_size(ram), l, f"{n_text(x.ref)}/{n_text(x.bench)}",
+		       st.fmt3(c.ratio) if c and c.ratio is not None else "-",
+		       c.ci_text() if c else "-", verdict(x)]
+		if aa:
+			t = aa.get(x.ref.name)
+			row.append(t.cmp.ci_text() if t and t.cmp else "-")
+		out.append(row)
 	return sizes, why, out
+
+
+def headline_header(rows):
+	"""HEADLINE_HEADER, with the A/A column where the rows have it."""
+	return HEADLINE_HEADER + (HEADLINE_TWIN if rows and len(rows[0]) > len(HEADLINE_HEADER) else [])
 
 
 def digest(dump, alpha, margin=st.DEFAULT_MARGIN):
@@ -422,6 +459,8 @@ def unsettled(dump, alpha, margin=st.DEFAULT_MARGIN):
 
 
 HEADLINE_HEADER = ["kernel", "RAM", "layout", "n ref/layout", "ratio", "interval", "verdict"]
+# The reference against its placebo twin, same rounds: the run's resolution.
+HEADLINE_TWIN = ["A/A interval"]
 
 
 def thousands(x):
@@ -471,7 +510,10 @@ def headline(dump, alpha, margin=st.DEFAULT_MARGIN):
 	       "  conditions: " + "; ".join(f"{k} {v}" for k, v in headline_conditions(dump)),
 	       "  verdicts: " + st.rule_text(alpha, margin)]
 	if rows:
-		out += md.text_table(HEADLINE_HEADER, rows)
+		if len(rows[0]) > len(HEADLINE_HEADER):
+			out.append(f"  A/A interval: {ref} against its placebo twin (a second {ref} built "
+				   f"alike, same rounds): the smallest change this run could have shown")
+		out += md.text_table(headline_header(rows), rows)
 		out.append(f"  {len(rows)} rows: " + st.tally_text(r[-1] for r in rows))
 	else:
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
