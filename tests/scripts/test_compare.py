@@ -350,6 +350,19 @@ class CompareForPeople(CompareCase):
 		self.assertEqual((rc, err), (0, ""))
 		self.refused(cmd + ["--fail-on=worse"], "--fail-on 'worse'")
 
+	def test_real_and_cpu_time_part(self):
+		"""B's CPU time half its real time (it waited): flagged, the verdict kept."""
+		doc = load(fixture("one", "mdbench.json"))
+		for b in doc["benchmarks"]:
+			if b["name"].startswith("lookup/seq/") and "cpu_time" in b:
+				b["cpu_time"] = b["real_time"] / 2
+		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc), "--metric",
+					      "real_time"))
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1],
+				 "same within \u00b15% (CPU time B/A 0.500: real and CPU time part)")
+		self.assertEqual(rows[("lookup/random/page32/mix:desktop/ram:1GiB",)][-1],
+				 "same within \u00b15%")
+
 	def test_margin(self):
 		"""1.010 (0.970..1.051): undecided at 5%, the same within 6%."""
 		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--metric", "real_time",
