@@ -725,7 +725,8 @@ class Dump:
 	@property
 	def cpu_model(self):
 		m = self.mb.get("cpu_model")
-		return printable(m) if isinstance(m, str) and m else "unknown CPU"
+		m = " ".join(m.split()) if isinstance(m, str) else None	# /proc/cpuinfo pads it
+		return printable(m) if m else "unknown CPU"
 
 	@property
 	def label(self):

@@ -514,7 +514,8 @@ def headline(dump, alpha, margin=st.DEFAULT_MARGIN):
 			out.append(f"  A/A interval: {ref} against its placebo twin (a second {ref} built "
 				   f"alike, same rounds): the smallest change this run could have shown")
 		out += md.text_table(headline_header(rows), rows)
-		out.append(f"  {len(rows)} rows: " + st.tally_text(r[-1] for r in rows))
+		at = HEADLINE_HEADER.index("verdict")
+		out.append(f"  {len(rows)} rows: " + st.tally_text(r[at] for r in rows))
 	else:
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
 	names, fp = footprint_rows(dump)

@@ -74,6 +74,7 @@ class Twin(Scratch):
 			      "alike, same rounds): the smallest change this run could have shown", lines)
 		row = next(l for l in lines if l.startswith("lookup/random ") and "page32" in l)
 		self.assertEqual(row.split()[-1], "0.961..1.041")
+		self.assertIn("  12 rows: 5 faster, 5 slower, 1 failed, 1 same within \u00b15%", lines)
 		self.assertFalse([l for l in lines if "twin" in l and l.startswith("lookup")])
 		with open(os.path.join(self.tmp, "report.md")) as f:
 			text = f.read()
