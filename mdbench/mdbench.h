@@ -42,6 +42,9 @@
  * kernel has one instance per --threads count, named with Google
  * Benchmark's own "/threads:N", which it appends to what is registered.
  */
+/* The name part of the reference layout's placebo twin (twin_headline). */
+#define MDB_TWIN_NAME	"twin:b"
+
 struct mdb_instance {
 	char name[MDB_NAME_LEN];
 	const struct mdb_kernel *kernel;
@@ -57,6 +60,7 @@ struct mdb_instance {
 	enum desc_cache_kind desc_cache;	/* its folio caches (--desc-cache, or another option's report group) */
 	bool cache_named;		/* not the run's --desc-cache: the name says cache:<option> */
 	unsigned int threads;		/* a threaded kernel's thread count; 0: unthreaded */
+	bool twin;			/* the reference layout's placebo twin (MDB_TWIN_NAME) */
 	bool selected;			/* passes --benchmark_filter */
 	/* The metadata its walk touches (bench/ws.h), or a baseline's buffer. */
 	uint64_t ws_bytes;
@@ -167,6 +171,14 @@ struct mdb_run {
 	 * init/), which run at its small size; the full profile runs them all.
 	 */
 	bool lean_headline;
+	/*
+	 * The quick and full profiles at the headline size also run the
+	 * reference layout's timed kernels a second time, as a placebo twin:
+	 * a group of its own memmap built alike, named .../twin:b, in every
+	 * round beside the others, so that the reports can say how large a
+	 * change the run could have shown (the A/A interval).
+	 */
+	bool twin_headline;
 	bool smoke_pairs;		/* the smoke profile: each mix at its own size only */
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
 };

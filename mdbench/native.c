@@ -31,6 +31,7 @@ static struct {
 	unsigned int folio_desc_bytes;
 	enum hvo_mode hvo;
 	enum desc_cache_kind desc_cache;
+	bool twin;
 	struct memmap *mm;
 } cache;
 
@@ -64,7 +65,7 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 {
 	if (cache.mm && cache.ops == in->ops && cache.mix == in->mix && cache.nr_pfns == in->nr_pfns &&
 	    cache.folio_desc_bytes == in->folio_desc_bytes && cache.hvo == in->hvo &&
-	    cache.desc_cache == in->desc_cache)
+	    cache.desc_cache == in->desc_cache && cache.twin == in->twin)
 		return cache.mm;
 	cache_drop();
 	cache.mm = build(the_run, in, err);
@@ -75,6 +76,7 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 		cache.folio_desc_bytes = in->folio_desc_bytes;
 		cache.hvo = in->hvo;
 		cache.desc_cache = in->desc_cache;
+		cache.twin = in->twin;	/* the twin builds its own, alike */
 	}
 	return cache.mm;
 }
@@ -240,17 +242,22 @@ static void register_instance(const struct mdb_run *run, const struct mdb_instan
 	}
 }
 
-/* The name without its layout: the key of its group. */
+/* The name without its layout (and a twin without its twin part): the key of its group. */
 static void group_key(const struct mdb_instance *in, char *key, size_t len)
 {
 	const char *layout = in->real ? MDB_REAL_LAYOUT : in->ops ? in->ops->name : NULL;
 	size_t k = strlen(in->kernel->name);
+	char *twin;
 
 	if (!layout) {
 		snprintf(key, len, "%s", in->name);
 		return;
 	}
 	snprintf(key, len, "%s%s", in->kernel->name, in->name + k + 1 + strlen(layout));
+	twin = in->twin ? strstr(key, "/" MDB_TWIN_NAME) : NULL;
+	if (twin)
+		memmove(twin, twin + strlen("/" MDB_TWIN_NAME),
+			strlen(twin + strlen("/" MDB_TWIN_NAME)) + 1);
 }
 
 /* The groups of the selected instances, in plan order of their first. */
@@ -312,7 +319,7 @@ static size_t group_ref(const struct mdb_run *run, const struct mdb_group *g)
 	size_t i;
 
 	for (i = g->first; ; i = run->inst[i].group_next) {
-		if (run->inst[i].ops == layout_reference() && !run->inst[i].real)
+		if (run->inst[i].ops == layout_reference() && !run->inst[i].real && !run->inst[i].twin)
 			return i;
 		if (!run->inst[i].group_next)
 			return g->first;

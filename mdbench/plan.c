@@ -67,6 +67,7 @@ struct group {
 	bool lean;			/* the quick profile's headline size: no kernel that changes its memmap */
 	bool cache_named;		/* another --desc-cache option's report group */
 	enum desc_cache_kind desc_cache;	/* its option, when cache_named */
+	bool twin;			/* the reference layout's placebo twin: timed kernels only */
 };
 
 /* The mix's blocks over nr_pfns, counted once for the run's last (mix, size). */
@@ -217,6 +218,7 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->cache_named = g->cache_named;
 	in->desc_cache = g->cache_named ? g->desc_cache : run->opts.desc_cache;
 	in->real = g->real;
+	in->twin = g->twin;
 	in->threads = threads;
 	if (ops || g->real) {
 		mdb_format_size(ram, size, sizeof(size));
@@ -233,6 +235,8 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 		if (g->cache_named && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/cache:%s",
 				      desc_cache_kind_name(g->desc_cache));
+		if (g->twin && n > 0 && (size_t)n < sizeof(in->name))
+			n += snprintf(in->name + n, sizeof(in->name) - n, "/" MDB_TWIN_NAME);
 		/* Google Benchmark's own suffix for Threads(n), last */
 		if (threads && n > 0 && (size_t)n < sizeof(in->name))
 			n += snprintf(in->name + n, sizeof(in->name) - n, "/threads:%u", threads);
@@ -270,6 +274,8 @@ static bool in_group(const struct mdb_kernel *k, const struct layout_ops *on,
 	if ((k->flags & MDB_K_HVO_ON) && g->hvo != HVO_ON)
 		return false;
 	if (g->lean && (k->flags & MDB_K_MUTATES))
+		return false;
+	if (g->twin && report)		/* the same bytes: nothing to resolve */
 		return false;
 	return !g->hvo_kernels_only || report || (k->flags & MDB_K_HVO);
 }
@@ -472,9 +478,14 @@ void mdb_plan(struct mdb_run *run)
 		for (m = 0; m < run->nr_mixes; m++) {
 			if (run->smoke_pairs && mdb_smoke_ram(&run->mixes[m]) != run->ram_sizes[r])
 				continue;
-			for (l = 0; l < run->nr_layouts; l++)
+			for (l = 0; l < run->nr_layouts; l++) {
 				add_layout_groups(run, k, nr, run->layouts[l], &run->mixes[m],
 						  run->ram_sizes[r]);
+				if (run->layouts[l] == layout_reference() && run->twin_headline &&
+				    run->ram_sizes[r] == run->machine.headline_ram)
+					add_hvo_groups(run, k, nr, run->layouts[l], &run->mixes[m],
+						       run->ram_sizes[r], &(struct group){ .twin = true });
+			}
 			if (run->real && (int)m == run->kpageflags_mix &&
 			    run->ram_sizes[r] == mdb_real_ram_bytes(run->real))
 				add_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r],
