@@ -17,7 +17,7 @@ bool mdb_cond_equal(const struct mdb_cond *a, const struct mdb_cond *b)
 	       a->base == b->base && x->pages == y->pages && x->age == y->age &&
 	       x->replay == y->replay && x->no_compaction == y->no_compaction &&
 	       x->folio_desc_bytes == y->folio_desc_bytes && x->desc_cache == y->desc_cache &&
-	       x->slub == y->slub && x->seed == y->seed && x->hvo == y->hvo;
+	       x->slub == y->slub && x->seed == y->seed && x->hvo == y->hvo && a->twin == b->twin;
 }
 
 /* Appends to buf at *n as snprintf() would; false once it does not fit. */
@@ -42,6 +42,8 @@ bool mdb_cond_suffix(const struct mdb_cond *c, unsigned int named, char *buf, si
 		return false;
 	if ((named & MDB_COND_NAME_CACHE) &&
 	    !append(buf, len, n, "/cache:%s", desc_cache_kind_name(c->opts.desc_cache), 0))
+		return false;
+	if (c->twin && !append(buf, len, n, "/%s", MDB_TWIN_NAME, 0))
 		return false;
 	return *n >= 0 && (size_t)*n < len;
 }

@@ -32,6 +32,7 @@ struct mdb_cond {
 	unsigned long nr_pfns;		/* ram_bytes in base pages */
 	const struct base_page *base;	/* --base-page */
 	struct memmap_opts opts;	/* how it is built (bind: where, not what) */
+	bool twin;			/* the reference layout's placebo twin: its own memmap, built alike */
 };
 
 /* Whether a and b describe the same memmap: one built for a serves b. */
@@ -48,9 +49,12 @@ static inline void mdb_cond_set_ram(struct mdb_cond *c, uint64_t ram_bytes)
  * The name's part for what varies within a run, in this order: /base:16k
  * (off 4k), /folio:96B (a --folio-desc-bytes size), /hvo:on (named:
  * MDB_COND_NAME_HVO, a mix with hugetlb folios), /cache:hwcache
- * (MDB_COND_NAME_CACHE, another option's report group).  Appended at
+ * (MDB_COND_NAME_CACHE, another option's report group), /twin:b (the
+ * placebo twin, MDB_TWIN_NAME).  Appended at
  * buf + *n, as snprintf() counts; false if it did not fit.
  */
+/* The name part of the reference layout's placebo twin (mdb_run.twin_headline). */
+#define MDB_TWIN_NAME	"twin:b"
 #define MDB_COND_NAME_HVO	(1U << 0)
 #define MDB_COND_NAME_CACHE	(1U << 1)
 bool mdb_cond_suffix(const struct mdb_cond *c, unsigned int named, char *buf, size_t len, int *n);

@@ -821,6 +821,9 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
 	json_object_set_new(o, "rounds_auto", rounds_auto_json(run));
+	/* The reference layout's placebo twin at the headline size (twin_headline). */
+	json_object_set_new(o, "twin", run->twin_headline && run->machine.headline_ram ?
+			    json_string(MDB_TWIN_NAME) : json_null());
 	json_object_set_new(o, "reference_layout", json_string(mdb_run_reference(run)));
 	json_object_set_new(o, "layouts", layouts_json(run, false));
 	json_object_set_new(o, "kernels", kernels_json(run));

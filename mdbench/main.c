@@ -922,6 +922,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 			 "--ram sizes the modelled layouts");
 	run->smoke_pairs = !o->ram && !strcmp(run->profile, "smoke");
 	run->lean_headline = !o->ram && !strcmp(run->profile, "quick");
+	run->twin_headline = !o->ram && !o->simulate && strcmp(run->profile, "smoke");
 	if (o->ram)
 		for_each_item("--ram", o->ram, add_ram, run);
 	else if (!strcmp(run->profile, "full") && run->nr_layouts)

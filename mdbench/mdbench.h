@@ -44,6 +44,7 @@
  * kernel has one instance per --threads count, named with Google
  * Benchmark's own "/threads:N", which it appends to what is registered.
  */
+
 struct mdb_instance {
 	char name[MDB_NAME_LEN];
 	const struct mdb_kernel *kernel;
@@ -182,6 +183,14 @@ struct mdb_run {
 	 * init/), which run at its small size; the full profile runs them all.
 	 */
 	bool lean_headline;
+	/*
+	 * The quick and full profiles at the headline size also run the
+	 * reference layout's timed kernels a second time, as a placebo twin:
+	 * a group of its own memmap built alike, named .../twin:b, in every
+	 * round beside the others, so that the reports can say how large a
+	 * change the run could have shown (the A/A interval).
+	 */
+	bool twin_headline;
 	bool smoke_pairs;		/* the smoke profile: each mix at its own size only */
 	bool sim_headline_only;		/* quick --simulate: the headline kernels (and reports) only */
 	bool sim_regime;		/* --simulate's LL sized to the native headline's RAM over LLC */

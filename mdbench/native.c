@@ -229,17 +229,22 @@ static void register_instance(const struct mdb_run *run, const struct mdb_instan
 	}
 }
 
-/* The name without its layout: the key of its group. */
+/* The name without its layout (and a twin without its twin part): the key of its group. */
 static void group_key(const struct mdb_instance *in, char *key, size_t len)
 {
 	const char *layout = in->real ? MDB_REAL_LAYOUT : in->cond.ops ? in->cond.ops->name : NULL;
 	size_t k = strlen(in->kernel->name);
+	char *twin;
 
 	if (!layout) {
 		snprintf(key, len, "%s", in->name);
 		return;
 	}
 	snprintf(key, len, "%s%s", in->kernel->name, in->name + k + 1 + strlen(layout));
+	twin = in->cond.twin ? strstr(key, "/" MDB_TWIN_NAME) : NULL;
+	if (twin)
+		memmove(twin, twin + strlen("/" MDB_TWIN_NAME),
+			strlen(twin + strlen("/" MDB_TWIN_NAME)) + 1);
 }
 
 /* The groups of the selected instances, in plan order of their first. */
@@ -301,7 +306,8 @@ static size_t group_ref(const struct mdb_run *run, const struct mdb_group *g)
 	size_t i;
 
 	for (i = g->first; ; i = run->inst[i].group_next) {
-		if (run->inst[i].cond.ops == layout_reference() && !run->inst[i].real)
+		if (run->inst[i].cond.ops == layout_reference() && !run->inst[i].real &&
+		    !run->inst[i].cond.twin)
 			return i;
 		if (!run->inst[i].group_next)
 			return g->first;

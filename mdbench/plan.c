@@ -68,6 +68,7 @@ struct group {
 	bool lean;			/* the quick profile's headline size: no kernel that changes its memmap */
 	bool cache_named;		/* another --desc-cache option's report group */
 	enum desc_cache_kind desc_cache;	/* its option, when cache_named */
+	bool twin;			/* the reference layout's placebo twin: timed kernels only */
 };
 
 /* The mix's blocks over nr_pfns, counted once for the run's last (mix, size). */
@@ -215,6 +216,7 @@ static void add_instance(struct mdb_run *run, const struct mdb_kernel *k,
 	in->named = (g->hvo_named ? MDB_COND_NAME_HVO : 0) | (g->cache_named ? MDB_COND_NAME_CACHE : 0);
 	in->buf_bytes = buf;
 	in->real = g->real;
+	in->cond.twin = g->twin;
 	in->threads = threads;
 	if (ops || g->real) {
 		mdb_format_size(ram, size, sizeof(size));
@@ -258,6 +260,8 @@ static bool in_group(const struct mdb_kernel *k, const struct layout_ops *on,
 	if ((k->flags & MDB_K_HVO_ON) && g->hvo != HVO_ON)
 		return false;
 	if (g->lean && (k->flags & MDB_K_MUTATES))
+		return false;
+	if (g->twin && report)		/* the same bytes: nothing to resolve */
 		return false;
 	return !g->hvo_kernels_only || report || (k->flags & MDB_K_HVO);
 }
@@ -447,9 +451,14 @@ void mdb_plan(struct mdb_run *run)
 		for (m = 0; m < run->nr_mixes; m++) {
 			if (run->smoke_pairs && mdb_smoke_ram(&run->mixes[m]) != run->ram_sizes[r])
 				continue;
-			for (l = 0; l < run->nr_layouts; l++)
+			for (l = 0; l < run->nr_layouts; l++) {
 				add_layout_groups(run, k, nr, run->layouts[l], &run->mixes[m],
 						  run->ram_sizes[r]);
+				if (run->layouts[l] == layout_reference() && run->twin_headline &&
+				    run->ram_sizes[r] == run->machine.headline_ram)
+					add_hvo_groups(run, k, nr, run->layouts[l], &run->mixes[m],
+						       run->ram_sizes[r], &(struct group){ .twin = true });
+			}
 			if (run->real && (int)m == run->kpageflags_mix &&
 			    run->ram_sizes[r] == mdb_real_ram_bytes(run->real))
 				add_group(run, k, nr, NULL, &run->mixes[m], run->ram_sizes[r],

@@ -740,7 +740,8 @@ class Dump:
 	@property
 	def cpu_model(self):
 		m = self.mb.get("cpu_model")
-		return printable(m) if isinstance(m, str) and m else "unknown CPU"
+		m = " ".join(m.split()) if isinstance(m, str) else None	# /proc/cpuinfo pads it
+		return printable(m) if m else "unknown CPU"
 
 	@property
 	def label(self):
@@ -941,6 +942,17 @@ class ArgumentParser(argparse.ArgumentParser):
 
 	def error(self, message):
 		die(self.prog, message)
+
+
+def margin_arg(text):
+	"""--margin of the scripts that give verdicts: a fraction, 0.05 for 5%."""
+	try:
+		v = float(text)
+	except ValueError:
+		v = None
+	if v is None or not 0 < v < 1:
+		raise DumpError(f"--margin {text!r}: want a fraction between 0 and 1, e.g. 0.05 for 5%")
+	return v
 
 
 def error_line(e):

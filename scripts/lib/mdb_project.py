@@ -264,13 +264,15 @@ def bench_of(dump, kernel, layout, mix, ram):
 	return next((b for b in cands if not b.variant), cands[0] if cands else None)
 
 
-def per_op_delta(ref, b, alpha):
-	"""{ns_per_op, delta_ns, ci, n} of b against ref (both Bench); ci None
-	when either side has fewer than 2 rounds."""
+def per_op_delta(ref, b, alpha, margin=st.DEFAULT_MARGIN):
+	"""{ns_per_op, delta_ns, ci, n, verdict} of b against ref (both Bench);
+	ci None when either side has fewer than 2 rounds; the verdict is the
+	reports' one (st.verdict() on the ratio of the rounds, taken together)."""
 	va, vb = ref.values("real_time"), b.values("real_time")
 	est, ci = st.hodges_lehmann(va, vb, alpha)
 	return {"ns_per_op": statistics.median(vb), "delta_ns": est,
-		"ci": list(ci) if ci else None, "n": [len(va), len(vb)]}
+		"ci": list(ci) if ci else None, "n": [len(va), len(vb)],
+		"verdict": st.compare(va, vb, alpha, margin=margin, paired=True).verdict}
 
 
 # -- the projection ------------------------------------------------------------
@@ -395,7 +397,8 @@ def markdown(p):
 			else:
 				ci = c["ci"]
 				cells.append(f"{c['delta_ns']:+.3g} ns" + (
-					f" [{ci[0]:+.3g}, {ci[1]:+.3g}]" if ci else " (no interval)"))
+					f" [{ci[0]:+.3g}, {ci[1]:+.3g}]" if ci else " (no interval)") +
+					f", {c['verdict']}")
 		rows.append([o["kernel"], terms + (f" ({o['note']})" if o["note"] else ""),
 			     md.fmt(o["ops"]), md.fmt(o["ops_per_second"]), *cells])
 	out += md.md_table(["kernel", "counter delta x ops/event", "ops", "ops/s",

@@ -38,7 +38,7 @@ class Cells:
 
 	def set(self, cmp):
 		self.cmp, self.verdict = cmp, cmp.verdict
-		if self.aggregates and cmp.p is None and cmp.verdict != "same":
+		if self.aggregates and not cmp.exact:
 			self.verdict = "aggregates only: no test"
 
 	def cells(self):
@@ -48,12 +48,19 @@ class Cells:
 			c.p_text() if c else "-", self.verdict]
 
 
-def compare_rows(items, alpha):
+def words(metric):
+	"""A metric's verdict words (st.verdict): times are faster or slower,
+	other values (counters, bytes) lower or higher."""
+	return st.TIME_WORDS if metric in md.TIME_METRICS or metric == "ratio" else st.VALUE_WORDS
+
+
+def compare_rows(items, alpha, margin=st.DEFAULT_MARGIN):
 	"""[Cells] of [(dump A, Bench A, dump B, Bench B, metric)]."""
 	rows = [Cells(*it) for it in items]
 	todo = [r for r in rows if r.samples]
 	for r, c in zip(todo, st.compare_all([r.samples for r in todo], alpha,
-					     [r.exact for r in todo])):
+					     [r.exact for r in todo], margin,
+					     [words(r.metric) for r in todo])):
 		r.set(c)
 	return rows
 
@@ -132,6 +139,31 @@ def llc_crossings(dump, benches):
 
 # -- each layout against the reference ---------------------------------------
 
+# The name parameter of the reference layout's placebo twin (context twin).
+TWIN_PARAM = "twin"
+
+
+def twin_pairs(dump, pool="native"):
+	"""{reference Bench's name: (reference Bench, its twin Bench)}: the
+	reference layout's benchmarks run a second time alike (.../twin:b)."""
+	out = {}
+	benches = getattr(dump, pool)
+	for b in benches.values():
+		if TWIN_PARAM in b.params and b.timed:
+			tag = f"/{TWIN_PARAM}:{b.params[TWIN_PARAM]}"
+			r = benches.get(b.name.replace(tag, "", 1))
+			if r is not None:
+				out[r.name] = (r, b)
+	return out
+
+
+def resolution(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""{reference Bench's name: Ratio of its twin against it}: the A/A
+	interval, the smallest change the run could have shown there."""
+	pairs = twin_pairs(dump)
+	return {name: x for name, x in zip(pairs, ratios(list(pairs.values()), alpha, margin))}
+
+
 def reference_pairs(dump, pool="native"):
 	"""[(reference Bench, other Bench)] of every timed benchmark of a
 	layout other than the reference (and the live kernel) that the reference layout ran too (same kernel,
@@ -144,7 +176,7 @@ def reference_pairs(dump, pool="native"):
 			by_key[b.key_without_layout()] = b
 	out = []
 	for b in getattr(dump, pool).values():
-		if b.layout and b.layout not in skip and b.timed:
+		if b.layout and b.layout not in skip and b.timed and TWIN_PARAM not in b.params:
 			r = by_key.get(b.key_without_layout())
 			if r is not None:
 				out.append((r, b))
@@ -183,12 +215,14 @@ class Ratio:
 		return st.fmt3(c.ratio)
 
 
-def ratios(pairs, alpha):
-	"""[Ratio] of [(reference Bench, Bench)]."""
+def ratios(pairs, alpha, margin=st.DEFAULT_MARGIN):
+	"""[Ratio] of [(reference Bench, Bench)] of one run: round i of each
+	was taken together (paired)."""
 	out = [Ratio(r, b) for r, b in pairs]
 	todo = [(x, x.samples()) for x in out]
 	todo = [(x, s) for x, s in todo if s]
-	for (x, _), c in zip(todo, st.compare_all([s for _, s in todo], alpha)):
+	for (x, _), c in zip(todo, st.compare_all([s for _, s in todo], alpha, margin=margin,
+						  paired=True)):
 		x.cmp = c
 	return out
 
@@ -216,11 +250,11 @@ def row_labels(rows):
 	return {r: row_label(r, with_mix) for r in rows}
 
 
-def summary(dump, alpha):
+def summary(dump, alpha, margin=st.DEFAULT_MARGIN):
 	"""(rows, columns, {(row, column): Ratio}): rows are row_key()s, columns
 	(layout, RAM) of every non-reference layout, in the dump's order."""
 	cells, rows, cols = {}, {}, {}
-	for x in ratios(reference_pairs(dump), alpha):
+	for x in ratios(reference_pairs(dump), alpha, margin):
 		b = x.bench
 		r, c = row_key(b), (b.layout, b.ram or 0)
 		rows.setdefault(r, None)
@@ -297,21 +331,19 @@ def scalar_list(v):
 
 
 def verdict(x):
-	"""A Ratio's verdict in words: faster, slower, no difference (its
-	interval holds 1), failed, or why there is no test."""
+	"""A Ratio's verdict (st.verdict), "failed", or "-" with no ratio."""
 	if x.failed:
 		return "failed"
 	c = x.cmp
 	if not c or c.ratio is None:
 		return "-"
-	if c.verdict in ("differs", "differs (exact)"):
-		return "faster" if c.ratio < 1 else "slower"
 	return c.verdict
 
 
 def doubtful(x):
-	"""The ratio may be 1: its interval holds 1, or there is no test."""
-	return not x.failed and x.cmp is not None and verdict(x) not in ("faster", "slower")
+	"""Neither faster nor slower was shown: same within the margin,
+	undecided, or too few rounds."""
+	return not x.failed and x.cmp is not None and not st.decided(verdict(x))
 
 
 def n_text(b):
@@ -319,12 +351,11 @@ def n_text(b):
 	return str(len(b.sample("real_time")[0]))
 
 
-def headline_rows(dump, alpha):
-	"""(sizes, sentence, rows): the headline's rows [kernel, RAM, layout,
-	n reference/layout, ratio, interval, verdict], per kernel of
-	HEADLINE_CLASSES (dependent first) at its highest thread count, at
-	each of headline_sizes()."""
-	rows, cols, cells = summary(dump, alpha)
+def headline_cells(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""(sizes, sentence, [(row label, RAM, layout, Ratio)]): the headline,
+	per kernel of HEADLINE_CLASSES (dependent first) at its highest thread
+	count, at each of headline_sizes()."""
+	rows, cols, cells = summary(dump, alpha, margin)
 	most = {}
 	for kernel, _, _, t in rows:
 		most[kernel] = max(t, most.get(kernel, t))
@@ -339,17 +370,97 @@ def headline_rows(dump, alpha):
 		for ram in sizes:
 			for l in layouts:
 				x = cells.get((r, (l, ram)))
-				if x is None:
-					continue
-				c = x.cmp
-				out.append([labels[r], md.format_size(ram), l,
-					    f"{n_text(x.ref)}/{n_text(x.bench)}",
-					    st.fmt3(c.ratio) if c and c.ratio is not None else "-",
-					    c.ci_text() if c else "-", verdict(x)])
+				if x is not None:
+					out.append((labels[r], ram, l, x))
 	return sizes, why, out
 
 
+def headline_rows(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""(sizes, sentence, rows): headline_cells() as the headline's rows
+	[kernel, RAM, layout, n reference/layout, ratio, interval, verdict],
+	and the A/A interval of the reference against its twin last where the
+	dump has twins (HEADLINE_TWIN)."""
+	sizes, why, cells = headline_cells(dump, alpha, margin)
+	aa = resolution(dump, alpha, margin)
+	out = []
+	for label, ram, l, x in cells:
+		c = x.cmp
+		row = [label, md.format_size(ram), l, f"{n_text(x.ref)}/{n_text(x.bench)}",
+		       st.fmt3(c.ratio) if c and c.ratio is not None else "-",
+		       c.ci_text() if c else "-", verdict(x)]
+		if aa:
+			t = aa.get(x.ref.name)
+			row.append(t.cmp.ci_text() if t and t.cmp else "-")
+		out.append(row)
+	return sizes, why, out
+
+
+def headline_header(rows):
+	"""HEADLINE_HEADER, with the A/A column where the rows have it."""
+	return HEADLINE_HEADER + (HEADLINE_TWIN if rows and len(rows[0]) > len(HEADLINE_HEADER) else [])
+
+
+def digest(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""(title, header, rows, undecided lines): the answer first.  Each
+	layout against the reference at the headline size (the smallest of
+	headline_sizes()): its footprint per mix, then a kernel x layout pivot
+	of the kernels shown faster or slower (ratio and word), "same" where
+	the interval lies within the margin; then the undecided rows, each
+	with the direction its rounds took."""
+	sizes, _, cells = headline_cells(dump, alpha, margin)
+	if not sizes:
+		return None
+	ram = sizes[0]
+	cells = [(label, l, x) for label, r, l, x in cells if r == ram]
+	layouts = md.first_seen(l for _, l, _ in cells)
+	names, fp = footprint_rows(dump)
+	rows = []
+	for row in fp:
+		by = dict(zip(names, row[1:]))
+		rows.append([f"footprint, {row[0]}"] + [by.get(l, "-").split(" ", 1)[-1].strip("()")
+							 for l in layouts])
+	pivot, open_ = {}, []
+	for label, l, x in cells:
+		v = verdict(x)
+		if st.decided(v):
+			text = f"{st.fmt3(x.cmp.ratio)} {v}"
+		elif st.category(v).startswith("same within"):
+			text = f"same \u00b1{100 * margin:g}%"
+		else:
+			text = "undecided" if v != "failed" else "failed"
+			if v not in ("failed", "-"):
+				open_.append(f"{label} {l}: {v}")
+		pivot.setdefault(label, {})[l] = text
+	rows += [[label] + [pivot[label].get(l, "-") for l in layouts] for label in pivot]
+	title = (f"{dump.label}: each layout against {dump.reference} at "
+		 f"{md.format_size(ram)} (time per op: ratio, {100 * (1 - alpha):g}% interval "
+		 f"excluding 1; same: within \u00b1{100 * margin:g}%)")
+	return title, ["", *layouts], rows, open_
+
+
+def digest_lines(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""The digest as the terminal's first lines."""
+	d = digest(dump, alpha, margin)
+	if d is None:
+		return []
+	title, header, rows, open_ = d
+	out = [title] + md.text_table(header, rows)
+	if open_:
+		out.append(f"  undecided ({len(open_)}): " + "; ".join(open_))
+	return out + [""]
+
+
+def unsettled(dump, alpha, margin=st.DEFAULT_MARGIN):
+	"""[Ratio] of the headline's rows neither decided nor the same within
+	the margin (undecided, too few rounds): what more rounds may settle."""
+	return [x for _, _, _, x in headline_cells(dump, alpha, margin)[2]
+		if not x.failed and x.cmp and st.category(x.cmp.verdict) in ("undecided",
+									    "too few rounds")]
+
+
 HEADLINE_HEADER = ["kernel", "RAM", "layout", "n ref/layout", "ratio", "interval", "verdict"]
+# The reference against its placebo twin, same rounds: the run's resolution.
+HEADLINE_TWIN = ["A/A interval"]
 
 
 def thousands(x):
@@ -387,17 +498,24 @@ def footprint_rows(dump):
 	return names, rows
 
 
-def headline(dump, alpha):
+def headline(dump, alpha, margin=st.DEFAULT_MARGIN):
 	"""Lines of the terminal's headline table: headline_rows(), the
 	conditions it holds under, then the footprint per mix."""
 	ref = dump.reference
 	level = f"{100 * (1 - alpha):g}%"
-	sizes, why, rows = headline_rows(dump, alpha)
-	out = [f"{dump.label}: time per op against {ref} (ratio and its {level} interval)",
+	sizes, why, rows = headline_rows(dump, alpha, margin)
+	out = digest_lines(dump, alpha, margin) + [
+	       f"{dump.label}: time per op against {ref} (ratio and its {level} interval)",
 	       f"  sizes: {why}",
-	       "  conditions: " + "; ".join(f"{k} {v}" for k, v in headline_conditions(dump))]
+	       "  conditions: " + "; ".join(f"{k} {v}" for k, v in headline_conditions(dump)),
+	       "  verdicts: " + st.rule_text(alpha, margin)]
 	if rows:
-		out += md.text_table(HEADLINE_HEADER, rows)
+		if len(rows[0]) > len(HEADLINE_HEADER):
+			out.append(f"  A/A interval: {ref} against its placebo twin (a second {ref} built "
+				   f"alike, same rounds): the smallest change this run could have shown")
+		out += md.text_table(headline_header(rows), rows)
+		at = HEADLINE_HEADER.index("verdict")
+		out.append(f"  {len(rows)} rows: " + st.tally_text(r[at] for r in rows))
 	else:
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
 	names, fp = footprint_rows(dump)
@@ -787,8 +905,8 @@ class Doc:
 	"""Lines of report.md as they are written: text, tables, and a dump's
 	label before its table where several dumps share a section."""
 
-	def __init__(self, dumps, alpha):
-		self.dumps, self.alpha = dumps, alpha
+	def __init__(self, dumps, alpha, margin=st.DEFAULT_MARGIN):
+		self.dumps, self.alpha, self.margin = dumps, alpha, margin
 		self.multi = len(dumps) > 1
 		self.report = []
 
@@ -812,6 +930,17 @@ class Text(Doc):
 	def head(self):
 		self.md("# memdesc-bench report\n")
 		self.md("Dumps: " + ", ".join(f"`{md.md_cell(d.path)}`" for d in self.dumps) + "\n")
+		for d in self.dumps:
+			dg = digest(d, self.alpha, self.margin)
+			if dg is None:
+				continue
+			title, header, rows, open_ = dg
+			self.md(f"**{md.md_cell(title)}**\n")
+			self.table(header, rows)
+			self.md("")
+			if open_:
+				self.md(f"Undecided ({len(open_)}): " +
+					"; ".join(md.md_cell(x) for x in open_) + "\n")
 
 
 	def runs(self):

@@ -18,20 +18,35 @@ Two samples A and B of one metric (one value per repetition: mdbench's
   repetitions to resample a median.)
 - p: scipy.stats.mannwhitneyu(A, B, alternative='two-sided'), as Google
   Benchmark's tools/compare.py computes its U test: the same p-values.
-- verdict: 'differs' when p < alpha, else 'no difference'.
+- verdict: what the data show, in words, decided by verdict() alone (every
+  report calls it): 'slower' (or 'higher') / 'faster' ('lower') when the
+  interval excludes 1 (p < alpha); 'same within +-X%' when the whole
+  interval lies inside [1/(1+X), 1+X] (X the margin, 5% by default: an
+  equivalence test, two one-sided tests at alpha/2 each, so at least as
+  strict as TOST at alpha); 'too few rounds (n needed)' when the sizes
+  cannot reach p < alpha at all (the least two-sided p of the exact U test
+  is 2/C(m+n, m)); else 'undecided', with the direction seen: 'slower in
+  4 of 5 rounds' (paired rounds of one run) or 'in 18 of 25 pairs'.  An interval
+  that holds 1 but reaches past the margin is never read as equality.
 
 A metric that does not vary within either side (footprint bytes,
-deterministic counters, callgrind's counts) is compared exactly: 'same' or
-'differs', no test; a report kernel's values (exact=True) so even with one
-value a side.  A side with one value gives a ratio but no interval
-and no test ('n = 1: no test').  Values that are not all positive (a
-counter at 0) are compared as a difference B - A instead of a ratio.
+deterministic counters, callgrind's counts) is compared exactly: 'equal'
+or 'higher/lower (exact)', no test; a report kernel's values (exact=True)
+so even with one value a side.  A side with one value gives a ratio but no
+interval and no test ('too few rounds').  Values that are not all positive
+(a counter at 0) are compared as a difference B - A instead of a ratio
+(no margin: 'faster', 'slower' or 'undecided').
 """
 
 import math
 import statistics
 
 DEFAULT_ALPHA = 0.01
+DEFAULT_MARGIN = 0.05		# 'same within +-5%'
+TIME_WORDS = ("faster", "slower")	# B below A, B above A
+VALUE_WORDS = ("lower", "higher")
+# The first word of every verdict, for tallies and for the decided ones.
+DECIDED = TIME_WORDS + VALUE_WORDS
 # scipy's exact Mann-Whitney distribution depends on (m, n, U) alone when a
 # sample has no ties: the interval's rank k is kept per (m, n, alpha).
 _K_CACHE = {}
@@ -41,12 +56,15 @@ _P_CACHE = {}
 class Comparison:
 	"""What compare prints per row; see the module's text."""
 
-	__slots__ = ("n_a", "n_b", "ratio", "diff", "ci", "p", "verdict", "kind")
+	__slots__ = ("n_a", "n_b", "ratio", "diff", "ci", "p", "verdict", "kind", "up", "down", "of",
+		     "paired", "exact")
 
 	def __init__(self, n_a, n_b):
 		self.n_a, self.n_b = n_a, n_b
 		self.ratio = self.diff = self.ci = self.p = None
 		self.verdict, self.kind = None, "ratio"
+		self.up = self.down = self.of = 0	# rounds (or pairs) with B above, below A, of
+		self.paired = self.exact = False
 
 	def estimate_text(self):
 		if self.kind == "ratio":
@@ -138,31 +156,108 @@ def hodges_lehmann(la, lb, alpha):
 	return est, (d[k_lo - 1], d[len(d) - k_hi])
 
 
-def compare(a, b, alpha=DEFAULT_ALPHA, exact=False):
+def compare(a, b, alpha=DEFAULT_ALPHA, exact=False, margin=DEFAULT_MARGIN, words=TIME_WORDS,
+	    paired=False):
 	"""Comparison of samples a (A) and b (B), each a list of values; exact:
 	the values are counts, not measurements (a report kernel's bytes), so
-	that one value a side is enough to tell same from different."""
-	return compare_all([(a, b)], alpha, [exact])[0]
+	that one value a side is enough to tell same from different; paired:
+	value i of a and of b come from one round of one run."""
+	return compare_all([(a, b)], alpha, [exact], margin, [words], paired)[0]
 
 
-def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None):
-	"""[Comparison] of every (a, b) in pairs.  scipy is asked once per
-	order of the values (_ranks): a dump of thousands of benchmarks with
-	5 repetitions a side has at most 252 of them."""
-	out, pending = [], []
+def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None, margin=DEFAULT_MARGIN, words=None,
+		paired=False):
+	"""[Comparison] of every (a, b) in pairs, each with its verdict();
+	exact and words per pair (words: (below, above), TIME_WORDS by
+	default).  scipy is asked once per order of the values (_ranks): a
+	dump of thousands of benchmarks with 5 repetitions a side has at most
+	252 of them."""
+	out = []
 	for i, (a, b) in enumerate(pairs):
-		c = _estimate(a, b, alpha, exact[i] if exact else False)
+		c = _estimate(a, b, alpha, exact[i] if exact else False, paired)
+		if c.verdict is None and not c.exact and min(c.n_a, c.n_b) > 1:
+			key = _ranks(a, b)
+			p = _P_CACHE.get(key)
+			if p is None:
+				p = _P_CACHE[key] = _mwu(a, b)
+			c.p = p
+		c.verdict = c.verdict or verdict(c, alpha, margin, words[i] if words else TIME_WORDS)
 		out.append(c)
-		if c.verdict is None:
-			pending.append((i, a, b))
-	for i, a, b in pending:
-		key = _ranks(a, b)
-		p = _P_CACHE.get(key)
-		if p is None:
-			p = _P_CACHE[key] = _mwu(a, b)
-		out[i].p = p
-		out[i].verdict = "differs" if p < alpha else "no difference"
 	return out
+
+
+def rounds_needed(alpha):
+	"""The fewest values a side with which the two-sided exact U test can
+	reach p < alpha: its least p is 2 / C(2n, n)."""
+	n = 1
+	while 2 / math.comb(2 * n, n) >= alpha:
+		n += 1
+	return n
+
+
+def reachable(m, n, alpha):
+	"""Whether samples of m and n values can give p < alpha at all."""
+	return m > 0 and n > 0 and 2 / math.comb(m + n, m) < alpha
+
+
+def margin_text(margin):
+	return f"same within \u00b1{100 * margin:g}%"
+
+
+def verdict(c, alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, words=TIME_WORDS):
+	"""What a Comparison shows, in words: the one place that decides
+	(module text).  words: (B below A, B above A)."""
+	below, above = words
+	if c.exact:
+		x, one = (c.ratio, 1) if c.kind == "ratio" else (c.diff, 0)
+		return "equal" if x == one else f"{below if x < one else above} (exact)"
+	if c.p is not None and c.p < alpha:	# the interval excludes 1 (0 for a difference)
+		shift = c.ratio - 1 if c.kind == "ratio" else c.diff
+		return below if shift < 0 else above
+	if c.kind == "ratio" and c.ci and 1 / (1 + margin) <= c.ci[0] and c.ci[1] <= 1 + margin:
+		return margin_text(margin)
+	seen = direction(c, words)
+	if not reachable(c.n_a, c.n_b, alpha):
+		return f"too few rounds ({rounds_needed(alpha)} needed): {seen}"
+	return f"undecided: {seen}"
+
+
+def rule_text(alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN):
+	"""The verdicts' rule in one sentence, for every report that gives them."""
+	level = f"{100 * (1 - alpha):g}%"
+	return (f"faster/slower: the {level} interval excludes 1 (U test p < {alpha:g}); "
+		f"{margin_text(margin)}: the whole interval inside "
+		f"[{1 / (1 + margin):.3f}, {1 + margin:.3f}] (--margin); "
+		f"undecided: neither, with the direction the values took; "
+		f"too few rounds: a U test at {alpha:g} needs {rounds_needed(alpha)} a side")
+
+
+def tally_text(verdicts):
+	"""'3 faster, 1 slower, ...' of verdicts, by category(), most first."""
+	t = {}
+	for v in verdicts:
+		t[category(v)] = t.get(category(v), 0) + 1
+	return ", ".join(f"{n} {k}" for k, n in sorted(t.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def direction(c, words=TIME_WORDS):
+	"""'slower in 4 of 5 rounds' (or pairs): the direction the values took."""
+	unit = "rounds" if c.paired else "pairs"
+	if c.up == c.down:
+		return f"no direction: {c.up} of {c.of} {unit} each way"
+	if c.up > c.down:
+		return f"{words[1]} in {c.up} of {c.of} {unit}"
+	return f"{words[0]} in {c.down} of {c.of} {unit}"
+
+
+def category(v):
+	"""A verdict's kind, for tallies: its words before any ':' or '('."""
+	return v.split(":")[0].split(" (")[0]
+
+
+def decided(v):
+	"""The verdict says faster or slower (higher, lower)."""
+	return category(v) in DECIDED
 
 
 def _ranks(a, b):
@@ -180,23 +275,25 @@ def _ranks(a, b):
 	return tuple(out)
 
 
-def _estimate(a, b, alpha, exact):
-	"""A Comparison with all but the p-value; its verdict None when the U
-	test is still to be done."""
+def _estimate(a, b, alpha, exact, paired):
+	"""A Comparison with all but the p-value and the verdict; its verdict
+	set here only when a side is empty or the values are compared exactly."""
 	c = Comparison(len(a), len(b))
 	if not a or not b:
 		c.verdict = "n/a"
 		return c
 	positive = min(a) > 0 and min(b) > 0
 	c.kind = "ratio" if positive else "diff"
+	c.paired = paired and len(a) == len(b)
+	pairs = list(zip(a, b)) if c.paired else [(x, y) for y in b for x in a]
+	c.up, c.down, c.of = sum(y > x for x, y in pairs), sum(y < x for x, y in pairs), len(pairs)
 	single = len(a) < 2 or len(b) < 2
-	if min(a) == max(a) and min(b) == max(b):		# no spread: exact
+	if min(a) == max(a) and min(b) == max(b):	# no spread: exact, unless one value a side
+		c.exact = exact or not single
 		if positive:
 			c.ratio = b[0] / a[0]
 		else:
 			c.diff = b[0] - a[0]
-		c.verdict = "n = 1: no test" if single and not exact else (
-			"same" if a[0] == b[0] else "differs (exact)")
 		return c
 	if positive:
 		la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
@@ -205,7 +302,6 @@ def _estimate(a, b, alpha, exact):
 		c.ci = (math.exp(ci[0]), math.exp(ci[1])) if ci else None
 	else:
 		c.diff, c.ci = hodges_lehmann(a, b, alpha)
-	c.verdict = "n = 1: no test" if single else None
 	return c
 
 

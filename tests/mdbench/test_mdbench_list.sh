@@ -76,7 +76,8 @@ got=$(names --ram=64MiB --benchmark_filter=-^test/ | grep -c '^test/')
 check "negative filter keeps no test/ benchmark" "0" "$got"
 
 if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 8388608 ]; then
-	got=$(names --profile=full --benchmark_filter=^test/mark/$L0/ 2>/dev/null | sed 's|.*/ram:||')
+	got=$(names --profile=full --benchmark_filter=^test/mark/$L0/ 2>/dev/null | grep -v '/twin:' |
+		sed 's|.*/ram:||')
 	want="256MiB
 1GiB
 4GiB
@@ -84,7 +85,8 @@ if [ "$(awk '/^MemAvailable:/{print $2}' /proc/meminfo)" -gt 8388608 ]; then
 64GiB"
 	check "--profile=full: 256MiB to 64GiB by x4" "$want" "$got"
 fi
-got=$(names --llc=16MiB --benchmark_filter=^test/mark/$L0/ | sed 's|.*/ram:||')
+got=$(names --llc=16MiB --benchmark_filter=^test/mark/$L0/ | grep -v '/twin:' | sed 's|.*/ram:||')
+twins=$(names --llc=16MiB --benchmark_filter=^test/mark/ | grep '/twin:' | sed 's|.*/ram:||')
 headline=$("$mdbench" --list=json --counters=none --llc=16MiB | "$py" -c 'import json, sys
 print(json.load(sys.stdin)["machine"]["headline_ram"] or "")')
 if [ -n "$headline" ]; then
@@ -96,6 +98,11 @@ else
 4GiB"
 fi
 check "default profile quick: 256MiB and the headline size (else 1GiB, 4GiB)" "$want" "$got"
+if [ -n "$headline" ]; then
+	check "the reference's placebo twin at the headline size alone" "$headline/twin:b" "$twins"
+	got=$(names --benchmark_filter=^test/mark/ | grep '/twin:' | sed 's|/ram:.*||')
+	check "the twin is the reference layout's" "test/mark/$L0/mix:desktop" "$got"
+fi
 
 "$mdbench" --list --ram=64MiB >"$tmp/list" 2>"$tmp/err"
 rc=$?

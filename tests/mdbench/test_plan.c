@@ -144,6 +144,39 @@ static void test_hvo(void)
 	test_run_free(&run);
 }
 
+/*
+ * The placebo twin: at the headline size, the reference layout's timed
+ * kernels once more, named .../twin:b; no report kernel, no other layout,
+ * no other size.
+ */
+static void test_twin(void)
+{
+	static const char *const two[] = { "page64", "page32", NULL };
+	const struct mdb_instance *in;
+	struct mdb_run run;
+	size_t i, twins = 0;
+
+	test_run_plain(&run, "^(test/mark|footprint)/", two);
+	run.twin_headline = true;
+	run.machine.headline_ram = TEST_RAM;
+	mdb_plan(&run);
+	in = test_find(&run, "test/mark/page64/mix:plain/ram:64MiB/" MDB_TWIN_NAME);
+	CHECK(in && in->cond.twin && in->cond.ops == layout_reference(), "test/mark's twin, of page64");
+	for (i = 0; i < run.nr_inst; i++)
+		twins += run.inst[i].cond.twin && run.inst[i].selected;
+	CHECK(twins == 1, "one twin (%zu): no footprint twin, no page32 twin", twins);
+	CHECK(!test_find(&run, "footprint/page64/mix:plain/ram:64MiB/" MDB_TWIN_NAME), "no report twin");
+	test_run_free(&run);
+
+	test_run_plain(&run, "^test/mark/", two);
+	run.twin_headline = true;
+	run.machine.headline_ram = 2 * TEST_RAM;	/* another size: no twin at this one */
+	mdb_plan(&run);
+	CHECK(!test_find(&run, "test/mark/page64/mix:plain/ram:64MiB/" MDB_TWIN_NAME),
+	      "no twin off the headline size");
+	test_run_free(&run);
+}
+
 /* A threaded kernel: one instance per thread count, named as Google Benchmark names it. */
 static void test_threads(void)
 {
@@ -277,6 +310,7 @@ int main(void)
 	test_order();
 	test_folio_sizes();
 	test_hvo();
+	test_twin();
 	test_threads();
 	test_filter();
 	test_nothing_matches();

@@ -55,7 +55,7 @@ d, compare, py = sys.argv[1:]
 mb = json.load(open(os.path.join(d, "mdbench.json")))["context"]["memdesc_bench"]
 ref = mb.get("reference_layout") or mb["layouts"][0]["name"]
 for l in [x["name"] for x in mb["layouts"] if x["name"] != ref and not x.get("real")]:
-	out = subprocess.run([py, compare, d, "--layouts", ref, l, "--metric", "real_time"],
+	out = subprocess.run([py, compare, d, "--layouts", ref, l, "--metric", "real_time", "--all"],
 			     capture_output=True, text=True, check=True).stdout
 	rows = [r for r in out.splitlines() if r.startswith("| ") and not r.startswith("| benchmark")]
 	assert rows, out

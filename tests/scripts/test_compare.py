@@ -17,9 +17,11 @@ NO_PMU = "unavailable: No such file or directory: no PMU here counts this event 
 
 
 class CompareCase(Scratch):
-	def compare(self, *args):
-		out, err = self.ok([PY, script("compare"), *args])
-		self.assertEqual(err, "")
+	def compare(self, *args, every=True, warn=""):
+		"""compare's output, every row (--all) unless every is False; its
+		stderr must be warn."""
+		out, err = self.ok([PY, script("compare"), *args, *(["--all"] if every else [])])
+		self.assertEqual(err, warn)
 		self.text = out
 		return out
 
@@ -39,21 +41,24 @@ class CompareDumps(CompareCase):
 		"""Two runs of the same code with the same numbers (nothing may be called a difference)."""
 		text = self.compare(fixture("one"), fixture("one-again"))
 		rows = self.rows(text)
-		self.assertFalse([k for k, c in rows.items() if c[-1].startswith("differs")])
+		self.assertFalse([k for k, c in rows.items()
+				  if c[-1].split(" ")[0] in ("faster", "slower", "higher", "lower")])
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)],
-				 ["5", "80", "5", "80", "1.000", "0.961..1.041", "1", "no difference"])
+				 ["5", "80", "5", "80", "1.000", "0.961..1.041", "1", "same within \u00b15%"])
 		self.assertEqual(rows[("footprint/memdesc8/mix:server/ram:4GiB", "bytes_per_GiB")],
-				 ["5", "4456448", "5", "4456448", "1.000", "-", "-", "same"])
-		self.assertIn("Rows: 1 failed, 61 no difference, 250 same", text)
+				 ["5", "4456448", "5", "4456448", "1.000", "-", "-", "equal"])
+		self.assertIn("Rows: 250 equal, 1 failed, 61 same within \u00b15%", text)
 
 	def test_two_machines(self):
 		text = self.compare(fixture("one"), fixture("two"))
 		rows = self.rows(text)
-		want = {"lookup/random": ["2.000", "1.922..2.082", "0.00794", "differs"],
-			"lookup/seq": ["0.500", "0.480..0.520", "0.00794", "differs"],
-			"folio/tail": ["1.500", "1.441..1.561", "0.00794", "differs"],
-			"scan/compaction": ["1.010", "0.970..1.051", "0.463", "no difference"],
-			"baseline/latency": ["2.000", "1.922..2.082", "0.00794", "differs"]}
+		want = {"lookup/random": ["2.000", "1.922..2.082", "0.00794", "slower"],
+			"lookup/seq": ["0.500", "0.480..0.520", "0.00794", "faster"],
+			"folio/tail": ["1.500", "1.441..1.561", "0.00794", "slower"],
+			# 0.970..1.051 reaches past 1.05: not the same within 5%
+			"scan/compaction": ["1.010", "0.970..1.051", "0.463",
+					    "undecided: slower in 16 of 25 pairs"],
+			"baseline/latency": ["2.000", "1.922..2.082", "0.00794", "slower"]}
 		for (name, *metric), cells in rows.items():
 			kernel = next((k for k in want if name.startswith(k + "/")), None)
 			if kernel and not metric:
@@ -65,26 +70,26 @@ class CompareDumps(CompareCase):
 				 ["0", "failed in 5 of 5 rounds: memmap: out of memory", "5", "18", "-", "-",
 				  "-", "failed"])
 		self.assertEqual(rows[("alloc/order0/page64/mix:desktop/ram:4GiB",)][4:],
-				 ["1.000", "0.961..1.041", "1", "no difference"])
+				 ["1.000", "0.961..1.041", "1", "same within \u00b15%"])
 		# counters both sides counted, compared too; deterministic ones exactly
 		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB", "page_faults")],
-				 ["5", "0.125", "5", "0.25", "2.000", "-", "-", "differs (exact)"])
+				 ["5", "0.125", "5", "0.25", "2.000", "-", "-", "higher (exact)"])
 		self.assertIn("Counters only B has: cycles: " + NO_PMU, text)
 		# footprint values, same on both machines
 		self.assertEqual(rows[("footprint/page32/mix:desktop/ram:1GiB", "total_bytes")],
-				 ["5", "14680064", "5", "14680064", "1.000", "-", "-", "same"])
+				 ["5", "14680064", "5", "14680064", "1.000", "-", "-", "equal"])
 		self.assertIn("Only in A (9): convert/pfn_to_page/page64/mix:desktop/ram:256MiB,", text)
 		self.assertNotIn("Only in B", text)
-		self.assertIn("Rows: 35 differs, 44 differs (exact), 2 failed, 17 no difference, 144 same",
-			      text)
+		self.assertIn("Rows: 144 equal, 2 failed, 9 faster, 44 higher, 8 same within \u00b15%, "
+			      "26 slower, 9 undecided", text)
 
 	def test_alpha(self):
 		"""At 0.05 the interval is the 3rd to 23rd of the 25 pairwise ratios."""
 		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--alpha", "0.05",
 					      "--metric", "real_time"))
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
-				 ["2.000", "1.941..2.061", "0.00794", "differs"])
-		self.assertIn('"differs" when p < 0.05', self.text)
+				 ["2.000", "1.941..2.061", "0.00794", "slower"])
+		self.assertIn("faster/slower: the 95% interval excludes 1 (U test p < 0.05)", self.text)
 
 	def test_metric_of_one_side(self):
 		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--metric", "cycles"))
@@ -92,8 +97,11 @@ class CompareDumps(CompareCase):
 				 ["0", NO_PMU, "5", "33", "-", "-", "-", "-"])
 
 	def test_google_benchmarks_own_file(self):
-		text = self.compare(fixture("one"), fixture("gbnative", "out.json"))
-		self.assertIn("Rows: 1 failed, 61 no difference, 250 same", text)
+		# the same run in Google Benchmark's own file: compared, and said
+		text = self.compare(fixture("one"), fixture("gbnative", "out.json"), warn=(
+			f"compare: warning: run 20251203T060000Z-0a1b2c3d is on both sides "
+			f"({fixture('one')}, {fixture('gbnative', 'out.json')}): A and B share its values\n"))
+		self.assertIn("Rows: 250 equal, 1 failed, 61 same within \u00b15%", text)
 
 	def test_report_values_of_one_round(self):
 		"""A footprint pass runs one round: its bytes are counts, compared exactly."""
@@ -106,8 +114,8 @@ class CompareDumps(CompareCase):
 		doc["benchmarks"] = keep
 		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc)))
 		self.assertEqual(rows[("footprint/page32/mix:server/ram:1GiB", "total_bytes")],
-				 ["5", "10747904", "1", "10747904", "1.000", "-", "-", "same"])
-		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1], "no difference")
+				 ["5", "10747904", "1", "10747904", "1.000", "-", "-", "equal"])
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1], "same within \u00b15%")
 
 	def test_aggregates_only(self):
 		"""--benchmark_report_aggregates_only: medians, no test."""
@@ -125,16 +133,16 @@ class CompareLayouts(CompareCase):
 		"""3 vs 3: the U test cannot go below p = 0.1, so no interval at 0.01."""
 		rows = self.rows(self.compare(fixture("reps"), "--layouts", "page64", "memdesc8"))
 		self.assertEqual(rows[("lookup/random/mix:desktop/ram:256MiB",)],
-				 ["3", "11", "3", "5.5", "0.500", "-", "0.1", "no difference"])
+				 ["3", "11", "3", "5.5", "0.500", "-", "0.1", "too few rounds (5 needed): faster in 9 of 9 pairs"])
 		self.assertEqual(rows[("lookup/random/mix:desktop/ram:1GiB",)],
-				 ["3", "22", "3", "22", "1.000", "-", "1", "no difference"])
+				 ["3", "22", "3", "22", "1.000", "-", "1", "too few rounds (5 needed): no direction: 4 of 9 pairs each way"])
 
 	def test_rounds(self):
 		rows = self.rows(self.compare(fixture("one"), "--layouts", "page64", "memdesc8"))
 		self.assertEqual(rows[("lookup/random/mix:desktop/ram:1GiB",)],
-				 ["5", "20.25", "5", "6.5", "0.321", "0.308..0.334", "0.00794", "differs"])
+				 ["5", "20.25", "5", "6.5", "0.321", "0.308..0.334", "0.00794", "faster"])
 		self.assertEqual(rows[("footprint/mix:server/ram:4GiB", "bytes_per_GiB")][4:],
-				 ["0.266", "-", "-", "differs (exact)"])
+				 ["0.266", "-", "-", "lower (exact)"])
 		self.assertFalse(any(n.startswith("baseline/") for n, *_ in rows))	# no layout
 
 	def test_footprint_metric(self):
@@ -149,7 +157,7 @@ class CompareLayouts(CompareCase):
 		rows = self.rows(self.compare(fixture("sim"), "--layouts", "page64", "memdesc8",
 					      "--metric", "sim_D1_misses"))
 		self.assertEqual(rows[("lookup/seq/mix:desktop/ram:256MiB",)],
-				 ["1", "1.062", "1", "0.188", "0.176", "-", "-", "n = 1: no test"])
+				 ["1", "1.062", "1", "0.188", "0.176", "-", "-", "too few rounds (5 needed): lower in 1 of 1 pairs"])
 		self.assertEqual(rows[("lookup/random/mix:desktop/ram:4GiB",)][4], "0.138")
 		self.assertEqual(len(rows), 6)
 
@@ -157,7 +165,7 @@ class CompareLayouts(CompareCase):
 		rows = self.rows(self.compare(fixture("lab"), "--layouts", "page64", "page32",
 					      "--metric", "real_time"))
 		self.assertEqual(rows[("folio/getput/mix:desktop/ram:1GiB/threads:2",)][4:],
-				 ["2.250", "2.162..2.342", "0.00794", "differs"])
+				 ["2.250", "2.162..2.342", "0.00794", "slower"])
 		self.assertEqual(rows[("lookup/seq/mix:desktop/ram:1GiB/age:aged",)][4], "0.700")
 		self.assertIn(("folio/getput/mix:desktop/ram:1GiB",), rows)
 
@@ -200,14 +208,15 @@ class CompareRuns(CompareCase):
 		# lookup/random page32/page64 at 1GiB: 12/20.25 .. per round, B/A 1
 		self.assertEqual(ratios["lookup/random/page32/mix:desktop/ram:1GiB"],
 				 ["10", "0.593", "5", "0.593", "1.000", "1.000..1.000", "1",
-				  "no difference"])
+				  "same within \u00b15%"])
 		# the fixture's alloc/order0 of memdesc8 at 4GiB fails
 		self.assertEqual(ratios["alloc/order0/memdesc8/mix:desktop/ram:4GiB"][-1], "failed")
-		self.assertEqual({c[-1] for c in ratios.values()}, {"no difference", "same", "failed"})
+		self.assertEqual({c[-1].split(":")[0] for c in ratios.values()},
+				 {"same within \u00b15%", "equal", "failed"})
 		self.assertIn("Geometric mean of B/A over 35 rows with a ratio: 1.000", text)
 		rows = self.rows(text)
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
-				 ["1.300", "1.261..1.340", "0.00258", "differs"])
+				 ["1.300", "1.261..1.340", "0.00258", "slower"])
 		self.assertIn("A1 = labbox-a", text)
 		self.assertIn("A2 = labbox-a", text)
 		self.assertIn("\nB = labbox-a", text)
@@ -229,9 +238,9 @@ class CompareRuns(CompareCase):
 		text = self.compare(a, "--", b)
 		ratios = ratio_table(text)
 		self.assertEqual(ratios["lookup/seq/memdesc8/mix:desktop/ram:1GiB"],
-				 ["5", "0.601", "5", "0.727", "1.210", "1.205..1.215", "0.00794", "differs"])
-		self.assertEqual(ratios["lookup/seq/page32/mix:desktop/ram:1GiB"][-1], "no difference")
-		self.assertEqual(sum(c[-1] == "differs" for c in ratios.values()), 17)
+				 ["5", "0.601", "5", "0.727", "1.210", "1.205..1.215", "0.00794", "slower"])
+		self.assertEqual(ratios["lookup/seq/page32/mix:desktop/ram:1GiB"][-1], "undecided: no direction: 8 of 25 pairs each way")
+		self.assertEqual(sum(c[-1] == "slower" for c in ratios.values()), 17)
 		self.assertIn(f"over 35 rows with a ratio: {1.21 ** (17 / 35):.3f}", text)
 
 	def test_other_conditions_are_not_compared(self):
@@ -260,7 +269,7 @@ class CompareRuns(CompareCase):
 		self.assertEqual(rows[("footprint/page32/mix:server/ram:1GiB", "total_bytes")][-1],
 				 "not comparable: mix server has other entries in B than in A")
 		self.assertEqual(rows[("footprint/page32/mix:desktop/ram:1GiB", "total_bytes")][-1],
-				 "same")
+				 "equal")
 		self.assertIn("Not comparable: 9 rows", text)
 
 	def test_runs_of_one_side_that_differ(self):
@@ -279,18 +288,90 @@ class CompareRuns(CompareCase):
 		r = next(r for r in rows if r["table"] == "ratio" and
 			 r["benchmark"] == "lookup/seq/memdesc8/mix:desktop/ram:1GiB")
 		self.assertEqual((r["n_a"], r["a"], r["n_b"], r["b"], r["verdict"]),
-				 ("5", "0.601", "5", "0.727", "differs"))
+				 ("5", "0.601", "5", "0.727", "slower"))
 		self.assertAlmostEqual(float(r["ratio"]), 1.21, places=9)
 		self.assertAlmostEqual(float(r["p"]), 2 / 252, places=9)
 		self.assertEqual(sorted({r["table"] for r in rows}), ["counters", "ratio", "report", "time"])
 		doc = json.loads(self.compare(a, b, "--format", "json"))
 		t = {x["key"]: x for x in doc["tables"]}
 		tally = t["ratio"]["tally"]
-		self.assertEqual((tally["differs"], tally["failed"], sum(tally.values())), (17, 1, 36))
+		self.assertEqual((tally["slower"], tally["failed"], sum(tally.values())), (17, 1, 36))
 		self.assertEqual(t["ratio"]["geomean"]["rows"], 35)
 		self.assertAlmostEqual(t["ratio"]["geomean"]["ratio"], 1.21 ** (17 / 35), places=9)
 		self.assertEqual([s["path"] for s in doc["sides"]["B"]], [b])
 		self.assertEqual(doc["only"], {"A": [], "B": []})
+
+
+class CompareForPeople(CompareCase):
+	"""Issue 28 item 6: a summary by default, --filter as a regex, a run
+	counted once, --fail-on for CI, --margin."""
+
+	def test_summary_leads_with_the_decided_rows(self):
+		text = self.compare(fixture("one"), fixture("two"), "--metric", "real_time", every=False)
+		part = text.split("## real_time", 1)[1]
+		rows = [c for c in table_rows(part, 9) if c[0] != "benchmark"]
+		verdicts = [c[-1].split(":")[0] for c in rows]
+		self.assertEqual(verdicts, ["slower"] * 9 + ["faster"] * 9 + ["slower"] * 17 +
+				 ["undecided"] * 9 + ["failed"])
+		self.assertIn("26 rows equal or the same within the margin, not listed (--all lists them).",
+			      part)
+
+	def test_filter_is_a_regex(self):
+		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--metric", "real_time",
+					      "--filter", "^lookup/(seq|random)/page32/.*1GiB$"))
+		self.assertEqual(sorted(k[0] for k in rows),
+				 ["lookup/random/page32/mix:desktop/ram:1GiB",
+				  "lookup/seq/page32/mix:desktop/ram:1GiB"])
+		self.refused([PY, script("compare"), fixture("one"), fixture("two"), "--filter", "(x"],
+			     "--filter '(x'")
+
+	def test_a_run_given_twice_counts_once(self):
+		"""one one -- one-again: side A is one run, not two copies of it."""
+		one, again = fixture("one"), fixture("one-again")
+		warn = (f"compare: warning: side A: {one} is run 20251203T060000Z-0a1b2c3d, given "
+			f"already as {one}: counted once\n")
+		rows = self.rows(self.compare(one, one, "--", again, "--metric", "real_time", warn=warn))
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][:3],
+				 ["5", "80", "5"])
+
+	def test_a_run_on_both_sides(self):
+		one = fixture("one")
+		self.compare(one, "--", one, "--metric", "real_time", warn=(
+			f"compare: warning: run 20251203T060000Z-0a1b2c3d is on both sides ({one}, {one}): "
+			f"A and B share its values\n"))
+
+	def test_fail_on(self):
+		cmd = [PY, script("compare"), fixture("one"), fixture("two"), "--metric", "real_time"]
+		rc, out, err = run(cmd + ["--fail-on=slower"])
+		self.assertEqual(rc, 1)
+		self.assertEqual(err, "compare: 26 rows slower (--fail-on), first "
+				 "lookup/random/page64/mix:desktop/ram:256MiB: slower\n")
+		rc, out, err = run(cmd + ["--fail-on=faster,slower", "--filter", "alloc/"])
+		self.assertEqual((rc, err), (0, ""))
+		self.refused(cmd + ["--fail-on=worse"], "--fail-on 'worse'")
+
+	def test_real_and_cpu_time_part(self):
+		"""B's CPU time half its real time (it waited): flagged, the verdict kept."""
+		doc = load(fixture("one", "mdbench.json"))
+		for b in doc["benchmarks"]:
+			if b["name"].startswith("lookup/seq/") and "cpu_time" in b:
+				b["cpu_time"] = b["real_time"] / 2
+		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc), "--metric",
+					      "real_time"))
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1],
+				 "same within \u00b15% (CPU time B/A 0.500: real and CPU time part)")
+		self.assertEqual(rows[("lookup/random/page32/mix:desktop/ram:1GiB",)][-1],
+				 "same within \u00b15%")
+
+	def test_margin(self):
+		"""1.010 (0.970..1.051): undecided at 5%, the same within 6%."""
+		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--metric", "real_time",
+					      "--margin", "0.06"))
+		self.assertEqual(rows[("scan/compaction/page64/mix:desktop/ram:1GiB",)][-1],
+				 "same within \u00b16%")
+		self.assertIn("same within \u00b16%: the whole interval inside [0.943, 1.060]", self.text)
+		self.refused([PY, script("compare"), fixture("one"), fixture("two"), "--margin", "5"],
+			     "--margin '5'")
 
 
 class CompareRefuses(CompareCase):

@@ -41,6 +41,56 @@ class PlotCase(Scratch):
 			self.assertIn(r, have)
 
 
+
+def with_twin(doc, factor=1.0):
+	"""doc with page64's timed benchmarks at 4GiB run a second time as the
+	placebo twin (.../twin:b), each round's time times factor."""
+	twins = []
+	for b in doc["benchmarks"]:
+		if "/page64/" in b["name"] and "ram:4GiB" in b["name"] and \
+				not b["name"].startswith("footprint/"):
+			t = dict(b)
+			for k in ("name", "run_name"):
+				if k in t:
+					t[k] = t[k].replace("ram:4GiB", "ram:4GiB/twin:b")
+			for k in ("real_time", "cpu_time"):
+				if k in t:
+					t[k] *= factor
+			twins.append(t)
+	doc["benchmarks"] += twins
+	doc["context"]["memdesc_bench"]["twin"] = "twin:b"
+	return doc
+
+
+class Twin(Scratch):
+	"""Issue 28 item 2: the reference layout's placebo twin gives each
+	headline row the run's A/A interval; it is no row of its own."""
+
+	def test_headline_has_the_aa_interval(self):
+		d = self.write_dump(with_twin(load(fixture("one", "mdbench.json"))))
+		out, err = self.ok([PY, script("plot"), d, "--headline", "--out", self.tmp])
+		lines = out.splitlines()
+		self.assertIn("  A/A interval: page64 against its placebo twin (a second page64 built "
+			      "alike, same rounds): the smallest change this run could have shown", lines)
+		row = next(l for l in lines if l.startswith("lookup/random ") and "page32" in l)
+		self.assertEqual(row.split()[-1], "0.961..1.041")
+		self.assertIn("  12 rows: 5 faster, 5 slower, 1 failed, 1 same within \u00b15%", lines)
+		self.assertFalse([l for l in lines if "twin" in l and l.startswith("lookup")])
+		with open(os.path.join(self.tmp, "report.md")) as f:
+			text = f.read()
+		self.assertIn("| interval | verdict | A/A interval |", text)
+
+	def test_compare_carries_it(self):
+		"""B's twin 10% slower than its page64: the within-run A/A row says so."""
+		a = self.write_dump(with_twin(load(fixture("one", "mdbench.json"))), "a")
+		b = self.write_dump(with_twin(load(fixture("one", "mdbench.json")), 1.1), "b")
+		out, err = self.ok([PY, script("compare"), a, b, "--all", "--format=csv"])
+		import csv
+		import io
+		rows = {(r["table"], r["benchmark"]): r for r in csv.DictReader(io.StringIO(out))}
+		r = rows[("ratio", "lookup/random/page64/mix:desktop/ram:4GiB/twin:b")]
+		self.assertEqual((r["a"], r["b"], r["verdict"]), ("1", "1.1", "slower (exact)"))	# rounds taken together: no spread
+
 class PlotOne(PlotCase):
 	def test_one_machine(self):
 		text = self.plot(fixture("one"))
@@ -96,7 +146,7 @@ class PlotOne(PlotCase):
 		self.assertIn("lookup/random        4GiB  page32    5/5           0.750  0.721..0.781  "
 			      "faster", lines)
 		self.assertIn("scan/compaction      4GiB  page32    5/5           1.000  0.961..1.041  "
-			      "no difference", lines)
+			      "same within \u00b15%", lines)
 		self.assertIn("alloc/order0         4GiB  memdesc8  5/0           -      -             "
 			      "failed", lines)
 		# no machine.headline_ram_bytes: the largest size, said so
@@ -410,7 +460,7 @@ class PlotScale(PlotCase):
 							  "lookup/seq", "alloc/order0-zero"])
 		self.assertEqual({r[1] for r in rows[1:]}, {"1GiB", "4GiB"})
 		self.assertIn(["lookup/random-cold", "4GiB", "memdesc8", "5/5", "1.000",
-			       "0.961..1.041", "no difference"], rows)
+			       "0.961..1.041", "same within \u00b15%"], rows)
 		self.assertIn(["alloc/order0-zero", "4GiB", "memdesc8", "5/5", "1.080",
 			       "1.038..1.124", "slower"], rows)
 		self.assert_rows(head, [["desktop", "16,777,216", "14,680,064 (-12.5%)",

@@ -4,6 +4,7 @@ skipped.  Nothing here depends on where the clone lives or who runs it."""
 
 import atexit
 import json
+import zlib
 import os
 import shutil
 import subprocess
@@ -125,7 +126,12 @@ class Scratch(unittest.TestCase):
 		self.assertNotIn("internal error", err)
 		return err
 
-	def write_dump(self, doc, name="run"):
+	def write_dump(self, doc, name="run", same_run=False):
+		"""doc as name/mdbench.json; a run of its own (a run_id from name,
+		so that compare counts it apart from its source) unless same_run."""
+		mb = doc.get("context", {}).get("memdesc_bench") if isinstance(doc, dict) else None
+		if not same_run and isinstance(mb, dict) and "run_id" in mb:
+			mb["run_id"] = "20251203T080000Z-%08x" % (zlib.crc32(name.encode()))
 		d = os.path.join(self.tmp, name)
 		os.makedirs(d, exist_ok=True)
 		with open(os.path.join(d, "mdbench.json"), "w") as f:
