@@ -413,17 +413,25 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 
 /*
  * Misses an op of in cannot avoid: the kernel's floor (a -cold op's flushed
- * lines) or the analytic model's lines per op, where it covers in.
+ * lines) or the analytic model's lines per op.  Where the model does not
+ * cover the run's descriptors (scattered by a randomised or aged cache), it
+ * is asked for them in pfn order, the fewest lines they can take: a floor.
  */
 static double expected_misses(const struct mdb_run *run, const struct mdb_instance *in)
 {
 	struct memmap_opts opts = mdb_instance_opts(run, in);
 	struct model_lines lines;
 	double n = in->kernel->min_misses;
+	bool known;
 
-	if (in->ops && in->kernel->model &&
-	    model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines) &&
-	    model_lines_total(&lines) > n)
+	if (!in->ops || !in->kernel->model)
+		return n;
+	known = model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines);
+	if (!known) {
+		opts.age = DESC_FRESH_ORDERED;
+		known = model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines);
+	}
+	if (known && model_lines_total(&lines) > n)
 		n = model_lines_total(&lines);
 	return n;
 }
