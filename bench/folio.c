@@ -90,7 +90,8 @@ MDB_KERNEL(folio_tail_dep,
 MDB_KERNEL(folio_tail_cold,
 	   .name = "folio/tail-cold", .class = MDB_DEPENDENT, .unit = "tail page",
 	   .run = folio_tail_cold,
-	   .ws = MDB_WS_FOLIO_TAILS, .ws_sampled = true, .sim_ops = 1 << 10);
+	   .ws = MDB_WS_FOLIO_TAILS, .ws_sampled = true, .sim_ops = 1 << 10,
+	   .min_misses = 1);
 
 MDB_KERNEL(folio_getput,
 	   .name = "folio/getput", .class = MDB_DEPENDENT, .unit = "get+put pair",
@@ -124,4 +125,5 @@ MDB_KERNEL(folio_getput_dep,
 MDB_KERNEL(folio_getput_cold,
 	   .name = "folio/getput-cold", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput_cold,
-	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 10);
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 10,
+	   .min_misses = 1);

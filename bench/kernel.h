@@ -107,6 +107,13 @@ struct mdb_kernel {
 	void (*run)(struct mdb_state *st, const struct bench_env *env);
 	unsigned int flags;
 	uint64_t sim_ops;		/* ops to run under --simulate */
+	/*
+	 * Cache and TLB misses an op cannot avoid, at least: a -cold op's lines
+	 * are all flushed and its translations swept (cold.h), so it misses at
+	 * least its memmap entry.  A miss counter that reads 0 on such a kernel
+	 * did not count (an emulated PMU): the dump says not trusted.  0: no floor.
+	 */
+	double min_misses;
 	/* Data lines per op the analytic model predicts (bench/model.c); NULL: none. */
 	bool (*model)(const struct layout_ops *ops, const struct model_blocks *b,
 		      struct model_lines *lines);

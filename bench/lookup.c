@@ -70,4 +70,5 @@ MDB_KERNEL(lookup_random_dep,
 MDB_KERNEL(lookup_random_cold,
 	   .name = "lookup/random-cold", .class = MDB_DEPENDENT, .unit = "lookup",
 	   .run = lookup_random_cold,
-	   .ws = MDB_WS_ALL, .ws_sampled = true, .sim_ops = 1 << 10);
+	   .ws = MDB_WS_ALL, .ws_sampled = true, .sim_ops = 1 << 10,
+	   .min_misses = 1);

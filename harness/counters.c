@@ -723,6 +723,7 @@ int mdb_counter_encode(struct mdb_counter *c, const char *name, const char *pmu_
 
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->grp = -1;
 	if (!*name)
 		return mdb_errf(err, "empty counter name");
 	if (strlen(name) >= MDB_COUNTER_NAME_LEN)
@@ -833,11 +834,9 @@ int mdb_counters_parse(struct mdb_counters *set, const char *spec, const char *p
 	char name[MDB_COUNTER_NAME_LEN];
 	const char *p = spec;
 	unsigned int i;
-	int g, ret = 0;
+	int ret = 0;
 
 	memset(set, 0, sizeof(*set));
-	for (g = 0; g < MDB_NR_GROUPS; g++)
-		set->leader[g] = -1;
 
 	if (!spec) {
 		for (i = 0; mdb_counter_defaults[i] && !ret; i++)
@@ -970,38 +969,75 @@ static void probe(struct mdb_counter *c)
 	c->available = true;
 }
 
-/* Opens the available counters of one group; a sibling that will not join loses its place. */
-static void open_group(struct mdb_counters *set, enum mdb_counter_group g)
+/* Opens c as the leader of a new group (disabled: the others follow it); the fd or -1. */
+static int open_leader(struct mdb_counters *set, struct mdb_counter *c)
 {
 	struct perf_event_attr attr;
-	unsigned int i;
 	int fd;
+
+	make_attr(c, &attr);
+	attr.read_format = READ_FORMAT;
+	attr.disabled = 1;
+	fd = perf_open(&attr, -1);
+	if (fd < 0)
+		return -1;
+	c->grp = (int)set->nr_groups;
+	set->grp[set->nr_groups].leader = fd;
+	set->grp[set->nr_groups].kind = c->group;
+	set->nr_groups++;
+	return fd;
+}
+
+/*
+ * Opens the available counters of one kind.  A sibling the group cannot
+ * hold (EINVAL: more events than the PMU has counters) leads a group of its
+ * own, which the kernel multiplexes with the others; one that will not open
+ * even then loses its place.
+ */
+static void open_groups(struct mdb_counters *set, enum mdb_counter_group kind)
+{
+	struct perf_event_attr attr;
+	int cur = -1;			/* the group siblings join */
+	unsigned int i;
+	int fd, e;
 
 	for (i = 0; i < set->nr; i++) {
 		struct mdb_counter *c = &set->c[i];
 
-		if (!c->available || c->group != g)
+		if (!c->available || c->group != kind)
 			continue;
-		make_attr(c, &attr);
-		attr.read_format = READ_FORMAT;
-		attr.disabled = set->leader[g] < 0;	/* siblings follow the leader */
-		fd = perf_open(&attr, set->leader[g]);
-		if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
-			int e = errno;
-
-			explain(c->reason, e);
-			if (set->leader[g] >= 0 && e == EINVAL)
-				snprintf(c->reason, MDB_COUNTER_REASON_LEN, "%s: cannot join the group "
-					 "of the others (more events than the PMU has counters?)",
-					 strerror(e));
+		fd = -1;
+		e = 0;
+		if (cur >= 0) {
+			make_attr(c, &attr);
+			attr.read_format = READ_FORMAT;
+			fd = perf_open(&attr, set->grp[cur].leader);
+			e = fd < 0 ? errno : 0;
 			if (fd >= 0)
-				close(fd);
+				c->grp = cur;
+		}
+		if (fd < 0 && (cur < 0 || e == EINVAL)) {
+			fd = open_leader(set, c);
+			e = fd < 0 ? errno : 0;
+			if (fd >= 0)
+				cur = c->grp;
+		}
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
+			e = errno;
+			if (set->grp[c->grp].leader == fd) {	/* a leader alone: its group goes */
+				set->nr_groups--;
+				cur = -1;
+			}
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0) {
+			explain(c->reason, e);
+			c->grp = -1;
 			c->available = false;
 			continue;
 		}
 		c->fd = fd;
-		if (set->leader[g] < 0)
-			set->leader[g] = fd;
 	}
 }
 
@@ -1015,22 +1051,21 @@ int mdb_counters_setup(struct mdb_counters *set, const char *spec, struct mdb_er
 	for (i = 0; i < set->nr; i++)
 		probe(&set->c[i]);
 	for (g = 0; g < MDB_NR_GROUPS; g++)
-		open_group(set, g);
+		open_groups(set, g);
 	return 0;
 }
 
 void mdb_counters_close(struct mdb_counters *set)
 {
 	unsigned int i;
-	int g;
 
 	for (i = 0; i < set->nr; i++) {
 		if (set->c[i].fd >= 0)
 			close(set->c[i].fd);
 		set->c[i].fd = -1;
+		set->c[i].grp = -1;
 	}
-	for (g = 0; g < MDB_NR_GROUPS; g++)
-		set->leader[g] = -1;
+	set->nr_groups = 0;
 }
 
 unsigned int mdb_counters_nr_available(const struct mdb_counters *set)
@@ -1039,6 +1074,15 @@ unsigned int mdb_counters_nr_available(const struct mdb_counters *set)
 
 	for (i = 0; i < set->nr; i++)
 		n += set->c[i].available;
+	return n;
+}
+
+unsigned int mdb_counters_nr_hw_groups(const struct mdb_counters *set)
+{
+	unsigned int g, n = 0;
+
+	for (g = 0; g < set->nr_groups; g++)
+		n += set->grp[g].kind == MDB_GROUP_HW;
 	return n;
 }
 
@@ -1130,27 +1174,24 @@ static bool read_group(int leader, struct group_read *r)
 
 static void group_ioctl(const struct mdb_counters *set, unsigned long request)
 {
-	int g;
+	unsigned int g;
 
-	for (g = 0; g < MDB_NR_GROUPS; g++)
-		if (set->leader[g] >= 0)
-			ioctl(set->leader[g], request, PERF_IOC_FLAG_GROUP);
+	for (g = 0; g < set->nr_groups; g++)
+		ioctl(set->grp[g].leader, request, PERF_IOC_FLAG_GROUP);
 }
 
 void mdb_counters_start(struct mdb_counters *set)
 {
 	struct group_read r;
-	int g;
+	unsigned int g;
 
 	/* RESET zeroes the counts but not the times: remember where they stand. */
-	for (g = 0; g < MDB_NR_GROUPS; g++) {
-		if (set->leader[g] < 0)
-			continue;
-		ioctl(set->leader[g], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
-		if (!read_group(set->leader[g], &r))
+	for (g = 0; g < set->nr_groups; g++) {
+		ioctl(set->grp[g].leader, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
+		if (!read_group(set->grp[g].leader, &r))
 			memset(&r, 0, sizeof(r));
-		set->enabled0[g] = r.time_enabled;
-		set->running0[g] = r.time_running;
+		set->grp[g].enabled0 = r.time_enabled;
+		set->grp[g].running0 = r.time_running;
 	}
 	group_ioctl(set, PERF_EVENT_IOC_ENABLE);
 }
@@ -1180,24 +1221,27 @@ bool mdb_counter_scale(uint64_t value, uint64_t enabled, uint64_t running, doubl
 	return true;
 }
 
-static void take_group(struct mdb_counters *set, int g, struct mdb_counter_values *out)
+static void take_group(struct mdb_counters *set, unsigned int g, struct mdb_counter_values *out)
 {
 	struct group_read r;
 	uint64_t enabled, running;
 	unsigned int i, j;
 
-	if (!read_group(set->leader[g], &r))
+	if (!read_group(set->grp[g].leader, &r))
 		return;
-	enabled = r.time_enabled - set->enabled0[g];
-	running = r.time_running - set->running0[g];
+	enabled = r.time_enabled - set->grp[g].enabled0;
+	running = r.time_running - set->grp[g].running0;
 	for (i = 0; i < set->nr; i++) {
 		struct mdb_counter *c = &set->c[i];
 
-		if (c->fd < 0 || c->group != (enum mdb_counter_group)g)
+		if (c->fd < 0 || c->grp != (int)g)
 			continue;
 		for (j = 0; j < r.nr && j < MDB_MAX_COUNTERS; j++) {
 			if (r.v[j].id != c->id)
 				continue;
+			out->raw[i] = r.v[j].value;
+			out->enabled[i] = enabled;
+			out->running[i] = running;
 			out->valid[i] = mdb_counter_scale(r.v[j].value, enabled, running,
 							  &out->value[i]);
 			if (!out->valid[i])
@@ -1208,11 +1252,141 @@ static void take_group(struct mdb_counters *set, int g, struct mdb_counter_value
 
 void mdb_counters_stop(struct mdb_counters *set, struct mdb_counter_values *out)
 {
-	int g;
+	unsigned int g;
 
 	group_ioctl(set, PERF_EVENT_IOC_DISABLE);
 	memset(out, 0, sizeof(*out));
-	for (g = 0; g < MDB_NR_GROUPS; g++)
-		if (set->leader[g] >= 0)
-			take_group(set, g, out);
+	for (g = 0; g < set->nr_groups; g++)
+		take_group(set, g, out);
+	set->last = *out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Which PMU                                                           */
+
+/* The first line of path into buf, newline and NULs stripped; false if unreadable or empty. */
+static bool first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] == '\0' || buf[i] == '\n')	/* device-tree strings are NUL-separated */
+			buf[i] = buf[i] == '\n' ? '\0' : ' ';
+	return buf[0] != '\0';
+}
+
+/* Whether /proc/cpuinfo's flags have word. */
+static bool cpuinfo_flag(const char *word)
+{
+	char line[4096];
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *tok, *save;
+
+		if (strncmp(line, "flags", 5))
+			continue;
+		for (tok = strtok_r(strchr(line, ':') ? strchr(line, ':') + 1 : line, " \n", &save);
+		     tok && !found; tok = strtok_r(NULL, " \n", &save))
+			found = !strcmp(tok, word);
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+static void virt_hint(char *out, size_t len)
+{
+	static const char *const vendors[] = { "QEMU", "KVM", "VMware", "Xen", "Microsoft",
+					       "innotek", "Amazon EC2", "Google", NULL };
+	char buf[160];
+	unsigned int i;
+
+	if (cpuinfo_flag("hypervisor")) {
+		snprintf(out, len, "CPUID hypervisor bit (/proc/cpuinfo flags)");
+		return;
+	}
+	if (first_line("/sys/hypervisor/type", buf, sizeof(buf))) {
+		text(out, len, "/sys/hypervisor/type: %s", buf);
+		return;
+	}
+	if (first_line("/proc/device-tree/compatible", buf, sizeof(buf)) &&
+	    strstr(buf, "linux,dummy-virt")) {
+		snprintf(out, len, "device tree compatible linux,dummy-virt (qemu's virt board)");
+		return;
+	}
+	if (first_line("/sys/class/dmi/id/sys_vendor", buf, sizeof(buf)))
+		for (i = 0; vendors[i]; i++)
+			if (strstr(buf, vendors[i])) {
+				text(out, len, "DMI sys_vendor: %s", buf);
+				return;
+			}
+	out[0] = '\0';
+}
+
+void mdb_pmu_describe(struct mdb_pmu_info *p)
+{
+	pfm_pmu_info_t info;
+	struct mdb_err err;
+	int pmu;
+
+	memset(p, 0, sizeof(*p));
+	if (!pfm_ready(&err)) {
+		for (pmu = PFM_PMU_NONE + 1; pmu < PFM_PMU_MAX; pmu++) {
+			memset(&info, 0, sizeof(info));
+			info.size = sizeof(info);
+			if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS || !info.is_present ||
+			    info.type != PFM_PMU_TYPE_CORE)
+				continue;
+			snprintf(p->libpfm, sizeof(p->libpfm), "%s", info.name);
+			snprintf(p->libpfm_desc, sizeof(p->libpfm_desc), "%s", info.desc);
+			break;
+		}
+	}
+	if (first_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", p->midr,
+		       sizeof(p->midr)))
+		p->midr[strcspn(p->midr, " ")] = '\0';
+	virt_hint(p->virt, sizeof(p->virt));
+}
+
+/* ------------------------------------------------------------------ */
+/* Zeros that are not measurements                                     */
+
+bool mdb_counter_counts_misses(const struct mdb_counter *c)
+{
+	static const char *const words[] = { "MISS", "REFILL", NULL };
+	char upper[MDB_COUNTER_EVENT_LEN];
+	unsigned int i;
+
+	if (c->type == PERF_TYPE_HW_CACHE)
+		return (c->config >> 16 & 0xff) == PERF_COUNT_HW_CACHE_RESULT_MISS;
+	if (c->type == PERF_TYPE_HARDWARE)
+		return c->config == PERF_COUNT_HW_CACHE_MISSES;
+	if (c->source != MDB_SRC_LIBPFM)
+		return false;	/* a raw code says nothing of what it counts */
+	for (i = 0; i < sizeof(upper) - 1 && c->event[i]; i++)	/* libpfm ignores case */
+		upper[i] = (char)toupper((unsigned char)c->event[i]);
+	upper[i] = '\0';
+	for (i = 0; words[i]; i++)
+		if (strstr(upper, words[i]))
+			return true;
+	return false;
+}
+
+const char *mdb_counter_untrusted_zero(const struct mdb_counter *c, double per_op,
+				       double expected, char *buf, size_t len)
+{
+	if (per_op != 0 || !(expected > 0) || !mdb_counter_counts_misses(c))
+		return NULL;
+	snprintf(buf, len, "counted 0 where the model expects %.3g: not trusted", expected);
+	return buf;
 }

@@ -21,10 +21,20 @@
  *
  * Every counter is then probed once: one the machine cannot count is kept
  * with the reason and never read, so no dump ever shows a 0 that means "could
- * not count".  The countable ones form at most two perf_event groups,
- * hardware and software, so that a missing or full PMU cannot take page
- * faults and task clock down with it.  Only user space is counted
- * (exclude_kernel), which perf_event_paranoid 2 allows.
+ * not count".  The countable ones form perf_event groups, hardware and
+ * software apart, so that a missing or full PMU cannot take page faults and
+ * task clock down with it.  Hardware events beyond what one group can hold
+ * (the PMU's counters) open a further group: the kernel then multiplexes the
+ * groups, each counting for part of the time, and a count is scaled by its
+ * group's time_enabled / time_running, as perf stat does; each reading keeps
+ * both times and the raw count, so the dump shows the scaling.  Only user
+ * space is counted (exclude_kernel), which perf_event_paranoid 2 allows.
+ *
+ * A 0 is not always a measurement: a PMU may accept an event it does not
+ * implement (an emulated one: qemu's arm64 PMU opens the cache events and
+ * reads 0).  mdb_counter_counts_misses() says which counters count misses,
+ * so that a caller who knows an op must miss (a -cold kernel, or the model)
+ * reports such a 0 as not trusted (mdb_counter_untrusted_zero()).
  */
 #ifndef MDB_COUNTERS_H
 #define MDB_COUNTERS_H
@@ -83,23 +93,38 @@ struct mdb_counter {
 	bool available;
 	char reason[MDB_COUNTER_REASON_LEN];	/* why not, when !available */
 	enum mdb_counter_group group;
+	int grp;				/* index into mdb_counters.grp, -1 when not open */
 	int fd;
 	uint64_t id;				/* PERF_EVENT_IOC_ID, to find it in a group read */
 	unsigned long unscheduled;		/* runs in which its group never reached the PMU */
 };
 
-struct mdb_counters {
-	unsigned int nr;
-	struct mdb_counter c[MDB_MAX_COUNTERS];
-	int leader[MDB_NR_GROUPS];		/* -1: group empty */
-	uint64_t enabled0[MDB_NR_GROUPS];	/* time_enabled/running at the last start */
-	uint64_t running0[MDB_NR_GROUPS];
+/* One perf_event group: a leader and the siblings scheduled with it. */
+struct mdb_counter_group_fd {
+	int leader;				/* the leader's fd */
+	enum mdb_counter_group kind;
+	uint64_t enabled0, running0;		/* time_enabled/running at the last start */
 };
 
-/* One reading: value[i] is valid only where valid[i]. */
+/*
+ * One reading: value[i] (scaled to the time enabled) is valid only where
+ * valid[i]; raw[i] is what the counter counted over its group's running of
+ * enabled ns.
+ */
 struct mdb_counter_values {
 	double value[MDB_MAX_COUNTERS];
 	bool valid[MDB_MAX_COUNTERS];
+	uint64_t raw[MDB_MAX_COUNTERS];
+	uint64_t enabled[MDB_MAX_COUNTERS];
+	uint64_t running[MDB_MAX_COUNTERS];
+};
+
+struct mdb_counters {
+	unsigned int nr;
+	struct mdb_counter c[MDB_MAX_COUNTERS];
+	unsigned int nr_groups;
+	struct mdb_counter_group_fd grp[MDB_MAX_COUNTERS];
+	struct mdb_counter_values last;		/* the last mdb_counters_stop()'s reading */
 };
 
 /* The default short names; NULL-terminated. */
@@ -135,6 +160,22 @@ int mdb_counters_parse(struct mdb_counters *set, const char *spec, const char *p
 int mdb_counters_setup(struct mdb_counters *set, const char *spec, struct mdb_err *err);
 void mdb_counters_close(struct mdb_counters *set);
 unsigned int mdb_counters_nr_available(const struct mdb_counters *set);
+/* Hardware groups open: more than one means the PMU multiplexes them. */
+unsigned int mdb_counters_nr_hw_groups(const struct mdb_counters *set);
+
+/*
+ * Whether c counts misses of a cache or TLB (a generic cache event's MISS,
+ * cache-misses, or a model-specific name saying MISS or REFILL): a count an
+ * op that must miss cannot leave at 0.
+ */
+bool mdb_counter_counts_misses(const struct mdb_counter *c);
+/*
+ * When c read per_op == 0 over ops where each op must miss expected times
+ * (> 0): "counted 0 where the model expects N: not trusted" into buf (len
+ * bytes), and returns buf; NULL when the reading stands.
+ */
+const char *mdb_counter_untrusted_zero(const struct mdb_counter *c, double per_op,
+				       double expected, char *buf, size_t len);
 
 /* "generic perf event", "raw config", "sysfs format", "x86 core layout", "libpfm". */
 const char *mdb_counter_source_name(enum mdb_counter_source source);
@@ -156,6 +197,23 @@ void mdb_counters_print_list(FILE *out, const struct mdb_counters *set);
  * program name or newline.  Returns buf, or NULL when none is missing.
  */
 const char *mdb_counters_missing(const struct mdb_counters *set, char *buf, size_t len);
+
+/*
+ * Which PMU counts, for the dump: libpfm's name for the core PMU it finds
+ * here (LIBPFM_FORCE_PMU's under a forced one), arm64's MIDR_EL1 of CPU 0,
+ * and what says the machine is virtual, so its PMU may be emulated (qemu's
+ * TCG counts instructions, not cache misses) or the host's lent through
+ * KVM: the x86 CPUID hypervisor bit (/proc/cpuinfo), /sys/hypervisor/type,
+ * the device tree of qemu's virt board (compatible "linux,dummy-virt"), or
+ * a DMI vendor that names a hypervisor.  "" where there is none.
+ */
+struct mdb_pmu_info {
+	char libpfm[64];
+	char libpfm_desc[128];
+	char midr[32];
+	char virt[160];
+};
+void mdb_pmu_describe(struct mdb_pmu_info *p);
 
 /* Around the timed loop: reset and enable; pause/resume; disable and read. */
 void mdb_counters_start(struct mdb_counters *set);

@@ -138,11 +138,12 @@ json_t *mdb_kernel_json(const struct mdb_kernel *k)
 	const char *hvo = k->flags & MDB_K_HVO_ON ? "on" :
 			  k->flags & MDB_K_HVO || k->class == MDB_REPORT ? "off,on" : "off";
 
-	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s, s:s?, s:o}", "name", k->name,
+	return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:s, s:s?, s:o, s:f}", "name", k->name,
 			 "class", mdb_kernel_class_name(k->class), "unit", k->unit,
 			 "mutates", !!(k->flags & MDB_K_MUTATES), "threaded", !!(k->flags & MDB_K_THREADED),
 			 "model", k->model != NULL, "sim_ops", (json_int_t)k->sim_ops, "hvo", hvo,
-			 "metadata_share_of", k->share_of, "vmstat", vmstat_json(k->vmstat));
+			 "metadata_share_of", k->share_of, "vmstat", vmstat_json(k->vmstat),
+			 "min_misses_per_op", k->min_misses);
 }
 
 /* The modelled layouts, then the live kernel if asked for (brief: for Google Benchmark's context). */
@@ -187,6 +188,20 @@ static json_t *sizes_json(const uint64_t *sizes, unsigned int n, bool names)
 	return a;
 }
 
+/* Which PMU counted (counters.h: struct mdb_pmu_info); "" fields as null. */
+static json_t *pmu_json(void)
+{
+	struct mdb_pmu_info p;
+
+	mdb_pmu_describe(&p);
+	return json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?}", "libpfm", *p.libpfm ? p.libpfm : NULL,
+			 "libpfm_desc", *p.libpfm_desc ? p.libpfm_desc : NULL,
+			 "midr_el1", *p.midr ? p.midr : NULL, "virtual", *p.virt ? p.virt : NULL,
+			 "note", *p.virt ? "a virtual machine's PMU: the host's lent through KVM, or "
+			 "emulated (qemu's TCG counts instructions, exactly under -icount, where cycles "
+			 "are instructions x 2^shift; its cache events read 0)" : NULL);
+}
+
 static json_t *counters_json(const struct mdb_counters *set)
 {
 	json_t *avail = json_array(), *unavail = json_array();
@@ -205,13 +220,16 @@ static json_t *counters_json(const struct mdb_counters *set)
 
 		if (c->available) {
 			json_object_set_new(o, "unscheduled_runs", json_integer((json_int_t)c->unscheduled));
+			json_object_set_new(o, "group", json_integer(c->grp));
+			json_object_set_new(o, "counts_misses", json_boolean(mdb_counter_counts_misses(c)));
 			json_array_append_new(avail, o);
 		} else {
 			json_object_set_new(o, "reason", json_string(c->reason));
 			json_array_append_new(unavail, o);
 		}
 	}
-	return json_pack("{s:o, s:o}", "available", avail, "unavailable", unavail);
+	return json_pack("{s:o, s:o, s:I, s:o}", "available", avail, "unavailable", unavail,
+			 "hw_groups", (json_int_t)mdb_counters_nr_hw_groups(set), "pmu", pmu_json());
 }
 
 static json_t *hwloc_json(const struct mdb_run *run)

@@ -256,8 +256,13 @@ int mdb_run_native(struct mdb_run *run);
 int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops,
 		  void (*on_start)(void *arg), void (*on_stop)(void *arg), void *arg,
 		  uint64_t *items, struct mdb_err *err);
-/* --fixed-ops: every selected instance for ops ops, "NAME: N items" or "NAME: error: ..." each. */
-int mdb_run_fixed_all(const struct mdb_run *run, uint64_t ops);
+/*
+ * --fixed-ops: every selected instance for ops ops, "NAME: N items" or
+ * "NAME: error: ..." each; with counters, then "NAME: counters a=N ...", the
+ * raw totals from the first op to the last (pauses included: a -cold
+ * kernel's flushes count).
+ */
+int mdb_run_fixed_all(struct mdb_run *run, uint64_t ops);
 
 /* context.c: what the dump says of the run. */
 /*

@@ -22,6 +22,7 @@
 
 #include "grow.h"
 #include "mdbench.h"
+#include "model.h"
 #include "rounds.h"
 #include "shim.h"
 
@@ -405,13 +406,83 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 	return n;
 }
 
+/*
+ * Misses an op of in cannot avoid: the kernel's floor (a -cold op's flushed
+ * lines) or the analytic model's lines per op.  Where the model does not
+ * cover the run's descriptors (scattered by a randomised or aged cache), it
+ * is asked for them in pfn order, the fewest lines they can take: a floor.
+ */
+static double expected_misses(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	struct memmap_opts opts = mdb_instance_opts(run, in);
+	struct model_lines lines;
+	double n = in->kernel->min_misses;
+	bool known;
+
+	if (!in->ops || !in->kernel->model)
+		return n;
+	known = model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines);
+	if (!known) {
+		opts.age = DESC_FRESH_ORDERED;
+		known = model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines);
+	}
+	if (known && model_lines_total(&lines) > n)
+		n = model_lines_total(&lines);
+	return n;
+}
+
+/*
+ * The hardware counters of the run just reported (set->last): where the PMU
+ * multiplexed, each count's scaling (raw count, time enabled and running);
+ * a miss count of 0 on a kernel that must miss is taken out, with why
+ * (counters.h: mdb_counter_untrusted_zero()).
+ */
+static void annotate_counters(const struct mdb_run *run, const struct mdb_instance *in,
+			      json_t *entry)
+{
+	const struct mdb_counters *set = &run->counters;
+	const struct mdb_counter_values *v = &set->last;
+	double expected = -1;
+	json_t *scaling = json_object(), *untrusted = json_object();
+	char why[MDB_COUNTER_REASON_LEN];
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		const struct mdb_counter *c = &set->c[i];
+		json_t *val = json_object_get(entry, c->name);
+
+		if (!val || !v->valid[i])
+			continue;
+		if (v->running[i] != v->enabled[i])
+			json_object_set_new(scaling, c->name, json_pack(
+				"{s:I, s:f, s:I, s:I}", "raw", (json_int_t)v->raw[i],
+				"scaled", v->value[i], "time_enabled_ns", (json_int_t)v->enabled[i],
+				"time_running_ns", (json_int_t)v->running[i]));
+		if (json_number_value(val) == 0 && expected < 0)
+			expected = expected_misses(run, in);
+		if (mdb_counter_untrusted_zero(c, json_number_value(val), expected, why,
+					       sizeof(why))) {
+			json_object_set_new(untrusted, c->name, json_string(why));
+			json_object_del(entry, c->name);
+		}
+	}
+	if (json_object_size(scaling))
+		json_object_set(entry, "counter_scaling", scaling);
+	if (json_object_size(untrusted))
+		json_object_set(entry, "counters_not_trusted", untrusted);
+	json_decref(scaling);
+	json_decref(untrusted);
+}
+
 static void annotate(const char *run_name, json_t *entry, void *arg)
 {
 	const struct mdb_instance *in = instance_of(run_name);
+	const struct mdb_run *run = arg;
 
 	if (!in)
 		return;
 	mdb_instance_ws_json(arg, in, entry);
+	annotate_counters(run, in, entry);
 	if (samples)
 		add_sample(arg, in, entry);
 }
@@ -531,8 +602,51 @@ int mdb_run_fixed(const struct mdb_run *run, const struct mdb_instance *in, uint
  * A smoke test of every kernel, Asan builds included: no timing, exactly
  * ops operations (rounded up to the kernel's batch) each.  1 if any failed.
  */
-int mdb_run_fixed_all(const struct mdb_run *run, uint64_t ops)
+static void fixed_counters_start(void *arg)
 {
+	mdb_counters_start(arg);
+}
+
+static void fixed_counters_stop(void *arg)
+{
+	struct mdb_counters *set = arg;
+	struct mdb_counter_values v;
+
+	mdb_counters_stop(set, &v);
+}
+
+/*
+ * The counters' totals over a fixed run, one line after its items:
+ *	<name>: counters <counter>=<raw>[/<running>of<enabled>ns] ...
+ * raw counts, not scaled, with the times where the PMU multiplexed; a
+ * counter its group never reached is "unscheduled".  Nothing when none
+ * counts.
+ */
+static void print_fixed_counters(const struct mdb_instance *in, const struct mdb_counters *set)
+{
+	const struct mdb_counter_values *v = &set->last;
+	unsigned int i;
+
+	if (!mdb_counters_nr_available(set))
+		return;
+	printf("%s: counters", in->name);
+	for (i = 0; i < set->nr; i++) {
+		if (!set->c[i].available)
+			continue;
+		if (!v->valid[i])
+			printf(" %s=unscheduled", set->c[i].name);
+		else if (v->running[i] != v->enabled[i])
+			printf(" %s=%llu/%lluof%lluns", set->c[i].name, (unsigned long long)v->raw[i],
+			       (unsigned long long)v->running[i], (unsigned long long)v->enabled[i]);
+		else
+			printf(" %s=%llu", set->c[i].name, (unsigned long long)v->raw[i]);
+	}
+	printf("\n");
+}
+
+int mdb_run_fixed_all(struct mdb_run *run, uint64_t ops)
+{
+	bool count = mdb_counters_nr_available(&run->counters) > 0;
 	unsigned long failed = 0;
 	struct mdb_err err;
 	uint64_t items;
@@ -545,11 +659,16 @@ int mdb_run_fixed_all(const struct mdb_run *run, uint64_t ops)
 
 		if (!in->selected)
 			continue;
-		if (mdb_run_fixed(run, in, ops, NULL, NULL, NULL, &items, &err)) {
+		/* The live kernel's counters are the module's (realkernel.c). */
+		if (mdb_run_fixed(run, in, ops, count && !in->real ? fixed_counters_start : NULL,
+				  count && !in->real ? fixed_counters_stop : NULL, &run->counters,
+				  &items, &err)) {
 			printf("%s: error: %s\n", in->name, err.msg);
 			failed++;
 		} else {
 			printf("%s: %llu items\n", in->name, (unsigned long long)items);
+			if (count && !in->real)
+				print_fixed_counters(in, &run->counters);
 		}
 	}
 	return fflush(stdout) || failed ? 1 : 0;

@@ -543,6 +543,16 @@ def variant_label(variant):
 	return " ".join(f"{k}:{v}" if v else k for k, v in variant)
 
 
+def not_trusted(bench, counter):
+	"""mdbench's "counted 0 where the model expects N: not trusted" for a
+	counter it took out of bench's runs (counters_not_trusted), else None."""
+	for e in bench.reps:
+		why = (e.get("counters_not_trusted") or {}).get(counter)
+		if isinstance(why, str):
+			return why
+	return None
+
+
 class Bench:
 	"""One benchmark (one run_name): its repetitions (every iteration or
 	simulation entry: mdbench's rounds and Google Benchmark's repetitions
@@ -777,8 +787,11 @@ class Dump:
 		return "n/a (not requested)"
 
 	def missing_cell(self, bench, metric):
-		"""A table cell for a metric bench has no value of: failed, or why."""
-		return failed_text(bench) if bench.error else self.why_missing(metric)
+		"""A table cell for a metric bench has no value of: failed, not
+		trusted (a 0 where the kernel must count), or why."""
+		if bench.error:
+			return failed_text(bench)
+		return not_trusted(bench, metric) or self.why_missing(metric)
 
 	def pool(self, metric):
 		"""The benchmarks a metric lives in: sim.json for sim_* / model_*."""
@@ -1116,7 +1129,9 @@ class Side:
 		return self.dumps[0].why_missing(counter)
 
 	def missing_cell(self, bench, metric):
-		return failed_text(bench) if bench.error else self.why_missing(metric)
+		if bench.error:
+			return failed_text(bench)
+		return not_trusted(bench, metric) or self.why_missing(metric)
 
 	def signature(self, i, b):
 		"""{what: value} that must be the same for run i's benchmark b to

@@ -1043,8 +1043,36 @@ class Text(Doc):
 			self.md("No counters in these dumps.\n")
 		for c in zero:
 			self.md(f"- `{md.md_cell(c)}` was counted and is 0 in every benchmark: no figure.")
+		for d in self.dumps:
+			self.pmu(d)
 		self.md("\nCounters are per op; a counter the machine could not count is "
 			"\"unavailable: reason\", never 0.\n")
+
+	def pmu(self, d):
+		"""Which PMU counted, whether it multiplexed, and the counts not trusted."""
+		c = d.mb.get("counters") or {}
+		p = c.get("pmu") or {}
+		who = f"{d.label}: " if self.multi else ""
+		if p.get("libpfm") or p.get("midr_el1") or p.get("virtual"):
+			parts = [f"libpfm `{p['libpfm']}` ({p.get('libpfm_desc')})" if p.get("libpfm") else
+				 "libpfm knows no core PMU here"]
+			if p.get("midr_el1"):
+				parts.append(f"MIDR_EL1 {p['midr_el1']}")
+			if p.get("virtual"):
+				parts.append(f"a virtual machine ({p['virtual']}): {p.get('note') or ''}")
+			self.md(f"- {who}PMU: " + "; ".join(parts) + ".")
+		if (c.get("hw_groups") or 0) > 1:
+			self.md(f"- {who}more hardware events than the PMU has counters: {c['hw_groups']} "
+				"groups took turns, each count scaled by its time enabled over its time "
+				"running (each benchmark's `counter_scaling`).")
+		seen = {}
+		for b in d.native.values():
+			for e in b.reps:
+				for name, why in (e.get("counters_not_trusted") or {}).items():
+					seen.setdefault((name, why), []).append(b.name)
+		for (name, why), benches in seen.items():
+			self.md(f"- {who}`{md.md_cell(name)}` {md.md_cell(why)} in {len(benches)} runs "
+				f"(e.g. `{md.md_cell(benches[0])}`): left out, not 0.")
 
 	def false_sharing(self):
 		for d in self.dumps:

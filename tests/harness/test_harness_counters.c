@@ -643,20 +643,130 @@ static void test_forced(const char *pmu)
 	mdb_counters_close(&set);
 }
 
+/*
+ * The lab's machines: one model-specific event per default counter (cycles,
+ * instructions, L1D, LLC and dTLB load misses), encoded by libpfm 4.13's
+ * tables, which agree with the vendors' manuals: Sapphire Rapids (Intel
+ * SDM: MEM_LOAD_RETIRED.L1_MISS d1/08, .L3_MISS d1/20,
+ * DTLB_LOAD_MISSES.WALK_COMPLETED 12/0e on Golden Cove), Zen 4 (AMD PPR
+ * 19h: retired instructions c0, cycles not in halt 76); Neoverse N1 and V2
+ * (the Armv8 PMU's common events: INST_RETIRED 0x08, CPU_CYCLES 0x11,
+ * L1D_CACHE_REFILL 0x03, LL_CACHE_MISS_RD 0x37, L1D_TLB_REFILL 0x05), whose
+ * tables only the aarch64 build of libpfm has.  libpfm 4.13 knows no
+ * Emerald Rapids (emr) and no Zen 5 (amd64_fam1ah_zen5): there the suite
+ * asks for the generic events only, which the kernel's own PMU driver maps
+ * (lab_lacks()).
+ */
+struct lab_pmu {
+	const char *pmu;		/* LIBPFM_FORCE_PMU */
+	const char *machine;
+	struct { const char *name; uint64_t config; } ev[6];
+};
+
+static const struct lab_pmu lab_pmus[] = {
+	{ "spr", "Sapphire Rapids", {
+		{ "CPU_CLK_UNHALTED:THREAD_P", 0x3c }, { "INST_RETIRED:ANY_P", 0xc0 },
+		{ "MEM_LOAD_RETIRED:L1_MISS", 0x8d1 }, { "MEM_LOAD_RETIRED:L3_MISS", 0x20d1 },
+		{ "DTLB_LOAD_MISSES:WALK_COMPLETED", 0xe12 }, { NULL, 0 } } },
+	{ "amd64_fam19h_zen4", "Zen 4", {
+		{ "CYCLES_NOT_IN_HALT", 0x76 }, { "RETIRED_INSTRUCTIONS", 0xc0 }, { NULL, 0 } } },
+	{ "arm_n1", "Neoverse N1", {
+		{ "CPU_CYCLES", 0x11 }, { "INST_RETIRED", 0x08 }, { "L1D_CACHE_REFILL", 0x03 },
+		{ "LL_CACHE_MISS_RD", 0x37 }, { "L1D_TLB_REFILL", 0x05 }, { NULL, 0 } } },
+	{ "arm_v2", "Neoverse V2", {
+		{ "CPU_CYCLES", 0x11 }, { "INST_RETIRED", 0x08 }, { "L1D_CACHE_REFILL", 0x03 },
+		{ "LL_CACHE_MISS_RD", 0x37 }, { "L1D_TLB_REFILL", 0x05 }, { NULL, 0 } } },
+	{ NULL, NULL, { { NULL, 0 } } }
+};
+
+static const struct lab_pmu *lab_pmu(const char *pmu)
+{
+	const struct lab_pmu *l;
+
+	for (l = lab_pmus; l->pmu; l++)
+		if (!strcmp(l->pmu, pmu))
+			return l;
+	return NULL;
+}
+
+/* Every default still sets up, and the PMU the dump names is the forced one (or none). */
+static void lab_defaults(const char *pmu, bool known)
+{
+	struct mdb_err err = { "" };
+	struct mdb_counters set;
+	struct mdb_pmu_info info;
+	unsigned int i;
+
+	CHECK(!mdb_counters_setup(&set, NULL, &err), "defaults under %s: %s", pmu, err.msg);
+	for (i = 0; mdb_counter_defaults[i]; i++)
+		CHECK(find(&set, mdb_counter_defaults[i]) >= 0, "%s: default %s did not resolve", pmu,
+		      mdb_counter_defaults[i]);
+	mdb_counters_close(&set);
+	mdb_pmu_describe(&info);
+	CHECK(known ? !strcmp(info.libpfm, pmu) : !*info.libpfm, "%s: the dump would name PMU '%s'",
+	      pmu, info.libpfm);
+	printf("  defaults resolve; the dump's pmu.libpfm: '%s' (%s)\n", info.libpfm, info.libpfm_desc);
+}
+
+static void test_lab(const struct lab_pmu *l)
+{
+	struct mdb_err err = { "" };
+	struct mdb_counter c;
+	unsigned int i;
+
+	printf("LIBPFM_FORCE_PMU=%s (%s)\n", l->pmu, l->machine);
+	for (i = 0; l->ev[i].name; i++) {
+		if (mdb_counter_encode(&c, l->ev[i].name, no_pmus, &err)) {
+			CHECK(0, "%s: %s", l->ev[i].name, err.msg);
+			continue;
+		}
+		printf("  %-34s config 0x%llx %s\n", l->ev[i].name, (unsigned long long)c.config, c.pfm);
+		CHECK(c.source == MDB_SRC_LIBPFM && c.type == RAW && c.config == l->ev[i].config,
+		      "%s on %s: type %u config 0x%llx, want raw 0x%llx", l->ev[i].name, l->pmu, c.type,
+		      (unsigned long long)c.config, (unsigned long long)l->ev[i].config);
+		CHECK(!strncmp(c.pfm, l->pmu, strlen(l->pmu)), "%s: pfm '%s'", l->ev[i].name, c.pfm);
+	}
+	lab_defaults(l->pmu, true);
+}
+
+/* A model libpfm does not know: its names are refused, the generic defaults stand. */
+static void test_lab_lacks(const char *pmu)
+{
+	struct mdb_err err = { "" };
+	struct mdb_counter c;
+
+	printf("LIBPFM_FORCE_PMU=%s: not in this libpfm\n", pmu);
+	CHECK(mdb_counter_encode(&c, "INST_RETIRED:ANY_P", no_pmus, &err) &&
+	      mdb_counter_encode(&c, "RETIRED_INSTRUCTIONS", no_pmus, &err),
+	      "%s: a model-specific name encoded", pmu);
+	printf("  model-specific names refused (%s); the suite asks for the generic events\n", err.msg);
+	lab_defaults(pmu, false);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "skl") && strcmp(argv[1], "amd64_fam19h_zen3"))) {
-		fprintf(stderr, "usage: %s [skl|amd64_fam19h_zen3]\n", argv[0]);
+	const char *arg = argc == 2 ? argv[1] : NULL;
+	bool lacks = arg && !strncmp(arg, "lacks:", 6);
+	const char *pmu = lacks ? arg + 6 : arg;
+
+	if (argc > 2 || (arg && !lacks && strcmp(arg, "skl") && strcmp(arg, "amd64_fam19h_zen3") &&
+			 !lab_pmu(arg))) {
+		fprintf(stderr, "usage: %s [skl|amd64_fam19h_zen3|spr|amd64_fam19h_zen4|arm_n1|arm_v2|"
+			"lacks:PMU]\n", argv[0]);
 		return 2;
 	}
 	/* Set before libpfm is first used: it reads the variable once. */
-	if (argc == 2)
-		setenv("LIBPFM_FORCE_PMU", argv[1], 1);
+	if (pmu)
+		setenv("LIBPFM_FORCE_PMU", pmu, 1);
 	else
 		unsetenv("LIBPFM_FORCE_PMU");
 	make_trees();
-	if (argc == 2) {
-		test_forced(argv[1]);
+	if (lacks) {
+		test_lab_lacks(pmu);
+	} else if (pmu && lab_pmu(pmu)) {
+		test_lab(lab_pmu(pmu));
+	} else if (pmu) {
+		test_forced(pmu);
 	} else {
 		test_generic_names();
 		test_perf_syntax();

@@ -62,7 +62,7 @@ static void test_fixed(void)
 }
 
 /* mdb_run_fixed_all with stdout in a file: its lines, and its return. */
-static int fixed_all(const struct mdb_run *run, uint64_t ops, char *buf, size_t len)
+static int fixed_all(struct mdb_run *run, uint64_t ops, char *buf, size_t len)
 {
 	FILE *f = tmpfile();
 	int saved = dup(1), ret;

@@ -198,12 +198,12 @@ refused rocky "--kmod: not supported" --kmod
 FAKE_ARCH=aarch64 refused debian "--kmod: not supported on aarch64" --kmod
 
 # ---- --aarch64 ---------------------------------------------------------
-cross="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 libssl-dev:arm64"
+cross="gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static qemu-system-arm cpio libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 libssl-dev:arm64"
 run debian 0 "$deb" --aarch64
 check "debian --aarch64" "dpkg --add-architecture arm64
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends $cross [DEBIAN_FRONTEND=noninteractive]" "$log"
-FAKE_FOREIGN=arm64 run debian 0 "$deb gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static" --aarch64
+FAKE_FOREIGN=arm64 run debian 0 "$deb gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static qemu-system-arm cpio" --aarch64
 check "debian --aarch64, arm64 already foreign" "apt-get update -qq
 apt-get install -y -qq --no-install-recommends libbenchmark-dev:arm64 libjansson-dev:arm64 libhwloc-dev:arm64 libpfm4-dev:arm64 libssl-dev:arm64 [DEBIAN_FRONTEND=noninteractive]" "$log"
 refused fedora "--aarch64: not supported on fedora" --aarch64
