@@ -33,7 +33,7 @@ struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
-	const char *compaction;
+	const char *compaction, *slab_cpus;
 	const char *base_page;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
@@ -90,6 +90,9 @@ static void usage(void)
 	       "                                    or SLAB_HWCACHE_ALIGN\n"
 	       "  --slub=7.0|6.18                   SLUB with per-CPU sheaves and the barn (default), or\n"
 	       "                                    6.18's per-CPU slab (struct kmem_cache_cpu)\n"
+	       "  --slab-cpus=N                     the nr_cpu_ids descriptor caches are sized and held for:\n"
+	       "                                    slab order (calculate_order()) and the footprint's\n"
+	       "                                    per-CPU sheaves (default: this machine's CPUs)\n"
 	       "  --folio-desc-bytes=64,80,...      sweep the small folio descriptor's size (multiples of 16;\n"
 	       "                                    below the layout's struct folio only footprint runs)\n"
 	       "  --hvo=off|on|off,on               HugeTLB Vmemmap Optimisation on mixes with hugetlb folios:\n"
@@ -188,6 +191,7 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 		OPT("--fixed-ops", fixed_ops), OPT("--memmap-pages", memmap_pages),
 		OPT("--desc-age", desc_age), OPT("--folio-desc-bytes", folio_desc_bytes),
 		OPT("--desc-cache", desc_cache), OPT("--slub", slub), OPT("--compaction", compaction),
+		OPT("--slab-cpus", slab_cpus),
 		OPT("--hvo", hvo), OPT("--base-page", base_page),
 		OPT("--threads", threads), OPT("--time-budget", time_budget),
 #undef OPT
@@ -714,6 +718,13 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		mdb_dief("--slub=%s: 7.0 or 6.18", o->slub);
 	run->opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
+	if (o->slab_cpus) {
+		uint64_t n = parse_number("--slab-cpus", o->slab_cpus, DESC_SLAB_CPUS_MAX);
+
+		if (!n)
+			mdb_dief("--slab-cpus=%s: 1 to %u", o->slab_cpus, DESC_SLAB_CPUS_MAX);
+		desc_slab_cpus_set((unsigned int)n);
+	}
 	run->opts.pages = o->memmap_pages ? memmap_pages_from_name(o->memmap_pages) : MEMMAP_PAGES_2M;
 	run->opts.age = run->opts.replay ? DESC_TRACE :
 			o->desc_age ? desc_age_from_name(o->desc_age) : DESC_AGED;

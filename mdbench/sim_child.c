@@ -25,7 +25,7 @@
 
 json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *in, uint64_t ops)
 {
-	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, s:I, s:s}",
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:s}",
 			 "name", in->name, "kernel", in->kernel->name,
 			 "layout", in->ops ? json_string(in->ops->name) : json_null(),
 			 "mix", in->mix ? mix_to_json(in->mix) : json_null(),
@@ -35,6 +35,7 @@ json_t *mdb_instance_json(const struct mdb_run *run, const struct mdb_instance *
 			 "desc_age", desc_age_name(run->opts.age),
 			 "desc_cache", desc_cache_kind_name(in->desc_cache),
 			 "slub", desc_slub_name(run->opts.slub),
+			 "slab_cpus", (json_int_t)desc_slab_cpus(),
 			 "folio_desc_bytes", (json_int_t)in->folio_desc_bytes,
 			 "hvo", hvo_mode_name(in->hvo), "threads", (json_int_t)in->threads,
 			 "base_page", mdb_base.name);
@@ -92,21 +93,22 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	const char *name, *kernel, *layout = NULL, *pages, *age, *hvo, *cache, *slub, *base;
 	const struct base_page *b;
 	json_t *jmix, *jlayout;
-	json_int_t ram, buf, seed, n, folio, threads;
+	json_int_t ram, buf, seed, n, folio, threads, slab_cpus;
 
 	*doc = mdb_json_load_file(path, 1 << 20, err);
 	if (!*doc)
 		return -1;
-	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:s, "
-			"s:I, s:s, s:s}",
+	if (json_unpack(*doc, "{s:s, s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:I, s:I, "
+			"s:s, s:I, s:s, s:s}",
 			"name", &name, "kernel", &kernel, "layout", &jlayout, "mix", &jmix,
 			"ram_bytes", &ram, "buf_bytes", &buf, "seed", &seed, "ops", &n,
 			"memmap_pages", &pages, "desc_age", &age, "desc_cache", &cache, "slub", &slub,
-			"folio_desc_bytes", &folio,
+			"slab_cpus", &slab_cpus, "folio_desc_bytes", &folio,
 			"hvo", &hvo, "threads", &threads, "base_page", &base, "result", result) ||
 	    !(b = base_page_find(base)) ||
 	    memmap_pages_from_name(pages) < 0 || desc_age_from_name(age) < 0 ||
 	    desc_cache_kind_from_name(cache) < 0 || desc_slub_from_name(slub) < 0 || folio < 0 ||
+	    slab_cpus < 1 || slab_cpus > DESC_SLAB_CPUS_MAX ||
 	    folio > FOLIO_DESC_BYTES_MAX || hvo_mode_from_name(hvo) < 0 || threads < 0 ||
 	    threads > 1)
 		return mdb_errf(err, "%s: not an instance description", path);
@@ -144,6 +146,7 @@ static int read_instance(const char *path, struct mdb_run *run, struct mdb_insta
 	in->desc_cache = desc_cache_kind_from_name(cache);
 	run->opts.desc_cache = in->desc_cache;
 	run->opts.slub = desc_slub_from_name(slub);
+	desc_slab_cpus_set((unsigned int)slab_cpus);
 	if (read_trace(path, *doc, run, err))
 		return -1;
 	*ops = (uint64_t)n;
