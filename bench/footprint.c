@@ -8,8 +8,13 @@
  * times they trade against.  The kernel's figure is the vmemmap (64 bytes a
  * 4 KiB page, 1.56%) plus, with memdescs, the slab caches of descriptors.
  *
- * Computed: the memmap's entries and every live descriptor at the bytes it
- * counts for (ops->footprint()); with HVO on (hvo:on), the pages HVO gives
+ * Computed, two ways: live, the memmap's entries and every live descriptor
+ * at the bytes it counts for (total_bytes, bytes_per_GiB); held, the memmap
+ * and the slab pages the descriptor caches hold as the kernel would hold
+ * them (held_bytes, held_bytes_per_GiB: full, partial and CPU slabs after
+ * the build and its aging, and the per-CPU sheaves of desc_slab_cpus()
+ * CPUs, desc_cache_held_bytes(): what SUnreclaim would show); the report
+ * uses held.  With HVO on (hvo:on), the pages HVO gives
  * back subtracted, the shared tail pages and the PTE pages the kernel
  * splits its vmemmap PMDs into added (machine/hvo.h, counted from the
  * hugetlb folios).  Measured: what the process holds (memmap_measure()):
@@ -35,7 +40,7 @@ static void put(struct mdb_state *st, const struct counter *c, unsigned int n)
 
 static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 {
-	double ram = (double)env->nr_pfns * MDB_PAGE_SIZE, total, measured, memmap;
+	double ram = (double)env->nr_pfns * MDB_PAGE_SIZE, total, held, measured, memmap;
 	struct footprint_measured m;
 	struct footprint fp;
 
@@ -46,6 +51,7 @@ static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 	}
 	memmap = (double)footprint_memmap_bytes(&fp);
 	total = memmap + (double)fp.desc_bytes + (double)fp.hvo.pgtable_bytes;
+	held = memmap + (double)fp.desc_held_bytes + (double)fp.hvo.pgtable_bytes;
 	measured = (double)m.memmap_bytes + (double)m.desc_bytes;
 	while (mdb_keep_running_batch(st, 1))
 		mdb_do_not_optimize(total);
@@ -57,6 +63,10 @@ static void footprint_report(struct mdb_state *st, const struct bench_env *env)
 			{ "desc_count", (double)fp.desc_count },
 			{ "folio_desc_bytes", (double)fp.folio_desc_bytes },
 			{ "desc_reserved_bytes", (double)fp.desc_reserved_bytes },
+			{ "desc_held_bytes", (double)fp.desc_held_bytes },
+			{ "held_bytes", held },
+			{ "held_bytes_per_GiB", held / (ram / GiB) },
+			{ "slab_cpus", (double)desc_slab_cpus() },
 			{ "total_bytes", total },
 			{ "bytes_per_GiB", total / (ram / GiB) },
 			{ "overhead_pct", total / ram * 100 },

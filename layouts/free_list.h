@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * free_list.h - the free lists of a layout whose struct page has a
- * list_head buddy_list (page64, page32): include/linux/list.h's list_add(),
+ * list_head buddy_list (page64, page64md, page32): include/linux/list.h's list_add(),
  * list_add_tail() and list_del() on the entries themselves, as the buddy
  * and the per-cpu lists link them (buddy.h).  Each link writes the entry
  * and its neighbours' entries: the lines a free or an allocation touches

@@ -375,6 +375,7 @@ struct footprint {
 	size_t folio_desc_bytes;	/* what a small folio's descriptor counts for; 0: none */
 	size_t desc_count;
 	size_t desc_reserved_bytes;	/* chunks the descriptor caches hold */
+	size_t desc_held_bytes;		/* and the other CPUs' sheaves: desc_cache_held_bytes() */
 	size_t desc_bytes_by_type[DESC_NR];
 	/*
 	 * With HVO on, what it gives back of the memmap, computed from the

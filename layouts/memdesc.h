@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * memdesc.h - the memdesc_t word and the descriptors it points at, shared by
- * page32 (where it is page->memdesc) and memdesc8 (where it is the whole
- * struct page).  Written once so both layouts read and write the same
- * encoding; only what surrounds the word, and the tag numbers the word's
+ * page64md (where it is page->compound_head), page32 (page->memdesc) and
+ * memdesc8 (the whole struct page).  Written once so the layouts read and
+ * write the same encoding; only what surrounds the word, and the tag numbers the word's
  * position forces, differ.
  *
  * The tag.  A memdesc is one unsigned long whose bits 0-3 are a type tag;
@@ -48,7 +48,7 @@
  *		the plan assigns
  *
  * A layout says which numbering it uses by defining MEMDESC_BUDDY_ALIASES
- * (page32) or not (memdesc8) before including this file.  Anon and file
+ * (page64md, page32: the word overlaps buddy_list.next in both) or not (memdesc8) before including this file.  Anon and file
  * folios have tags 2 and 3 in both, so page_kind() needs no load beyond the
  * memdesc and "is a folio" is one masked compare.
  *

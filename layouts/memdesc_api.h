@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memdesc_api.h - the layout API for the two layouts whose pages point at
- * separately allocated descriptors through a memdesc (page32, memdesc8).
+ * memdesc_api.h - the layout API for the layouts whose pages point at
+ * separately allocated descriptors through a memdesc (page64md, page32,
+ * memdesc8).
  *
  * Written once against what both have: a struct page with a `memdesc` word
  * and the descriptors of memdesc.h (struct folio, struct folio_large, ...).

@@ -983,6 +983,7 @@ static void op_footprint(const struct memmap *mm, struct footprint *out)
 		out->desc_bytes += out->desc_bytes_by_type[t];
 		out->desc_count += desc_cache_nr_live(c);
 		out->desc_reserved_bytes += desc_cache_reserved_bytes(c);
+		out->desc_held_bytes += desc_cache_held_bytes(c);
 	}
 	/* Out of memory for the walk's bitmap: HVO's share reads 0 (not its pages). */
 	if (hvo_map_on(&mm->hvo) && op_footprint_hvo(mm, &out->hvo))

@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "basepage.h"
 #include "desc_cache.h"
@@ -141,9 +142,26 @@ static unsigned int calc_slab_order(size_t size, unsigned int min_order, unsigne
 	return order;
 }
 
+static unsigned int slab_cpus;
+
+void desc_slab_cpus_set(unsigned int n)
+{
+	slab_cpus = n < DESC_SLAB_CPUS_MAX ? n : DESC_SLAB_CPUS_MAX;
+}
+
+unsigned int desc_slab_cpus(void)
+{
+	long n;
+
+	if (slab_cpus)
+		return slab_cpus;
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	return n < 1 ? 1 : n > DESC_SLAB_CPUS_MAX ? DESC_SLAB_CPUS_MAX : (unsigned int)n;
+}
+
 static unsigned int calculate_order(size_t size)
 {
-	unsigned int min_objects = 4 * (fls_u(DESC_SLAB_CPUS) + 1);
+	unsigned int min_objects = 4 * (fls_u(desc_slab_cpus()) + 1);
 	size_t max_objects = (PAGE_BYTES << SLUB_MAX_ORDER) / size;
 	unsigned int min_order, order, fract;
 
@@ -1087,6 +1105,23 @@ size_t desc_cache_nr_live(const struct desc_cache *c)
 		n += desc_cache_cpu(c, cpu)->nr_live;
 	assert(n >= 0);
 	return (size_t)n;
+}
+
+size_t desc_cache_cpu_free_objects(const struct desc_cache *c, unsigned int cpu)
+{
+	const struct desc_cpu *pc = desc_cache_cpu(c, cpu);
+	size_t n = 0;
+	void *obj;
+
+	if (cpu >= c->cpus_used)
+		return 0;
+	if (pc->main)
+		n += pc->main->size;
+	if (pc->spare)
+		n += pc->spare->size;
+	for (obj = pc->freelist; obj; obj = desc_get_freepointer(c, obj))
+		n++;
+	return n;
 }
 
 void desc_cache_destroy(struct desc_cache *c)

@@ -13,7 +13,8 @@
  * a page, is modelled after the kernel:
  *
  *  - slabs: order and objects per slab as calculate_order() computes them
- *    (min_objects for DESC_SLAB_CPUS CPUs, at most 1/16 of a slab wasted);
+ *    (min_objects for desc_slab_cpus() CPUs, nr_cpu_ids: the machine's by
+ *    default, --slab-cpus models another's; at most 1/16 of a slab wasted);
  *    their pages come from one mapping per cache like the direct map
  *    (vmemmap.h: 2 MiB pages by default), a discarded slab's pages are the
  *    first reused (the page allocator's per-cpu lists are LIFO);
@@ -109,7 +110,7 @@
 
 #define DESC_ALIGN		16
 #define DESC_MAX_CPUS		1024	/* per-CPU states a cache holds: threads it can serve */
-#define DESC_SLAB_CPUS		16	/* the CPU count calculate_order() sizes slabs for */
+#define DESC_SLAB_CPUS_MAX	8192	/* CONFIG_NR_CPUS of x86-64 MAXSMP: the most --slab-cpus takes */
 #define DESC_MAX_OBJ		4096	/* largest object a cache takes */
 #define DESC_SLAB_MAX_OBJS	4096	/* 16-byte objects in an order-0 slab of 64 KiB (--base-page=64k): the most any slab holds */
 #define DESC_MAX_EXT		40	/* mappings: each as large as all before it */
@@ -267,6 +268,16 @@ static inline size_t desc_cache_kind_stride(enum desc_cache_kind k, size_t size)
 	return stride;
 }
 
+/*
+ * nr_cpu_ids as calculate_order() reads it (slub_min_objects 0: min_objects
+ * = 4 * (fls(nr_cpu_ids) + 1)), and what the footprint counts per-CPU
+ * sheaves for: desc_slab_cpus_set()'s, else the CPUs this machine has
+ * (sysconf(_SC_NPROCESSORS_CONF)).  Set it before any cache is built.
+ */
+unsigned int desc_slab_cpus(void);
+/* 0: the machine's again; else 1..DESC_SLAB_CPUS_MAX. */
+void desc_slab_cpus_set(unsigned int n);
+
 /* Objects per slab and the slab's bytes for objects of obj_size, as calculate_order(). */
 void desc_slab_geometry(size_t obj_size, unsigned int *objs_per_slab, size_t *slab_bytes);
 
@@ -331,6 +342,26 @@ static inline size_t desc_cache_live_bytes(const struct desc_cache *c)
 static inline size_t desc_cache_reserved_bytes(const struct desc_cache *c)
 {
 	return c->nr_slabs_held * c->slab_bytes;
+}
+
+/*
+ * Free objects CPU cpu holds for itself (while no thread is in the cache):
+ * its main and spare sheaves' (7.0), its CPU slab's lockless freelist
+ * (6.18; its per-CPU partial slabs are counted as slabs held).
+ */
+size_t desc_cache_cpu_free_objects(const struct desc_cache *c, unsigned int cpu);
+
+/*
+ * Bytes of slab pages the cache would hold on desc_slab_cpus() CPUs: the
+ * slabs it holds, and, for each CPU beyond the one that built it, as many
+ * free objects in that CPU's sheaves as CPU 0 holds in its own (each
+ * CPU runs the same load), at the stride.  The kernel's SUnreclaim share.
+ */
+static inline size_t desc_cache_held_bytes(const struct desc_cache *c)
+{
+	size_t other = desc_slab_cpus() > 1 ? desc_slab_cpus() - 1 : 0;
+
+	return desc_cache_reserved_bytes(c) + other * desc_cache_cpu_free_objects(c, 0) * c->obj_size;
 }
 
 /* The object's place in the cache: slab id * objs_per_slab + index; -1 if not the cache's. */

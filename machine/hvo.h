@@ -25,9 +25,9 @@
  *			order (vmemmap_shared_tail_page(): per node in v6, per
  *			zone in v7; one zone here); the head keeps its own
  *			page.  No fake heads.
- *  HVO_SAME_ENTRY	page32, memdesc8: every entry of a folio is the same
+ *  HVO_SAME_ENTRY	page64md, page32, memdesc8: every entry of a folio is the same
  *			bytes (the memdesc of the one folio descriptor; in
- *			page32 also the per-page flags fields, _mapcount -1
+ *			page64md and page32 also the per-page flags fields, _mapcount -1
  *			and _refcount 0, which hugetlb never sets per page),
  *			so all pages of the folio's entries but the first map
  *			onto the first.  Entries of different folios differ
@@ -35,7 +35,8 @@
  *			It frees a page only when the entries fill two or
  *			more: from order 10 in memdesc8 (512 entries a page:
  *			an order-9 folio's fill exactly one) and from order 8
- *			in page32 (128 a page: order 7 fills exactly one).
+ *			in page32 (128 a page: order 7 fills exactly one);
+ *			page64md frees what 6.18 frees (7 of 8 at order 9).
  *			No kernel does this; it is the same opportunity,
  *			taken so that the comparison is like for like.
  *

@@ -17,7 +17,8 @@ bool mdb_cond_equal(const struct mdb_cond *a, const struct mdb_cond *b)
 	       a->base == b->base && x->pages == y->pages && x->age == y->age &&
 	       x->replay == y->replay && x->no_compaction == y->no_compaction &&
 	       x->folio_desc_bytes == y->folio_desc_bytes && x->desc_cache == y->desc_cache &&
-	       x->slub == y->slub && x->seed == y->seed && x->hvo == y->hvo && a->twin == b->twin;
+	       x->slub == y->slub && x->seed == y->seed && x->hvo == y->hvo && a->twin == b->twin &&
+	       a->slab_cpus == b->slab_cpus;
 }
 
 /* Appends to buf at *n as snprintf() would; false once it does not fit. */
@@ -52,7 +53,7 @@ json_t *mdb_cond_json(const struct mdb_cond *c)
 {
 	const struct memmap_opts *o = &c->opts;
 
-	return json_pack("{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:I, s:s}",
+	return json_pack("{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:I, s:I, s:s}",
 		"layout", c->ops ? json_string(c->ops->name) : json_null(),
 		"mix", c->mix ? mix_to_json(c->mix) : json_null(),
 		"ram_bytes", (json_int_t)c->ram_bytes, "base_page", c->base ? c->base->name : mdb_base.name,
@@ -64,7 +65,7 @@ json_t *mdb_cond_json(const struct mdb_cond *c)
 			json_null(),
 		"compaction", !o->no_compaction,
 		"desc_cache", desc_cache_kind_name(o->desc_cache), "slub", desc_slub_name(o->slub),
-		"folio_desc_bytes", (json_int_t)o->folio_desc_bytes, "hvo", hvo_mode_name(o->hvo));
+		"slab_cpus", (json_int_t)c->slab_cpus, "folio_desc_bytes", (json_int_t)o->folio_desc_bytes, "hvo", hvo_mode_name(o->hvo));
 }
 
 /* The replayed trace t names, read again and checked to be the parent's. */
@@ -87,23 +88,24 @@ int mdb_cond_from_json(json_t *o, const char *path, struct mdb_cond *c, struct m
 		       struct age_replay *replay, struct mdb_err *err)
 {
 	const char *base, *pages, *age, *cache, *slub, *hvo;
-	json_int_t ram, seed, folio;
+	json_int_t ram, seed, folio, slab_cpus;
 	json_t *jlayout, *jmix, *trace;
 	int compaction;
 
 	memset(c, 0, sizeof(*c));
-	if (json_unpack(o, "{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:I, s:s}",
+	if (json_unpack(o, "{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:I, s:I, s:s}",
 			"layout", &jlayout, "mix", &jmix, "ram_bytes", &ram, "base_page", &base,
 			"seed", &seed, "memmap_pages", &pages, "desc_age", &age, "desc_trace", &trace,
 			"compaction", &compaction, "desc_cache", &cache, "slub", &slub,
-			"folio_desc_bytes", &folio, "hvo", &hvo) ||
+			"slab_cpus", &slab_cpus, "folio_desc_bytes", &folio, "hvo", &hvo) ||
 	    !(c->base = base_page_find(base)) || memmap_pages_from_name(pages) < 0 ||
 	    desc_age_from_name(age) < 0 || desc_cache_kind_from_name(cache) < 0 ||
-	    desc_slub_from_name(slub) < 0 || folio < 0 || folio > FOLIO_DESC_BYTES_MAX ||
+	    desc_slub_from_name(slub) < 0 || slab_cpus < 0 || slab_cpus > DESC_SLAB_CPUS_MAX || folio < 0 || folio > FOLIO_DESC_BYTES_MAX ||
 	    hvo_mode_from_name(hvo) < 0 || ram < 0 ||
 	    (desc_age_from_name(age) == DESC_TRACE) == json_is_null(trace))
 		return mdb_errf(err, "%s: not an instance description", path);
-	/* The parent's base page, before the mix placed at it is read or any memmap built. */
+	/* The parent's base page and CPUs, before the mix placed at it is read or any cache built. */
+	c->slab_cpus = (unsigned int)slab_cpus;
 	mdb_cond_apply(c);
 	mdb_cond_set_ram(c, (uint64_t)ram);
 	c->opts.seed = (uint64_t)seed;
@@ -137,4 +139,5 @@ int mdb_cond_from_json(json_t *o, const char *path, struct mdb_cond *c, struct m
 void mdb_cond_apply(const struct mdb_cond *c)
 {
 	base_page_set(c->base);
+	desc_slab_cpus_set(c->slab_cpus);
 }

@@ -33,6 +33,7 @@ struct mdb_cond {
 	const struct base_page *base;	/* --base-page */
 	struct memmap_opts opts;	/* how it is built (bind: where, not what) */
 	bool twin;			/* the reference layout's placebo twin: its own memmap, built alike */
+	unsigned int slab_cpus;		/* --slab-cpus: the nr_cpu_ids its caches are sized for; 0: the machine's */
 };
 
 /* Whether a and b describe the same memmap: one built for a serves b. */
@@ -62,7 +63,7 @@ bool mdb_cond_suffix(const struct mdb_cond *c, unsigned int named, char *buf, si
 /*
  * As JSON (the --simulate child's instance file): layout, mix (the mix
  * itself), ram_bytes, base_page, seed, memmap_pages, desc_age, desc_trace
- * (file and sha256 of a replayed trace, or null), compaction, desc_cache,
+ * (file and sha256 of a replayed trace, or null), compaction, desc_cache, slab_cpus,
  * slub, folio_desc_bytes, hvo.
  */
 json_t *mdb_cond_json(const struct mdb_cond *c);

@@ -33,7 +33,7 @@ struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *slub;
-	const char *compaction;
+	const char *compaction, *slab_cpus;
 	const char *base_page;
 	const char *llc;
 	const char *min_time;		/* --benchmark_min_time's value */
@@ -178,6 +178,10 @@ static const struct opt_spec opt_table[] = {
 	OPT_CHOICE("--slub", slub, slub_values,
 		   "SLUB with per-CPU sheaves and the barn (default), or\n"
 		   "6.18's per-CPU slab (struct kmem_cache_cpu)"),
+	OPT_STRING("--slab-cpus", slab_cpus, "N",
+		   "the nr_cpu_ids descriptor caches are sized and held for:\n"
+		   "slab order (calculate_order()) and the footprint's\n"
+		   "per-CPU sheaves (default: this machine's CPUs)"),
 	OPT_STRING("--folio-desc-bytes", folio_desc_bytes, "64,80,...",
 		   "sweep the small folio descriptor's size (multiples of 16;\n"
 		   "below the layout's struct folio only footprint runs)"),
@@ -845,6 +849,13 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	 */
 	run->base_given = o->base_page != NULL;
 	run->cond.base = base_page_find(o->base_page ? o->base_page : "4k");
+	run->cond.slab_cpus = desc_slab_cpus();	/* the machine's */
+	if (o->slab_cpus) {
+		run->cond.slab_cpus = (unsigned int)parse_number("--slab-cpus", o->slab_cpus,
+								 DESC_SLAB_CPUS_MAX);
+		if (!run->cond.slab_cpus)
+			mdb_dief("--slab-cpus=%s: 1 to %u", o->slab_cpus, DESC_SLAB_CPUS_MAX);
+	}
 	mdb_cond_apply(&run->cond);
 	if (o->desc_age && !strncmp(o->desc_age, "trace:", 6)) {
 		if (!o->desc_age[6])

@@ -41,8 +41,14 @@ ENTRY_FIELDS = {"name", "run_name", "run_type", "family_index", "per_family_inst
 TIME_METRICS = ("real_time", "cpu_time")
 # The footprint report's counters in the order a reader wants them (the dump's
 # own order is alphabetical: Google Benchmark keeps counters in a std::map).
-FOOTPRINT_ORDER = ("memmap_bytes", "desc_bytes", "total_bytes", "bytes_per_GiB", "overhead_pct",
-		   "desc_count", "desc_reserved_bytes", "folio_desc_bytes")
+FOOTPRINT_ORDER = ("memmap_bytes", "desc_bytes", "total_bytes", "bytes_per_GiB", "held_bytes",
+		   "held_bytes_per_GiB", "overhead_pct", "desc_count", "desc_reserved_bytes",
+		   "desc_held_bytes", "slab_cpus", "folio_desc_bytes")
+# The footprint per GiB of RAM two ways: in the slab pages the descriptor
+# caches hold (what the kernel would hold: partial slabs, sheaves), the
+# figure reports show; and the live objects alone, beside it.  Dumps before
+# held_bytes_per_GiB have only the live one.
+FOOTPRINT_HELD, FOOTPRINT_LIVE = "held_bytes_per_GiB", "bytes_per_GiB"
 # The footprint report's small-folio descriptor size and the name parameter
 # of a sweep over it (--folio-desc-bytes: .../folio:96B).
 FOLIO_FIELD, FOLIO_PARAM = "folio_desc_bytes", "folio"

@@ -353,8 +353,8 @@ def footprint(dump):
 		return {"why": "the dump has no footprint on a kpageflags mix (collect and project "
 			"take one when run as root: /proc/kpageflags is root's)"}
 	m = mixes[0]
-	return {"mix": m, "bytes_per_GiB": {l: v for (mm, l, var), v in fp.items()
-					    if mm == m and not var}}
+	return {"mix": m, "what": mr.footprint_what(dump),
+		"bytes_per_GiB": {l: v for (mm, l, var), v in fp.items() if mm == m and not var}}
 
 
 # -- text ----------------------------------------------------------------------
@@ -428,7 +428,8 @@ def markdown(p):
 	else:
 		b = fp["bytes_per_GiB"]
 		rb = b.get(ref)
-		out.append(f"Mix {md.printable(fp['mix'])}, bytes of metadata per GiB of RAM:")
+		out.append(f"Mix {md.printable(fp['mix'])}, bytes of metadata per GiB of RAM "
+			   f"({md.printable(fp.get('what', 'memmap + live descriptors'))}):")
 		out.append("")
 		out += md.md_table(["layout", "bytes per GiB", f"against {ref}"],
 				   [[l, md.fmt(v), f"{v / rb - 1:+.1%}" if rb and l != ref else ""]

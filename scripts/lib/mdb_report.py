@@ -474,27 +474,52 @@ def base_page_text(dump):
 	return f" at {bp['name']} base pages" if isinstance(bp, dict) and bp.get("name") else ""
 
 
+def footprint_held(dump):
+	"""Whether the dump's footprints count the slab pages held
+	(held_bytes_per_GiB): then tables show that figure, live beside it."""
+	return any(value(b, md.FOOTPRINT_HELD) is not None for b in report_benches(dump))
+
+
+def footprint_what(dump):
+	"""What the footprint figures of the dump are, for a table's title."""
+	if footprint_held(dump):
+		return ("memmap + slab pages the descriptor caches hold (partial slabs, sheaves of "
+			f"{slab_cpus(dump)} CPUs), live objects beside")
+	return "memmap + live descriptors"
+
+
+def slab_cpus(dump):
+	"""The CPU count the descriptor caches were held for (conditions.slab_cpus)."""
+	n = (dump.mb.get("conditions") or {}).get("slab_cpus")
+	return n if isinstance(n, int) else "?"
+
+
 def footprint_rows(dump):
-	"""(layouts, rows) of the headline's footprint: bytes per GiB of RAM per
+	"""(columns, rows) of the headline's footprint: bytes per GiB of RAM per
 	mix (and variant, e.g. hvo:on; not the folio-size sweep, whose rows
-	would repeat each mix), with the change against the reference."""
-	fp = {k: v for k, v in footprint_per_mix(dump).items()
-	      if all(p != md.FOLIO_PARAM for p, _ in k[2])}
+	would repeat each mix), with the change against the reference: the
+	held figure and, beside it, the live one where the dump has both."""
+	keep = lambda fp: {k: v for k, v in fp.items() if all(p != md.FOLIO_PARAM for p, _ in k[2])}
+	held = footprint_held(dump)
+	figures = [keep(footprint_per_mix(dump))] + ([keep(footprint_per_mix(dump, live=True))]
+						     if held else [])
 	ref = dump.reference
-	names = md.first_seen(l for _, l, _ in fp)
+	names = md.first_seen(l for _, l, _ in figures[0])
 	rows = []
-	for m, v in md.first_seen((m, v) for m, _, v in fp):
-		refv = fp.get((m, ref, v))
+	for m, v in md.first_seen((m, v) for m, _, v in figures[0]):
 		row = [" ".join(x for x in (m or "-", md.variant_label(v)) if x)]
 		for l in names:
-			x = fp.get((m, l, v))
-			if x is None:
-				row.append("-")
-			elif refv and l != ref:
-				row.append(f"{thousands(x)} ({x / refv - 1:+.1%})")
-			else:
-				row.append(thousands(x))
+			for fp in figures:
+				x, refv = fp.get((m, l, v)), fp.get((m, ref, v))
+				if x is None:
+					row.append("-")
+				elif refv and l != ref:
+					row.append(f"{thousands(x)} ({x / refv - 1:+.1%})")
+				else:
+					row.append(thousands(x))
 		rows.append(row)
+	if held:
+		names = [f"{l} {w}" for l in names for w in ("held", "live")]
 	return names, rows
 
 
@@ -520,8 +545,8 @@ def headline(dump, alpha, margin=st.DEFAULT_MARGIN):
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
 	names, fp = footprint_rows(dump)
 	if fp:
-		out += ["", f"{dump.label}: footprint in bytes per GiB of RAM{base_page_text(dump)} "
-			f"(change against {ref})"]
+		out += ["", f"{dump.label}: footprint in bytes per GiB of RAM{base_page_text(dump)}, "
+			f"{footprint_what(dump)} (change against {ref})"]
 		out += md.text_table(["mix", *names], fp)
 	return out + cache_options(dump)
 
@@ -567,8 +592,8 @@ def cache_options(dump):
 			row = [opt, mix]
 			for l in layouts:
 				b = fp.get((opt, mix, l))
-				x = b and value(b, "total_bytes")
-				r = refb and value(refb, "total_bytes")
+				x = b and total_bytes(b)
+				r = refb and total_bytes(refb)
 				row.append(f"{x / r - 1:+.1%}" if x and r else "-")
 			for l in layouts:
 				share = pairs.get((opt, l))
@@ -599,29 +624,42 @@ def value(b, field):
 	return median(v) if v else None
 
 
+def total_bytes(b):
+	"""A footprint's bytes: held in slab pages where the dump counts them, else live."""
+	v = value(b, "held_bytes")
+	return v if v is not None else value(b, "total_bytes")
+
+
 def per_gib(b):
-	"""(memmap, descriptor) bytes per GiB of RAM of a footprint benchmark."""
-	mm, ds = value(b, "memmap_bytes") or 0, value(b, "desc_bytes") or 0
+	"""(memmap, descriptor) bytes per GiB of RAM of a footprint benchmark:
+	descriptors in the slab pages held where the dump counts them."""
+	held = value(b, "desc_held_bytes")
+	mm = value(b, "memmap_bytes") or 0
+	ds = held if held is not None else value(b, "desc_bytes") or 0
 	if b.ram:
 		return mm * GiB / b.ram, ds * GiB / b.ram
 	return mm, ds
 
 
-def footprint_per_mix(dump):
+def footprint_value(b, live=False):
+	"""Bytes per GiB of RAM of one footprint: held (md.FOOTPRINT_HELD) unless
+	live or the dump has none, else live objects (md.FOOTPRINT_LIVE)."""
+	v = None if live else value(b, md.FOOTPRINT_HELD)
+	if v is None:
+		v = value(b, md.FOOTPRINT_LIVE)
+	return v if v is not None else sum(per_gib(b))
+
+
+def footprint_per_mix(dump, live=False):
 	"""{(mix, layout, variant): bytes per GiB} at each one's largest RAM,
-	variants without the folio sweep's parameter kept apart."""
+	variants without the folio sweep's parameter kept apart: held in slab
+	pages (footprint_value()), or live objects with live."""
 	best = {}
 	for b in report_benches(dump):
 		k = (b.mix or "", b.layout, b.variant)
 		if k not in best or (b.ram or 0) > (best[k].ram or 0):
 			best[k] = b
-	out = {}
-	for k, b in best.items():
-		v = value(b, "bytes_per_GiB")
-		if v is None:
-			v = sum(per_gib(b))
-		out[k] = v
-	return out
+	return {k: footprint_value(b, live) for k, b in best.items()}
 
 
 class BreakEven:
@@ -689,9 +727,7 @@ def variant_pivots(dump):
 			if k == md.FOLIO_PARAM:
 				continue
 			rest = tuple(x for x in b.variant if x[0] != k)
-			per = value(b, "bytes_per_GiB")
-			if per is None:
-				per = sum(per_gib(b))
+			per = footprint_value(b)
 			out.setdefault(k, {}).setdefault((b.mix or "", b.layout, b.ram or 0, rest),
 							 {})[v] = per
 	return {k: rows for k, rows in out.items()

@@ -15,8 +15,9 @@
  * footprint as "memmap_bytes desc_bytes desc_count desc_reserved_bytes
  * folio_desc_bytes", then its HVO share, "folios optimised vmemmap kept
  * freed shared pgtable mappings" (hvo.h; 0s with HVO off), then what
- * memmap_measure() says, "memmap desc", for test_bench_footprint.py to
- * compare with mdbench's counters.
+ * memmap_measure() says, "memmap desc", then the held descriptor bytes
+ * and the CPU count they are held for, "desc_held slab_cpus", for
+ * test_bench_footprint.py to compare with mdbench's counters.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,10 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 	      want_bytes, want_count, size[DESC_FOLIO]);
 	CHECK(fp.desc_reserved_bytes >= fp.desc_bytes, "%s/%s: %zu descriptor bytes live in %zu reserved",
 	      ops->name, mix_name, fp.desc_bytes, fp.desc_reserved_bytes);
+	CHECK(fp.desc_held_bytes >= fp.desc_reserved_bytes &&
+	      (desc_slab_cpus() > 1 || fp.desc_held_bytes == fp.desc_reserved_bytes),
+	      "%s/%s: %zu bytes held on %u CPUs, %zu reserved on one", ops->name, mix_name,
+	      fp.desc_held_bytes, desc_slab_cpus(), fp.desc_reserved_bytes);
 }
 
 static int print_one(char **argv)
@@ -142,11 +147,11 @@ static int print_one(char **argv)
 		ops->memmap_destroy(mm);
 		return 1;
 	}
-	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %lu %zu %zu\n", fp.memmap_bytes,
+	printf("%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %lu %zu %zu %zu %u\n", fp.memmap_bytes,
 	       fp.desc_bytes, fp.desc_count, fp.desc_reserved_bytes, fp.folio_desc_bytes,
 	       fp.hvo.folios, fp.hvo.optimised, fp.hvo.vmemmap_bytes, fp.hvo.kept_bytes,
 	       fp.hvo.freed_bytes, fp.hvo.shared_bytes, fp.hvo.pgtable_bytes, mm->hvo.nr_mappings,
-	       m.memmap_bytes, m.desc_bytes);
+	       m.memmap_bytes, m.desc_bytes, fp.desc_held_bytes, desc_slab_cpus());
 	ops->memmap_destroy(mm);
 	return 0;
 }

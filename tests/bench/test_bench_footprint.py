@@ -31,13 +31,15 @@ HUGETLB = {"database-256g"}
 def expected(ram, hvo, fields):
 	"""The counters footprint must report, from the printer's fields."""
 	(entries, desc, count, reserved, folio_bytes, folios, optimised, vmemmap, kept, freed,
-	 shared, pgtable, mappings, m_memmap, m_desc) = fields
+	 shared, pgtable, mappings, m_memmap, m_desc, held_desc, slab_cpus) = fields
 	memmap = entries - freed + shared
 	total = memmap + desc + pgtable
+	held = memmap + held_desc + pgtable
 	want = {"memmap_bytes": memmap, "desc_bytes": desc, "desc_count": count,
 		"desc_reserved_bytes": reserved, "folio_desc_bytes": folio_bytes,
 		"total_bytes": total, "bytes_per_GiB": total / (ram / GiB),
-		"overhead_pct": total / ram * 100}
+		"overhead_pct": total / ram * 100, "desc_held_bytes": held_desc,
+		"held_bytes": held, "held_bytes_per_GiB": held / (ram / GiB), "slab_cpus": slab_cpus}
 	if hvo == "on":
 		want.update({"hugetlb_folios": folios, "hvo_optimised_folios": optimised,
 			     "hugetlb_memmap_bytes": vmemmap, "hvo_kept_bytes": kept,

@@ -163,9 +163,24 @@ static void test_sheaves(void)
 
 
 /*
- * calculate_order() for 16 CPUs: min_objects 24, at most 1/16 wasted.  (A
- * 2-CPU kernel sizes for 12: its kmalloc-192 is order 0 with 21 objects.)
+ * calculate_order() for 16 CPUs: min_objects 24, at most 1/16 wasted.  A
+ * 2-CPU kernel sizes for 12 (fls(2) = 2): 192-byte objects are order 0 with
+ * 21; 32 CPUs for 28: 160-byte ones order 1 with 51.
  */
+static void test_geometry_at(unsigned int cpus, size_t size, unsigned int want_objs,
+			     size_t want_bytes)
+{
+	unsigned int objs;
+	size_t bytes;
+
+	desc_slab_cpus_set(cpus);
+	CHECK(desc_slab_cpus() == cpus, "slab cpus %u", desc_slab_cpus());
+	desc_slab_geometry(size, &objs, &bytes);
+	CHECK(objs == want_objs && bytes == want_bytes, "%u CPUs, %zu-byte objects: %u in %zu bytes",
+	      cpus, size, objs, bytes);
+	desc_slab_cpus_set(16);
+}
+
 static void test_geometry(void)
 {
 	static const struct { size_t size; unsigned int objs; size_t bytes; } want[] = {
@@ -180,6 +195,39 @@ static void test_geometry(void)
 		CHECK(objs == want[i].objs && bytes == want[i].bytes, "%zu-byte objects: %u in %zu bytes",
 		      want[i].size, objs, bytes);
 	}
+	test_geometry_at(2, 192, 21, 4096);
+	test_geometry_at(2, 176, 23, 4096);
+	test_geometry_at(32, 160, 51, 8192);
+	test_geometry_at(7, 176, 23, 4096);
+	test_geometry_at(16, 176, 46, 8192);
+}
+
+/*
+ * Held on 4 CPUs: the slab CPU 0 carved, and 3 more CPUs holding as many
+ * free objects as CPU 0 after one allocation: 7.0, a sheaf refilled with
+ * 60, one taken: 59; 6.18, the CPU slab's lockless freelist, 51 less 1.
+ */
+static void test_held(void)
+{
+	static const struct { enum desc_slub slub; size_t free; } want[] = {
+		{ DESC_SLUB_SHEAVES, 59 }, { DESC_SLUB_CPU_SLAB, 50 },
+	};
+	struct desc_cache c;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		desc_slab_cpus_set(4);
+		make_slub(&c, 80, false, SEED, want[i].slub);
+		CHECK(desc_alloc(&c) && desc_cache_cpu_free_objects(&c, 0) == want[i].free &&
+		      desc_cache_held_bytes(&c) == desc_cache_reserved_bytes(&c) + 3 * want[i].free * 80,
+		      "%s: free %zu, held %zu, reserved %zu", desc_slub_name(want[i].slub),
+		      desc_cache_cpu_free_objects(&c, 0), desc_cache_held_bytes(&c),
+		      desc_cache_reserved_bytes(&c));
+		desc_slab_cpus_set(1);
+		CHECK(desc_cache_held_bytes(&c) == desc_cache_reserved_bytes(&c), "one CPU: held %zu",
+		      desc_cache_held_bytes(&c));
+		desc_cache_destroy(&c);
+	}
+	desc_slab_cpus_set(16);
 }
 
 static void test_fresh_order_and_lifo(void)
@@ -428,7 +476,9 @@ static void test_remote_free(enum desc_slub slub)
 
 int main(void)
 {
+	desc_slab_cpus_set(16);	/* the geometry the checks below count with, on any machine */
 	test_geometry();
+	test_held();
 	test_kinds();
 	test_fresh_order_and_lifo();
 	test_discard();

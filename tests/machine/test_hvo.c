@@ -35,6 +35,7 @@ static const struct {
 	{ 64, HVO_SHARED_TAIL, 1, 18, 4096, 4095 },
 	{ 64, HVO_FAKE_HEAD, 1, 6, 1, 0 },		/* one page: nothing to free */
 	{ 64, HVO_FAKE_HEAD, 1, 5, 0, 0 },		/* half a page: not whole pages */
+	{ 64, HVO_SAME_ENTRY, 1, 9, 8, 7 },		/* page64md: 6.18's 7 of 8 */
 	{ 64, HVO_NONE, 1, 18, 4096, 0 },
 	{ 32, HVO_SAME_ENTRY, 1, 7, 1, 0 },		/* page32: 128 entries fill a page */
 	{ 32, HVO_SAME_ENTRY, 1, 8, 2, 1 },		/* ... from order 8 one is freed */
@@ -55,6 +56,8 @@ static const struct {
 	{ 64, HVO_FAKE_HEAD, 1026, 1026, 15358, 0, 32 },
 	/* The same, and one shared page of tails per order (2). */
 	{ 64, HVO_SHARED_TAIL, 1026, 1026, 15358, 2, 32 },
+	/* page64md: page64's 64 MiB, every folio's pages onto its first: the same counts, no shared page. */
+	{ 64, HVO_SAME_ENTRY, 1026, 1026, 15358, 0, 32 },
 	/* 32 MiB: 2 x 2048 and 1024 x 4 pages; free 2 x 2047 + 1024 x 3; 16 PMDs. */
 	{ 32, HVO_SAME_ENTRY, 1026, 1026, 7166, 0, 16 },
 	/* 8 MiB: only the 1 GiB folios fill more than a page (512 each): free 2 x 511; 2 PMDs. */
@@ -222,7 +225,7 @@ static size_t held(const struct memmap *mm)
 
 /*
  * The tail vmemmap pages of an optimised folio read the bytes of what they
- * share: the folio's first page (page64, page32, memdesc8), or the tail
+ * share: the folio's first page (page64, page64md, page32, memdesc8), or the tail
  * page of their order, the same in every folio of it (page64ci).  page64's
  * page-aligned tails then read as heads: fake heads, which page_info (and
  * so every check above) sees through only because the key is on.
