@@ -412,19 +412,20 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
  * cover the run's descriptors (scattered by a randomised or aged cache), it
  * is asked for them in pfn order, the fewest lines they can take: a floor.
  */
-static double expected_misses(const struct mdb_run *run, const struct mdb_instance *in)
+static double expected_misses(const struct mdb_instance *in)
 {
-	struct memmap_opts opts = mdb_instance_opts(run, in);
+	struct memmap_opts opts = in->cond.opts;
+	const struct mdb_cond *c = &in->cond;
 	struct model_lines lines;
 	double n = in->kernel->min_misses;
 	bool known;
 
-	if (!in->ops || !in->kernel->model)
+	if (!c->ops || !in->kernel->model)
 		return n;
-	known = model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines);
+	known = model_predict(in->kernel->model, c->ops, c->mix, c->nr_pfns, &opts, &lines);
 	if (!known) {
 		opts.age = DESC_FRESH_ORDERED;
-		known = model_predict(in->kernel->model, in->ops, in->mix, in->nr_pfns, &opts, &lines);
+		known = model_predict(in->kernel->model, c->ops, c->mix, c->nr_pfns, &opts, &lines);
 	}
 	if (known && model_lines_total(&lines) > n)
 		n = model_lines_total(&lines);
@@ -459,7 +460,7 @@ static void annotate_counters(const struct mdb_run *run, const struct mdb_instan
 				"scaled", v->value[i], "time_enabled_ns", (json_int_t)v->enabled[i],
 				"time_running_ns", (json_int_t)v->running[i]));
 		if (json_number_value(val) == 0 && expected < 0)
-			expected = expected_misses(run, in);
+			expected = expected_misses(in);
 		if (mdb_counter_untrusted_zero(c, json_number_value(val), expected, why,
 					       sizeof(why))) {
 			json_object_set_new(untrusted, c->name, json_string(why));
