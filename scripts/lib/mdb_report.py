@@ -417,8 +417,9 @@ def digest(dump, alpha, margin=st.DEFAULT_MARGIN):
 	rows = []
 	for row in fp:
 		by = dict(zip(names, row[1:]))
-		rows.append([f"footprint, {row[0]}"] + [by.get(l, "-").split(" ", 1)[-1].strip("()")
-							 for l in layouts])
+		# The held figure where the dump has it (footprint_rows() pairs held and live).
+		rows.append([f"footprint, {row[0]}"] + [by.get(f"{l} held", by.get(l, "-")).split(" ", 1)[-1]
+							 .strip("()") for l in layouts])
 	pivot, open_ = {}, []
 	for label, l, x in cells:
 		v = verdict(x)
@@ -494,6 +495,11 @@ def slab_cpus(dump):
 	return n if isinstance(n, int) else "?"
 
 
+def without_cache(variant):
+	"""variant less its --desc-cache part (CACHE_PARAM)."""
+	return type(variant)(x for x in variant if x[0] != CACHE_PARAM)
+
+
 def footprint_rows(dump):
 	"""(columns, rows) of the headline's footprint: bytes per GiB of RAM per
 	mix (and variant, e.g. hvo:on; not the folio-size sweep, whose rows
@@ -510,7 +516,10 @@ def footprint_rows(dump):
 		row = [" ".join(x for x in (m or "-", md.variant_label(v)) if x)]
 		for l in names:
 			for fp in figures:
-				x, refv = fp.get((m, l, v)), fp.get((m, ref, v))
+				# A cache option's row against the reference's own: a layout
+				# without descriptor caches is the same under every option.
+				x = fp.get((m, l, v))
+				refv = fp.get((m, ref, v)) or fp.get((m, ref, without_cache(v)))
 				if x is None:
 					row.append("-")
 				elif refv and l != ref:
