@@ -304,13 +304,24 @@ def headline_sizes(dump):
 				   "cache effect")
 	over = [r for r in rams if r >= want]
 	llc = machine(dump).get("llc_bytes")
-	why = f" ({want // llc}x the last-level cache)" if llc else ""
+	why = f" ({want // llc}x the last-level cache{llc_text(dump)})" if llc else ""
 	if not over:
 		return rams[-1:], (f"no size at or above the headline size {md.format_size(want)}"
 				   f"{why} was run: the largest, {largest}, stands in, and may be a "
 				   "cache effect")
 	return over, (f"modelled RAM at or above the headline size {md.format_size(want)}{why}: "
 		      + ", ".join(md.format_size(r) for r in over))
+
+
+def llc_text(dump):
+	"""Which last-level cache sized the headline and why (machine.llc_source,
+	llc_reason: measured by the probe, hwloc's, or given), for a sentence."""
+	m = machine(dump)
+	if not m.get("llc_bytes"):
+		return ""
+	source = m.get("llc_source")
+	text = f" of {md.format_size(m['llc_bytes'])}" + (f", {source}" if source else "")
+	return text + (f": {m['llc_reason']}" if m.get("llc_reason") else "")
 
 
 def headline_conditions(dump):
@@ -1238,6 +1249,10 @@ def sim_text(s):
 		ops = f"{min(ops.values())}..{max(ops.values())} ops per benchmark"
 	else:
 		ops = "? ops"
+	# The regime: RAM over the last-level cache, natively at the headline and simulated.
+	native, here = sim.get("native_ram_over_llc"), sim.get("sim_ram_over_ll")
+	regime = (f"; RAM/LL {here:.0f} simulated, {native:.0f} native at the headline"
+		  if isinstance(native, (int, float)) and isinstance(here, (int, float)) else "")
 	return (f"{scalar(sim.get('tool', '?'))}; D1 {scalar(sim.get('D1_simulated') or '?')}; "
-		f"LL {scalar(sim.get('LL_simulated') or '?')}; {ops}")
+		f"LL {scalar(sim.get('LL_simulated') or '?')}; {ops}{regime}")
 

@@ -225,6 +225,27 @@ class Statistics(Scratch):
 		self.assertAlmostEqual(r, 1.0)
 
 
+class MachineText(Scratch):
+	"""What the report says of the cache the headline was sized from and of
+	the simulation's regime, from the dump's own fields."""
+	def test_llc_and_regime(self):
+		import mdb_report as mr
+
+		class Dump:
+			mb = {"machine": {"llc_bytes": 8 << 20, "llc_source": "measured",
+					  "llc_reason": "the measured last level (8MiB) and hwloc's (300MiB) "
+							"differ by more than 2x"}}
+		self.assertEqual(mr.llc_text(Dump()), " of 8MiB, measured: the measured last level "
+				 "(8MiB) and hwloc's (300MiB) differ by more than 2x")
+		Dump.mb = {"machine": {}}
+		self.assertEqual(mr.llc_text(Dump()), "")
+		sim = {"simulation": {"tool": "callgrind", "ops": {"a": 10}, "native_ram_over_llc": 4096.0,
+				      "sim_ram_over_ll": 4096.0}}
+		self.assertTrue(mr.sim_text(sim).endswith("; RAM/LL 4096 simulated, 4096 native at the headline"))
+		del sim["simulation"]["native_ram_over_llc"]
+		self.assertNotIn("RAM/LL", mr.sim_text(sim))
+
+
 class Discovery(Scratch):
 	def test_every_test_class_is_found(self):
 		files = sorted(f for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py"))
