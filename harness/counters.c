@@ -994,11 +994,11 @@ static int open_leader(struct mdb_counters *set, struct mdb_counter *c)
  * own, which the kernel multiplexes with the others; one that will not open
  * even then loses its place.
  */
-static void open_groups(struct mdb_counters *set, enum mdb_counter_group kind)
+static void open_groups(struct mdb_counters *set, enum mdb_counter_group kind, unsigned int cap)
 {
 	struct perf_event_attr attr;
 	int cur = -1;			/* the group siblings join */
-	unsigned int i;
+	unsigned int i, in_cur = 0;
 	int fd, e;
 
 	for (i = 0; i < set->nr; i++) {
@@ -1007,20 +1007,24 @@ static void open_groups(struct mdb_counters *set, enum mdb_counter_group kind)
 		if (!c->available || c->group != kind)
 			continue;
 		fd = -1;
-		e = 0;
-		if (cur >= 0) {
+		e = EINVAL;
+		if (cur >= 0 && in_cur < cap) {
 			make_attr(c, &attr);
 			attr.read_format = READ_FORMAT;
 			fd = perf_open(&attr, set->grp[cur].leader);
 			e = fd < 0 ? errno : 0;
-			if (fd >= 0)
+			if (fd >= 0) {
 				c->grp = cur;
+				in_cur++;
+			}
 		}
-		if (fd < 0 && (cur < 0 || e == EINVAL)) {
+		if (fd < 0 && e == EINVAL) {
 			fd = open_leader(set, c);
 			e = fd < 0 ? errno : 0;
-			if (fd >= 0)
+			if (fd >= 0) {
 				cur = c->grp;
+				in_cur = 1;
+			}
 		}
 		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &c->id) < 0) {
 			e = errno;
@@ -1041,17 +1045,105 @@ static void open_groups(struct mdb_counters *set, enum mdb_counter_group kind)
 	}
 }
 
+/* The events of group g. */
+static unsigned int group_size(const struct mdb_counters *set, unsigned int g)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < set->nr; i++)
+		n += set->c[i].fd >= 0 && set->c[i].grp == (int)g;
+	return n;
+}
+
+static bool read_group(int leader, struct group_read *r);
+
+/*
+ * Group g enabled alone over a few thousand instructions: whether the PMU
+ * scheduled all of it the whole time.  The kernel's check at open
+ * (validate_group) is the driver's: arm_pmu's accepted 8 events for qemu's
+ * 6 counters and the cycle counter, then ran that group for 28 us of 14 ms
+ * and read 0.  Alone, a group that fits runs as long as it is enabled; one
+ * that does not runs 0 or part of it (a counter held by a pinned
+ * system-wide event, such as x86's NMI watchdog, counts against it too).
+ */
+static bool group_schedules(const struct mdb_counters *set, unsigned int g, struct group_read *r)
+{
+	int fd = set->grp[g].leader;
+	volatile unsigned int spin;
+
+	memset(r, 0, sizeof(*r));
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP))
+		return true;	/* cannot tell: leave it to the scaling */
+	for (spin = 0; spin < 4096; spin++)
+		;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	if (!read_group(fd, r))
+		return true;
+	return r->time_running && r->time_running == r->time_enabled;
+}
+
+/* Closes the groups of one kind (always the last opened) and their events. */
+static void close_groups(struct mdb_counters *set, enum mdb_counter_group kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		struct mdb_counter *c = &set->c[i];
+
+		if (c->group != kind || c->fd < 0)
+			continue;
+		close(c->fd);
+		c->fd = -1;
+		c->grp = -1;
+	}
+	while (set->nr_groups && set->grp[set->nr_groups - 1].kind == kind)
+		set->nr_groups--;
+}
+
+/*
+ * Opens the hardware groups, no larger than the PMU schedules: a group that
+ * does not run whole when enabled alone (group_schedules()) sets the limit
+ * one below its size and all are opened again, down to one event a group.
+ * The limit found, and why, go to set->hw_limit and set->hw_limit_why.
+ */
+static void open_hw_groups(struct mdb_counters *set)
+{
+	unsigned int cap = MDB_MAX_COUNTERS, g, n;
+	struct group_read r;
+	bool again = true;
+
+	set->hw_limit = 0;
+	set->hw_limit_why[0] = '\0';
+	while (again) {
+		again = false;
+		open_groups(set, MDB_GROUP_HW, cap);
+		for (g = 0; g < set->nr_groups && !again; g++) {
+			if (set->grp[g].kind != MDB_GROUP_HW)
+				continue;
+			n = group_size(set, g);
+			if (n < 2 || group_schedules(set, g, &r))
+				continue;
+			cap = n - 1;
+			set->hw_limit = cap;
+			text(set->hw_limit_why, sizeof(set->hw_limit_why),
+			     "a group of %u events, enabled alone, ran %" PRIu64 " of %" PRIu64 " ns",
+			     n, r.time_running, r.time_enabled);
+			close_groups(set, MDB_GROUP_HW);
+			again = true;
+		}
+	}
+}
+
 int mdb_counters_setup(struct mdb_counters *set, const char *spec, struct mdb_err *err)
 {
 	unsigned int i;
-	int g;
 
 	if (mdb_counters_parse(set, spec, NULL, err))
 		return -1;
 	for (i = 0; i < set->nr; i++)
 		probe(&set->c[i]);
-	for (g = 0; g < MDB_NR_GROUPS; g++)
-		open_groups(set, g);
+	open_hw_groups(set);
+	open_groups(set, MDB_GROUP_SW, MDB_MAX_COUNTERS);
 	return 0;
 }
 
@@ -1382,10 +1474,40 @@ bool mdb_counter_counts_misses(const struct mdb_counter *c)
 	return false;
 }
 
+bool mdb_counter_counts_every_op(const struct mdb_counter *c)
+{
+	/* libpfm's names for them: Arm's architected events, Intel's and AMD's fixed ones. */
+	static const char *const events[] = {
+		"INST_RETIRED", "CPU_CYCLES", "INSTRUCTION_RETIRED", "INSTRUCTIONS_RETIRED",
+		"UNHALTED_CORE_CYCLES", "CPU_CLK_UNHALTED", "RETIRED_INSTRUCTIONS",
+		"CYCLES_NOT_IN_HALT", NULL
+	};
+	const char *e = strstr(c->event, "::") ? strstr(c->event, "::") + 2 : c->event;
+	size_t n = strcspn(e, ":.");
+	unsigned int i;
+
+	if (c->type == PERF_TYPE_HARDWARE)
+		return c->config == PERF_COUNT_HW_INSTRUCTIONS ||
+		       c->config == PERF_COUNT_HW_CPU_CYCLES ||
+		       c->config == PERF_COUNT_HW_REF_CPU_CYCLES;
+	if (c->source != MDB_SRC_LIBPFM)
+		return false;
+	for (i = 0; events[i]; i++)
+		if (strlen(events[i]) == n && !strncasecmp(e, events[i], n))
+			return true;
+	return false;
+}
+
 const char *mdb_counter_untrusted_zero(const struct mdb_counter *c, double per_op,
 				       double expected, char *buf, size_t len)
 {
-	if (per_op != 0 || !(expected > 0) || !mdb_counter_counts_misses(c))
+	if (per_op != 0)
+		return NULL;
+	if (mdb_counter_counts_every_op(c)) {
+		snprintf(buf, len, "counted 0 where every op retires instructions: not trusted");
+		return buf;
+	}
+	if (!(expected > 0) || !mdb_counter_counts_misses(c))
 		return NULL;
 	snprintf(buf, len, "counted 0 where the model expects %.3g: not trusted", expected);
 	return buf;

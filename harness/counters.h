@@ -24,7 +24,9 @@
  * not count".  The countable ones form perf_event groups, hardware and
  * software apart, so that a missing or full PMU cannot take page faults and
  * task clock down with it.  Hardware events beyond what one group can hold
- * (the PMU's counters) open a further group: the kernel then multiplexes the
+ * (the PMU's counters: what the kernel refuses at open, or, since a driver
+ * may accept a group it can never schedule, what does not run whole when
+ * the group is enabled alone) open a further group: the kernel then multiplexes the
  * groups, each counting for part of the time, and a count is scaled by its
  * group's time_enabled / time_running, as perf stat does; each reading keeps
  * both times and the raw count, so the dump shows the scaling.  Only user
@@ -125,6 +127,14 @@ struct mdb_counters {
 	unsigned int nr_groups;
 	struct mdb_counter_group_fd grp[MDB_MAX_COUNTERS];
 	struct mdb_counter_values last;		/* the last mdb_counters_stop()'s reading */
+	/*
+	 * The most hardware events a group holds here, 0 for no limit found:
+	 * each group is enabled alone once at setup, and one that does not run
+	 * the whole time is too large for the PMU (hw_limit_why says which
+	 * group ran how long), so all are opened again smaller.
+	 */
+	unsigned int hw_limit;
+	char hw_limit_why[MDB_COUNTER_REASON_LEN];
 };
 
 /* The default short names; NULL-terminated. */
@@ -170,9 +180,17 @@ unsigned int mdb_counters_nr_hw_groups(const struct mdb_counters *set);
  */
 bool mdb_counter_counts_misses(const struct mdb_counter *c);
 /*
- * When c read per_op == 0 over ops where each op must miss expected times
- * (> 0): "counted 0 where the model expects N: not trusted" into buf (len
- * bytes), and returns buf; NULL when the reading stands.
+ * Whether c counts instructions or cycles (the generic ones, or libpfm's
+ * INST_RETIRED, CPU_CYCLES, CPU_CLK_UNHALTED, ... of any model): a count no
+ * op can leave at 0.
+ */
+bool mdb_counter_counts_every_op(const struct mdb_counter *c);
+/*
+ * When c read per_op == 0: for an instruction or cycle counter "counted 0
+ * where every op retires instructions: not trusted"; for a miss counter
+ * over ops where each op must miss expected times (> 0) "counted 0 where
+ * the model expects N: not trusted"; into buf (len bytes), and returns
+ * buf; NULL when the reading stands.
  */
 const char *mdb_counter_untrusted_zero(const struct mdb_counter *c, double per_op,
 				       double expected, char *buf, size_t len);

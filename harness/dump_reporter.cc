@@ -207,6 +207,28 @@ void add_medians(json_t *benchmarks)
 	}
 }
 
+/*
+ * The runs as the terminal shows them: without the counters the annotation
+ * took out of their entries (counters_not_trusted: an untrusted 0 is no
+ * value on the terminal either; the dump says why).  One entry per run, in
+ * order, as Google Benchmark's JSON reporter writes them.
+ */
+static std::vector<benchmark::BenchmarkReporter::Run> without_untrusted(
+	const std::vector<benchmark::BenchmarkReporter::Run> &runs, json_t *entries)
+{
+	std::vector<benchmark::BenchmarkReporter::Run> out(runs);
+
+	for (size_t i = 0; entries && i < out.size() && i < json_array_size(entries); i++) {
+		json_t *nt = json_object_get(json_array_get(entries, i), "counters_not_trusted");
+		const char *name;
+		json_t *why;
+
+		json_object_foreach(nt, name, why)
+			out[i].counters.erase(name);
+	}
+	return out;
+}
+
 class DumpReporter : public benchmark::BenchmarkReporter {
 public:
 	explicit DumpReporter(const struct mdb_report *rep)
@@ -245,7 +267,6 @@ public:
 		struct mdb_err err;
 		json_t *entries = gb_runs_json(runs, &err);
 
-		display_->ReportRuns(runs);
 		if (entries && rep_->annotate) {
 			size_t i;
 			json_t *e;
@@ -254,6 +275,7 @@ public:
 				rep_->annotate(json_string_value(json_object_get(e, "run_name")), e,
 					       rep_->arg);
 		}
+		display_->ReportRuns(without_untrusted(runs, entries));
 		if (entries)
 			json_array_extend(benchmarks_, entries);
 		else

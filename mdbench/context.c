@@ -228,8 +228,11 @@ static json_t *counters_json(const struct mdb_counters *set)
 			json_array_append_new(unavail, o);
 		}
 	}
-	return json_pack("{s:o, s:o, s:I, s:o}", "available", avail, "unavailable", unavail,
-			 "hw_groups", (json_int_t)mdb_counters_nr_hw_groups(set), "pmu", pmu_json());
+	return json_pack("{s:o, s:o, s:I, s:o*, s:o}", "available", avail, "unavailable", unavail,
+			 "hw_groups", (json_int_t)mdb_counters_nr_hw_groups(set), "hw_group_limit",
+			 set->hw_limit ? json_pack("{s:I, s:s}", "events", (json_int_t)set->hw_limit,
+						   "why", set->hw_limit_why) : NULL,
+			 "pmu", pmu_json());
 }
 
 static json_t *hwloc_json(const struct mdb_run *run)

@@ -435,7 +435,8 @@ static double expected_misses(const struct mdb_instance *in)
 /*
  * The hardware counters of the run just reported (set->last): where the PMU
  * multiplexed, each count's scaling (raw count, time enabled and running);
- * a miss count of 0 on a kernel that must miss is taken out, with why
+ * a counter whose group never ran, and an instruction count of 0 or a miss
+ * count of 0 on a kernel that must miss, are not values but reasons
  * (counters.h: mdb_counter_untrusted_zero()).
  */
 static void annotate_counters(const struct mdb_run *run, const struct mdb_instance *in,
@@ -452,6 +453,12 @@ static void annotate_counters(const struct mdb_run *run, const struct mdb_instan
 		const struct mdb_counter *c = &set->c[i];
 		json_t *val = json_object_get(entry, c->name);
 
+		if (!val && c->available && !v->valid[i] && v->enabled[i] &&
+		    !json_is_true(json_object_get(entry, "error_occurred"))) {
+			snprintf(why, sizeof(why), "its group never ran on the PMU (time_running 0 "
+				 "of %llu ns enabled): unavailable", (unsigned long long)v->enabled[i]);
+			json_object_set_new(untrusted, c->name, json_string(why));
+		}
 		if (!val || !v->valid[i])
 			continue;
 		if (v->running[i] != v->enabled[i])

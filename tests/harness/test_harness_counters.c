@@ -501,6 +501,48 @@ static void test_scale(void)
 	CHECK(!mdb_counter_scale(1000, 300, 0, &v) && v == -1, "never scheduled gave %g", v);
 }
 
+/* Which 0s are not measurements: an instruction or cycle count always, a miss count where the model expects misses. */
+static void test_untrusted_zero(void)
+{
+	static const struct { const char *name; bool every_op, misses; } cases[] = {
+		{ "instructions", true, false }, { "cycles", true, false }, { "ref-cycles", true, false },
+		{ "L1D_load_misses", false, true }, { "cache-misses", false, true },
+		{ "L1D_loads", false, false }, { "page_faults", false, false },
+		{ "r11", false, false },	/* a raw code says nothing of what it counts */
+		{ NULL, false, false }
+	};
+	struct mdb_err err = { "" };
+	struct mdb_counter c;
+	char buf[MDB_COUNTER_REASON_LEN];
+	const char *why;
+	unsigned int i;
+
+	for (i = 0; cases[i].name; i++) {
+		if (mdb_counter_encode(&c, cases[i].name, no_pmus, &err)) {
+			CHECK(0, "%s: %s", cases[i].name, err.msg);
+			continue;
+		}
+		CHECK(mdb_counter_counts_every_op(&c) == cases[i].every_op, "%s: every op %d",
+		      cases[i].name, mdb_counter_counts_every_op(&c));
+		CHECK(mdb_counter_counts_misses(&c) == cases[i].misses, "%s: misses %d", cases[i].name,
+		      mdb_counter_counts_misses(&c));
+		CHECK(!mdb_counter_untrusted_zero(&c, 2, 3, buf, sizeof(buf)), "%s: 2 not trusted",
+		      cases[i].name);
+		why = mdb_counter_untrusted_zero(&c, 0, 3, buf, sizeof(buf));
+		if (cases[i].every_op)
+			CHECK(why && !strcmp(why, "counted 0 where every op retires instructions: "
+					     "not trusted"), "%s: %s", cases[i].name, why ? why : "trusted");
+		else if (cases[i].misses)
+			CHECK(why && !strcmp(why, "counted 0 where the model expects 3: not trusted"),
+			      "%s: %s", cases[i].name, why ? why : "trusted");
+		else
+			CHECK(!why, "%s: %s", cases[i].name, why);
+		why = mdb_counter_untrusted_zero(&c, 0, 0, buf, sizeof(buf));
+		CHECK(!why == !cases[i].every_op, "%s with no misses expected: %s", cases[i].name,
+		      why ? why : "trusted");
+	}
+}
+
 /* Grouping of identical reasons, and a buffer too small. */
 static void test_missing_line(void)
 {
@@ -725,6 +767,11 @@ static void test_lab(const struct lab_pmu *l)
 		      "%s on %s: type %u config 0x%llx, want raw 0x%llx", l->ev[i].name, l->pmu, c.type,
 		      (unsigned long long)c.config, (unsigned long long)l->ev[i].config);
 		CHECK(!strncmp(c.pfm, l->pmu, strlen(l->pmu)), "%s: pfm '%s'", l->ev[i].name, c.pfm);
+		CHECK(mdb_counter_counts_every_op(&c) == (c.config == 0x3c || c.config == 0xc0 ||
+							   c.config == 0x76 || c.config == 0x11 ||
+							   c.config == 0x08),
+		      "%s on %s: counts every op %d", l->ev[i].name, l->pmu,
+		      mdb_counter_counts_every_op(&c));
 	}
 	lab_defaults(l->pmu, true);
 }
@@ -776,6 +823,7 @@ int main(int argc, char **argv)
 		test_defaults();
 		test_machine_names();
 		test_scale();
+		test_untrusted_zero();
 	}
 	remove_trees();
 	if (failures)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""check_pmu_guest.py LOG F1 [KEEPDIR]: test_pmu_qemu.sh's checks on the
+"""check_pmu_guest.py LOG F1 MUX [KEEPDIR]: test_pmu_qemu.sh's checks on the
 guest's serial log (its marks, mdbench's --fixed-ops lines, two dumps).
 
 Fixed runs (raw totals from the first op to the last):
@@ -15,18 +15,28 @@ Fixed runs (raw totals from the first op to the last):
 Every layout of the dump has each kernel.  The Google Benchmark dump: the
 PMU named (arm_n1, the guest's MIDR, a virtual machine), L1D_load_misses
 unavailable with its reason, arm_n1::L1D_CACHE_REFILL's 0 not a value but
-"counted 0 where the model expects N: not trusted" on every entry.  The
-multiplexed dump: two or more hardware groups, each count's scaling with
-time_running < time_enabled and scaled = raw x enabled / running; the fixed
-multiplexed run's (16 F1 ops) scaled instructions within 10% of the exact
-count the proportional runs give.
+"counted 0 where the model expects N: not trusted" on every entry.
+Multiplexed (11 hardware events on lookup/seq/page64): the fixed run
+(MUX ops) and the dump each show two or more hardware groups, every group
+ran (0 < time_running < time_enabled), the dump's scaled = raw x enabled /
+running, its group limit (counters.hw_group_limit) at most the PMU's 7,
+and the scaled instructions (fixed run's total; the dump's per op) within
+TOL = 1% of the exact count the unmultiplexed proportional runs give.  Why
+1%: under -icount shift=0 guest time is one ns per instruction, so a
+group's share of time_running is its share of the instructions and
+scaling would be exact but for what is not user space (ticks, the
+rotation itself: kernel instructions that advance the clock uncounted)
+falling unevenly on the groups' windows, and the run's first and last
+ops; measured, 0.02% (and the dump's per op also carries the loop's
+constant cost over millions of ops).
 """
 import json
 import re
 import sys
 
-log_path, f1 = sys.argv[1], int(sys.argv[2])
-keep = sys.argv[3] if len(sys.argv) > 3 else None
+log_path, f1, mux = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+keep = sys.argv[4] if len(sys.argv) > 4 else None
+TOL = 0.01
 lines = open(log_path, errors="replace").read().splitlines()
 failures = []
 
@@ -84,12 +94,13 @@ def dump(tag):
 		return None
 
 
-for tag in ("list", "f8k", "f8k2", "f16k", "f32k", "gb"):
+for tag in ("list", "f8k", "f8k2", "f16k", "f32k", "gb", "fmux", "gbmux"):
 	check(rc(tag) == 0, f"mdbench {tag} exited {rc(tag)}")
 runs = {n: fixed(t) for n, t in ((f1 // 4, "f8k"), (f1 // 2, "f16k"), (f1, "f32k"))}
 again = fixed("f8k2")
 gb = dump("gb")
-if failures or not gb:
+gbmux = dump("gbmux")
+if failures or not gb or not gbmux:
 	print("\n".join(failures) or "no dumps")
 	sys.exit(1)
 mb = gb["context"]["memdesc_bench"]
@@ -162,6 +173,55 @@ for e in gb["benchmarks"]:
 		not_trusted.append((e["name"], why))
 	check(e.get("instructions", 0) > 0, f"{e['name']}: instructions {e.get('instructions')}")
 
+# -- multiplexed -------------------------------------------------------------------
+MUXN = "lookup/seq/page64/"
+mux_name = name_of("lookup/seq", "page64", runs[f1 // 4])
+exact = None
+if check(mux_name and (("lookup/seq", "page64") in per_op), "no exact lookup/seq/page64 count"):
+	t4, t2 = runs[f1 // 4][mux_name]["instructions"], runs[f1 // 2][mux_name]["instructions"]
+	exact = t4 + (mux // (f1 // 4) - 1) * (t2 - t4)	# whole passes: exactly proportional
+fm = fixed("fmux").get(mux_name, {})
+check(len(fm) == 11, f"fixed multiplexed run: {len(fm)} counters, want 11: {fm}")
+check(all(isinstance(v, tuple) and 0 < v[1] < v[2] for v in fm.values()),
+      f"fixed multiplexed run: a group did not run, or ran the whole time: {fm}")
+check(len({v[1:] for v in fm.values() if isinstance(v, tuple)}) >= 2,
+      f"fixed multiplexed run: one group: {fm}")
+mux_scaled = {}
+for cn in ("instructions", "arm_n1::INST_RETIRED"):
+	v = fm.get(cn)
+	if exact and check(isinstance(v, tuple), f"fixed multiplexed run: {cn} {v}"):
+		mux_scaled[cn] = v[0] * v[2] / v[1]
+		check(abs(mux_scaled[cn] / exact - 1) <= TOL,
+		      f"fixed multiplexed run: {cn} scaled {mux_scaled[cn]:.0f}, exact {exact} (> {TOL:.0%})")
+for a, b in (("cycles", "instructions"), ("r11", "arm_n1::INST_RETIRED")):
+	check(fm.get(a) == fm.get(b), f"fixed multiplexed run: {a} {fm.get(a)} != {b} {fm.get(b)} "
+	      "(one group, icount shift=0)")
+
+mc = gbmux["context"]["memdesc_bench"]["counters"]
+lim = mc.get("hw_group_limit") or {}
+check(mc.get("hw_groups", 0) >= 2, f"multiplexed dump: hw_groups {mc.get('hw_groups')}")
+check(0 < lim.get("events", 0) <= 7, f"multiplexed dump: hw_group_limit {lim}")
+hw = [c["name"] for c in mc["available"] if c["name"] != "page_faults"]
+check(len(hw) == 11 and len({c["group"] for c in mc["available"]}) >= 2,
+      f"multiplexed dump: available {mc['available']}")
+mux_entries = [e for e in gbmux["benchmarks"] if e["name"].startswith(MUXN) and
+	       e.get("run_type", "iteration") == "iteration"]
+check(mux_entries, "multiplexed dump: no lookup/seq/page64 entry")
+for e in mux_entries:
+	sc = e.get("counter_scaling", {})
+	for cn in hw:
+		x = sc.get(cn)
+		if not check(x, f"{e['name']}: no scaling for {cn}: {sc}"):
+			continue
+		check(0 < x["time_running_ns"] < x["time_enabled_ns"], f"{e['name']}: {cn} {x}")
+		check(abs(x["scaled"] - x["raw"] * x["time_enabled_ns"] / x["time_running_ns"])
+		      <= 1e-9 * max(x["scaled"], 1), f"{e['name']}: {cn} scaled {x}")
+	if exact:
+		for cn in ("instructions", "arm_n1::INST_RETIRED"):
+			want = per_op[("lookup/seq", "page64")][0]
+			check(abs(e.get(cn, 0) / want - 1) <= TOL,
+			      f"{e['name']}: {cn} {e.get(cn)} per op, exact {want} (> {TOL:.0%})")
+
 # -- what it showed -----------------------------------------------------------------------
 print(f"PMU: {mark('pmu')}; libpfm {pmu.get('libpfm')} ({pmu.get('libpfm_desc')}), MIDR_EL1 {midr}, "
       f"CPU part {mark('cpupart')}; virtual: {pmu.get('virtual')}")
@@ -179,6 +239,14 @@ print("model/callgrind instructions per op on aarch64: the suite has none (the m
       "lines; sim.json's Ir is the host's x86-64 build)")
 for n, why in not_trusted[:3]:
 	print(f"not trusted: {n}: arm_n1::L1D_CACHE_REFILL: {why}")
+if exact and len(mux_scaled) == 2:
+	print(f"multiplexed (fixed, {mux} ops of {mux_name}): exact instructions {exact}; " + "; ".join(
+	      f"{cn} raw {fm[cn][0]} over {fm[cn][1]} of {fm[cn][2]} ns, scaled {mux_scaled[cn]:.0f} "
+	      f"({100 * (mux_scaled[cn] / exact - 1):+.4f}%)" for cn in mux_scaled))
+	print(f"multiplexed: turns of {mark('muxms')} ms; groups limited to {lim.get('events')} events ({lim.get('why')}); the dump's "
+	      "per op: " + "; ".join(f"{e['name']}: instructions {e.get('instructions')}, "
+				     f"scaling {e.get('counter_scaling', {}).get('instructions')}"
+				     for e in mux_entries[:1]))
 print(f"L1D_load_misses: unavailable: {unavail.get('L1D_load_misses')}")
 if failures:
 	print("\n".join(f"FAIL: {f}" for f in failures[:40]))
