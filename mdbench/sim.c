@@ -322,15 +322,21 @@ static void sim_release(struct sim *s)
 /* ------------------------------------------------------------------ */
 /* Children                                                             */
 
-static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n)
+static void __attribute__((noreturn)) exec_child(const struct sim *s, size_t n, pid_t parent)
 {
 	char out[PATH_MAX + 64], path[PATH_MAX + 64], inst[PATH_MAX + 64];
 	char d1[64], ll[64], i1[64];
 	const char *argv[16];
 	int a = 0, fd;
 
-	/* Die with the parent, and be killed as a group (valgrind and its tool). */
+	/*
+	 * Die with the parent, and be killed as a group (valgrind and its tool).
+	 * A parent killed between fork() and prctl() sends nothing: then the
+	 * child's parent is another already, and it goes at once.
+	 */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	setpgid(0, 0);
 	/*
 	 * valgrind keeps files of its own in TMPDIR (valgrind_proc_PID_cmdline,
@@ -373,7 +379,7 @@ static int start_job(struct sim *s, size_t n, struct mdb_err *err)
 	struct sim_job *j = &s->job[n];
 	char path[PATH_MAX + 64], result[PATH_MAX + 64];
 	json_t *inst;
-	pid_t pid;
+	pid_t pid, parent;
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/inst.%zu.json", s->tmp, n);
@@ -395,11 +401,12 @@ static int start_job(struct sim *s, size_t n, struct mdb_err *err)
 	if (ret)
 		return -1;
 	fflush(NULL);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0)
 		return mdb_errf(err, "cannot fork: %s", strerror(errno));
 	if (!pid)
-		exec_child(s, n);
+		exec_child(s, n, parent);
 	setpgid(pid, pid);	/* as the child does: whichever runs first */
 	j->pid = pid;
 	clock_gettime(CLOCK_MONOTONIC, &j->start);

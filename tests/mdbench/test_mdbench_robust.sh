@@ -150,16 +150,17 @@ sys.exit(1)' "$d/mdbench.json"
 	esac
 done
 
-# 10. A full disk, then no inodes: exit 2, and once there is room the next
+# 10. A full disk (256 KiB: a dump of one result, its temporary copy and the
+# side files fit), then no inodes: exit 2, and once there is room the next
 # run on the same --out is not refused for what the failed one left.
 mnt="$tmp/mnt"
 mkdir "$mnt"
-if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=256k tmpfs "$mnt" 2>/dev/null; then
 	trap 'umount "$mnt" 2>/dev/null; rm -rf "$tmp"' EXIT
-	for mode in size=64k nr_inodes=4; do
-		mount -o remount,size=64k,nr_inodes=64 "$mnt"
+	for mode in size=256k nr_inodes=4; do
+		mount -o remount,size=256k,nr_inodes=64 "$mnt"
 		rm -rf "$mnt"/*
-		if [ $mode = size=64k ]; then
+		if [ $mode = size=256k ]; then
 			dd if=/dev/zero of="$mnt/filler" bs=4k 2>/dev/null
 		else
 			mount -o remount,nr_inodes=4 "$mnt"	# /, d, the lock, one file
