@@ -153,6 +153,7 @@ struct memmap_opts {
 	 */
 	unsigned int folio_desc_bytes;
 	enum desc_cache_kind desc_cache;	/* how the folio descriptor caches are made (desc_cache.h) */
+	enum desc_rcu desc_rcu;		/* which caches are TYPESAFE_BY_RCU: all (default) or the folio ones */
 	enum desc_slub slub;		/* 7.0's sheaves or 6.18's per-CPU slab, every cache */
 	uint64_t seed;			/* placement of the mix and the churn; same seed, same machine */
 	/*
@@ -536,6 +537,17 @@ extern const char *const desc_type_name[DESC_NR];
  */
 int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
 		      size_t obj[DESC_NR], size_t acct[DESC_NR], struct mdb_err *err);
+
+/*
+ * The flags of type t's cache in a memmap built with opts (NULL: the
+ * defaults): the folio caches as opts->desc_cache says, the others
+ * TYPESAFE_BY_RCU with the free pointer after the object under
+ * DESC_RCU_ALL (desc_cache.h), plain under DESC_RCU_FOLIO.
+ */
+void memmap_cache_flags(const struct memmap_opts *opts, enum desc_type t,
+			struct desc_cache_opts *co);
+/* The bytes between type t's objects of size bytes in such a cache (calculate_sizes()). */
+size_t memmap_cache_stride(const struct memmap_opts *opts, enum desc_type t, size_t size);
 
 #ifdef MDB_LAYOUT
 #include MDB_STR(MDB_LAYOUT.h)

@@ -54,6 +54,39 @@ int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
 	return 0;
 }
 
+void memmap_cache_flags(const struct memmap_opts *opts, enum desc_type t,
+			struct desc_cache_opts *co)
+{
+	static const struct memmap_opts defaults;
+
+	if (!opts)
+		opts = &defaults;
+	/* Speculative lookups read a freed folio: its caches are made as --desc-cache says. */
+	if (t == DESC_FOLIO || t == DESC_FOLIO_LARGE) {
+		desc_cache_kind_flags(opts->desc_cache, FOLIO_FREEPTR_OFFSET, co);
+		return;
+	}
+	/*
+	 * The plan's other memdescs are TYPESAFE_BY_RCU too (desc_cache.h,
+	 * enum desc_rcu); it names no field of theirs a lockless reader may find
+	 * overwritten, so the free pointer goes after the object.
+	 */
+	co->typesafe_by_rcu = opts->desc_rcu == DESC_RCU_ALL;
+	co->use_freeptr_offset = false;
+	co->freeptr_offset = 0;
+	co->hwcache_align = false;
+}
+
+size_t memmap_cache_stride(const struct memmap_opts *opts, enum desc_type t, size_t size)
+{
+	struct desc_cache_opts co = { 0 };
+	size_t stride, freeptr;
+
+	memmap_cache_flags(opts, t, &co);
+	desc_object_layout(&co, size, &stride, &freeptr);
+	return stride;
+}
+
 int memmap_measure(const struct memmap *mm, struct footprint_measured *out)
 {
 	const struct vmemmap *v[DESC_NR * DESC_MAX_EXT];

@@ -159,7 +159,7 @@ static unsigned long long op_memory_need(unsigned long nr_pfns, const struct mix
 		cache_sizes(NULL, obj, acct, &err);
 	mix_desc_counts(mix, nr_pfns, count);
 	for (t = 0; t < DESC_NR; t++)
-		bytes += count[t] * obj[t];
+		bytes += count[t] * (obj[t] ? memmap_cache_stride(opts, t, obj[t]) : 0);
 	return bytes;
 }
 
@@ -200,9 +200,7 @@ static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const
 			.pages = opts->pages, .bind = opts->bind, .bind_arg = opts->bind_arg,
 		};
 
-		/* Speculative lookups read a freed folio: its caches are made as --desc-cache says. */
-		if (t == DESC_FOLIO || t == DESC_FOLIO_LARGE)
-			desc_cache_kind_flags(opts->desc_cache, FOLIO_FREEPTR_OFFSET, &co);
+		memmap_cache_flags(opts, t, &co);
 		desc_cache_init(&mm->cache[t], &co);
 	}
 }

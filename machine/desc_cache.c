@@ -48,6 +48,21 @@ static const char *const kind_name[DESC_CACHE_KIND_NR] = {
 	[DESC_CACHE_HWCACHE] = "hwcache",
 };
 
+static const char *const rcu_name[DESC_RCU_NR] = {
+	[DESC_RCU_ALL] = "all",
+	[DESC_RCU_FOLIO] = "folio",
+};
+
+const char *desc_rcu_name(enum desc_rcu r)
+{
+	return mdb_name_of(rcu_name, DESC_RCU_NR, r);
+}
+
+int desc_rcu_from_name(const char *name)
+{
+	return mdb_parse_name(name, rcu_name, DESC_RCU_NR);
+}
+
 const char *desc_slub_name(enum desc_slub v)
 {
 	return mdb_name_of(slub_name, DESC_SLUB_NR, v);

@@ -152,6 +152,28 @@ enum desc_cache_kind {
 const char *desc_cache_kind_name(enum desc_cache_kind k);
 int desc_cache_kind_from_name(const char *name);
 
+/*
+ * Which memdesc caches are SLAB_TYPESAFE_BY_RCU (--desc-rcu):
+ * all: every one, as the plan makes them (kernelnewbies.org/MatthewWilcox/
+ *	Memdescs/Path: a memdesc is found from the memmap without a reference,
+ *	so every type's cache is TYPESAFE_BY_RCU, not only the folio's, as
+ *	issue 30's review of the page reads it): the folio caches as
+ *	--desc-cache says, the others (slab, ptdesc, zpdesc, netmem) with the
+ *	free pointer after the object, since the plan names no field of theirs
+ *	that a lockless reader may find overwritten (64 -> 80 bytes, 48 -> 64);
+ *	the default;
+ * folio: only the folio caches (as --desc-cache says); the others plain
+ *	16-byte aligned caches, free pointer in the middle of the object.
+ */
+enum desc_rcu {
+	DESC_RCU_ALL,
+	DESC_RCU_FOLIO,
+	DESC_RCU_NR
+};
+
+const char *desc_rcu_name(enum desc_rcu r);
+int desc_rcu_from_name(const char *name);
+
 /* How a cache is built; copied into it. */
 struct desc_cache_opts {
 	size_t obj_size;		/* bytes of the object's fields; 0: no cache */

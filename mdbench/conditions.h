@@ -63,7 +63,7 @@ bool mdb_cond_suffix(const struct mdb_cond *c, unsigned int named, char *buf, si
 /*
  * As JSON (the --simulate child's instance file): layout, mix (the mix
  * itself), ram_bytes, base_page, seed, memmap_pages, desc_age, desc_trace
- * (file and sha256 of a replayed trace, or null), compaction, desc_cache, slab_cpus,
+ * (file and sha256 of a replayed trace, or null), compaction, desc_cache, desc_rcu, slab_cpus,
  * slub, folio_desc_bytes, hvo.
  */
 json_t *mdb_cond_json(const struct mdb_cond *c);

@@ -761,11 +761,12 @@ static json_t *conditions_json(const struct mdb_run *run)
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
 				  "pfns_move", run->cond.opts.age == DESC_AGED);
-	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
 			 "mix_placement", mix_placement_json(run),
 			 "memmap_pages", memmap_pages_name(run->cond.opts.pages),
 			 "desc_age", desc_age_name(run->cond.opts.age),
 			 "desc_cache", desc_cache_kind_name(run->cond.opts.desc_cache),
+			 "desc_rcu", desc_rcu_name(run->cond.opts.desc_rcu),
 			 "slub", desc_slub_name(run->cond.opts.slub),
 			 "slab_cpus", (json_int_t)run->cond.slab_cpus,
 			 "desc_caches", desc_caches_json(run),

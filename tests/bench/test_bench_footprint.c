@@ -53,7 +53,9 @@ static int build(struct memmap **mm, const struct layout_ops *ops, const char *m
 
 /*
  * The bytes one descriptor counts for at folio_bytes: the layout's own
- * sizes, the two folio ones moved by folio_bytes - sizeof(struct folio).
+ * sizes, the two folio ones moved by folio_bytes - sizeof(struct folio);
+ * the others, from caches TYPESAFE_BY_RCU without freeptr_offset (the
+ * default --desc-rcu=all), a free pointer word more, rounded to 16 bytes.
  */
 static void sizes_at(const struct layout_ops *ops, unsigned int folio_bytes, size_t size[DESC_NR])
 {
@@ -61,7 +63,8 @@ static void sizes_at(const struct layout_ops *ops, unsigned int folio_bytes, siz
 	int t;
 
 	for (t = 0; t < DESC_NR; t++)
-		size[t] = ops->desc_size[t];
+		size[t] = t <= DESC_FOLIO_LARGE || !ops->desc_size[t] ? ops->desc_size[t] :
+			  (ops->desc_size[t] + sizeof(void *) + 15) / 16 * 16;
 	if (!ops->desc_size[DESC_FOLIO])
 		return;
 	size[DESC_FOLIO] += delta;

@@ -51,8 +51,14 @@ static void acct_sizes(const struct memmap_opts *opts, size_t acct[DESC_NR])
 	size_t obj[DESC_NR];
 	struct mdb_err err;
 
+	int t;
+
 	CHECK(!layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, obj, acct, &err), "%s",
 	      err.msg);
+	/* Each counts for its cache's stride: the free pointer after a TYPESAFE_BY_RCU object. */
+	for (t = 0; t < DESC_NR; t++)
+		if (acct[t])
+			acct[t] = memmap_cache_stride(opts, t, acct[t]);
 }
 
 /*
@@ -791,6 +797,43 @@ static void check_folio_sizes(const struct mix *mix)
 	}
 }
 
+/*
+ * --desc-rcu: the memdesc layouts' caches, object by object, as the plan
+ * makes them (every cache TYPESAFE_BY_RCU: slab and ptdesc 64 -> 80 bytes,
+ * zpdesc and netmem 48 -> 64, the folio caches' free pointer in lru) and
+ * as before (only the folio caches); the memmap counts and holds them so.
+ */
+static void check_desc_rcu(const struct mix *mix)
+{
+	static const size_t all[DESC_NR] = { 80, 160, 80, 80, 64, 64 };
+	static const size_t folio[DESC_NR] = { 80, 160, 64, 64, 48, 48 };
+	struct memmap_opts opts = { .age = DESC_AGED, .seed = TEST_SEED };
+	struct memmap *mm;
+	int r, t;
+
+	if (!ops->desc_size[DESC_SLAB])
+		return;
+	for (r = 0; r < DESC_RCU_NR; r++) {
+		const size_t *want = r == DESC_RCU_ALL ? all : folio;
+		struct expect ex;
+
+		opts.desc_rcu = r;
+		create_or_die(ops, &mm, TEST_NR_PFNS, mix, &opts);
+		for (t = 0; t < DESC_NR; t++)
+			CHECK(mm->cache[t].obj_size == want[t] && mm->cache[t].acct_size == want[t] &&
+			      memmap_cache_stride(&opts, t, ops->desc_size[t]) == want[t] &&
+			      mm->cache[t].opts.typesafe_by_rcu ==
+			      (r == DESC_RCU_ALL || t <= DESC_FOLIO_LARGE),
+			      "--desc-rcu=%s: %s %zu bytes apart, counting %zu", desc_rcu_name(r),
+			      desc_type_name[t], mm->cache[t].obj_size, mm->cache[t].acct_size);
+		check_placement(mm, mix, TEST_NR_PFNS, &ex);
+		check_footprint(mm, &ex);
+		ops->memmap_destroy(mm);
+	}
+	CHECK(desc_rcu_from_name("all") == DESC_RCU_ALL && desc_rcu_from_name("folio") == DESC_RCU_FOLIO &&
+	      desc_rcu_from_name("none") < 0, "--desc-rcu names");
+}
+
 int main(void)
 {
 	struct memmap_opts opts = { .seed = TEST_SEED };
@@ -807,6 +850,7 @@ int main(void)
 	check_machine(&mix, &opts);
 	opts.hvo = HVO_OFF;
 	check_folio_sizes(&mix);
+	check_desc_rcu(&mix);
 	check_odd_size_and_opts(&mix);
 	check_gigantic(HVO_OFF);
 	check_gigantic(HVO_ON);

@@ -135,6 +135,7 @@ expect "^mdbench: --desc-age=trace:$T/compact.trace: holds 2048 pages at its pea
 	--desc-age=trace:$T/compact.trace --ram=4MiB,64MiB $L
 expect "^mdbench: --desc-cache=rcu-head: rcu, align16, rcu-tail or hwcache$" --desc-cache=rcu-head $L
 expect "^mdbench: --slub=6.19: 7.0 or 6.18$" --slub=6.19 $L
+expect "^mdbench: --desc-rcu=none: all or folio$" --desc-rcu=none $L
 expect "^mdbench: --desc-age given twice$" --desc-age=aged --desc-age=fresh $L
 expect "^mdbench: --folio-desc-bytes: 72 is not a multiple of 16 from 16 to 2048" --folio-desc-bytes=72 $L
 expect "^mdbench: --folio-desc-bytes: 0 is not a multiple of 16" --folio-desc-bytes=0 $L

@@ -290,6 +290,7 @@ static void test_conditions(void)
 	x.opts.slub = DESC_SLUB_CPU_SLAB;
 	x.opts.no_compaction = true;
 	x.opts.seed = 42;
+	x.opts.desc_rcu = DESC_RCU_FOLIO;
 	j = mdb_cond_json(&x);
 	CHECK(j && !mdb_cond_from_json(j, "t", &y, &back, &run.replay, &err), "from JSON: %s", err.msg);
 	CHECK(y.mix == &back && !strcmp(back.name, "desktop") && back.nr == mix.nr, "the mix itself");
@@ -297,6 +298,8 @@ static void test_conditions(void)
 	y.opts.bind = x.opts.bind;
 	y.opts.bind_arg = x.opts.bind_arg;
 	CHECK(mdb_cond_equal(&x, &y) && y.ram_bytes == x.ram_bytes, "JSON there and back: the same conditions");
+	y.opts.desc_rcu = DESC_RCU_ALL;
+	CHECK(!mdb_cond_equal(&x, &y), "--desc-rcu makes another memmap");
 	json_object_set_new(j, "desc_cache", json_string("rcu-later"));
 	CHECK(mdb_cond_from_json(j, "t", &y, &back, &run.replay, &err) &&
 	      !strcmp(err.msg, "t: not an instance description"), "a value not allowed: %s", err.msg);
