@@ -556,8 +556,8 @@ CACHE_PARAM = "cache"
 
 
 def cache_options(dump):
-	"""Lines of the table per --desc-cache option (issue 21), all from the
-	dump: per mix, each layout's footprint against the reference's; the
+	"""Lines of the table per --desc-cache option, all from the dump:
+	per mix, each layout's footprint against the reference's; the
 	share of neighbouring small-folio descriptors whose written fields
 	share a line (context false_sharing); and the false-sharing kernel's
 	time per op at 2 threads against 1, measured only under the run's

@@ -21,7 +21,7 @@
 #     on the console;
 # Multiplexing is not checked here: this PMU (6 counters and the cycle
 # counter) accepts a group of 8 events, then schedules it for a few us of
-# each 14 ms and counts 0 (issue 35's notes).
+# each 14 ms and counts 0 (seen on this qemu's emulated PMU).
 # The host (check_pmu_guest.py) checks exact, repeatable and proportional
 # instruction counts, cycles = instructions, the cache event's 0 reported as
 # not trusted, and the PMU named in the dump.

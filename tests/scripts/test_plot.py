@@ -63,7 +63,7 @@ def with_twin(doc, factor=1.0):
 
 
 class Twin(Scratch):
-	"""Issue 28 item 2: the reference layout's placebo twin gives each
+	"""The reference layout's placebo twin gives each
 	headline row the run's A/A interval; it is no row of its own."""
 
 	def test_headline_has_the_aa_interval(self):
