@@ -167,35 +167,42 @@ static const struct mix_entry all_free[] = {
 
 #undef E
 
-/* The names, in the order of builtins[]. */
-const char *const mix_builtin_names[] = { "desktop", "server", "all-order0", "free", NULL };
+/* The built-in profiles, each once: its name and its table. */
+#define MIX_BUILTINS(X)	X("desktop", desktop) X("server", server) \
+			X("all-order0", all_order0) X("free", all_free)
 
 static const struct builtin {
+	const char *name;
 	const struct mix_entry *entry;
 	unsigned int nr;
 } builtins[] = {
-#define B(e)		{ e, sizeof(e) / sizeof(e[0]) }
-	B(desktop), B(server), B(all_order0), B(all_free),
+#define B(n, e)		{ n, e, sizeof(e) / sizeof(e[0]) },
+	MIX_BUILTINS(B)
 #undef B
 };
 
 #define NR_BUILTINS	(sizeof(builtins) / sizeof(builtins[0]))
 
-_Static_assert(sizeof(mix_builtin_names) / sizeof(mix_builtin_names[0]) == NR_BUILTINS + 1,
-	       "one name per built-in profile");
+const char *const mix_builtin_names[] = {
+#define N(n, e)		n,
+	MIX_BUILTINS(N)
+#undef N
+	NULL
+};
 
-/* For messages; test_mix checks it against mix_builtin_names[]. */
-#define BUILTIN_LIST	"desktop, server, all-order0, free"
+/* For messages, "desktop, server, ...": the names joined, the first ", " skipped. */
+#define L(n, e)		", " n
+#define BUILTIN_LIST	(MIX_BUILTINS(L) + 2)
 
 int mix_builtin(const char *name, struct mix *mix, struct mdb_err *err)
 {
 	for (unsigned int i = 0; i < NR_BUILTINS; i++) {
 		const struct builtin *b = &builtins[i];
 
-		if (strcmp(name, mix_builtin_names[i]))
+		if (strcmp(name, b->name))
 			continue;
 		memset(mix, 0, sizeof(*mix));
-		snprintf(mix->name, sizeof(mix->name), "%s", mix_builtin_names[i]);
+		snprintf(mix->name, sizeof(mix->name), "%s", b->name);
 		mix->nr = b->nr;
 		memcpy(mix->entry, b->entry, b->nr * sizeof(*b->entry));
 		return 0;
