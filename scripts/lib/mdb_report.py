@@ -960,8 +960,9 @@ class Doc:
 class Text(Doc):
 	"""The sections of report.md that go with no figure: the head, the
 	runs, their conditions, the counters, false sharing, fidelity to the
-	live kernel and the baselines' table.  scripts/plot's Plotter adds the
-	figures and the tables behind them."""
+	live kernel and the baselines' table.  scripts/plot's Plotter holds
+	one, writes the figures and the tables behind them through it, and
+	calls these sections in report.md's order."""
 
 	def head(self):
 		self.md("# memdesc-bench report\n")
