@@ -108,6 +108,38 @@ struct mix_placed {
 	struct mix_placed *next;
 };
 
+/* A mix_placed code: 0 inside a block, else its kind and order at its head. */
+static inline uint8_t mix_placed_code(enum page_kind kind, unsigned int order)
+{
+	return (uint8_t)(1 + kind * MIX_NR_ORDERS + order);
+}
+
+_Static_assert(1 + PK_NR * MIX_NR_ORDERS <= 255, "a placed block's code fits a byte");
+
+static inline unsigned int mix_placed_order(uint8_t code)
+{
+	return (code - 1U) % MIX_NR_ORDERS;
+}
+
+static inline enum page_kind mix_placed_kind(uint8_t code)
+{
+	return (enum page_kind)((code - 1U) / MIX_NR_ORDERS);
+}
+
+/* Block arithmetic shared by a snapshot's scan (kpageflags.c) and placement (mix.c). */
+static inline unsigned int mix_floor_log2(uint64_t x)
+{
+	return 63 - (unsigned int)__builtin_clzll(x);
+}
+
+/* Largest order a block starting at pfn may have: its alignment, at most cap. */
+static inline unsigned int mix_max_order_at(uint64_t pfn, unsigned int cap)
+{
+	if (!pfn || (unsigned int)__builtin_ctzll(pfn) > cap)
+		return cap;
+	return (unsigned int)__builtin_ctzll(pfn);
+}
+
 /* "free", "anon", ... and back; -1 for an unknown name. */
 const char *page_kind_name(enum page_kind kind);
 int page_kind_from_name(const char *name);
@@ -129,6 +161,9 @@ static inline bool mix_order_valid(enum page_kind kind, unsigned int order)
 {
 	return mix_order_valid_at(&mdb_base, kind, order);
 }
+
+/* Whether a mix's name may hold c: [A-Za-z0-9._:+-], nothing to quote in a benchmark name. */
+bool mix_name_char_ok(char c);
 
 /* Whether the mix places hugetlb folios of this order (0: of any order). */
 bool mix_has_hugetlb(const struct mix *mix, unsigned int order);
@@ -156,7 +191,7 @@ int mix_from_json_at(const json_t *doc, const struct base_page *b, struct mix *m
 		     struct mdb_err *err);
 int mix_parse_json(const char *text, struct mix *mix, struct mdb_err *err);
 int mix_load_file(const char *path, struct mix *mix, struct mdb_err *err);
-/* Snapshot of the running machine; path is normally /proc/kpageflags. */
+/* Snapshot of the running machine; path is normally /proc/kpageflags (kpageflags.c). */
 int mix_from_kpageflags(const char *path, struct mix *mix, struct mdb_err *err);
 /*
  * Frees what a mix holds beyond itself (a snapshot's placement) and clears

@@ -576,8 +576,8 @@ CACHE_PARAM = "cache"
 
 
 def cache_options(dump):
-	"""Lines of the table per --desc-cache option (issue 21), all from the
-	dump: per mix, each layout's footprint against the reference's; the
+	"""Lines of the table per --desc-cache option, all from the dump:
+	per mix, each layout's footprint against the reference's; the
 	share of neighbouring small-folio descriptors whose written fields
 	share a line (context false_sharing); and the false-sharing kernel's
 	time per op at 2 threads against 1, measured only under the run's
@@ -980,8 +980,9 @@ class Doc:
 class Text(Doc):
 	"""The sections of report.md that go with no figure: the head, the
 	runs, their conditions, the counters, false sharing, fidelity to the
-	live kernel and the baselines' table.  scripts/plot's Plotter adds the
-	figures and the tables behind them."""
+	live kernel and the baselines' table.  scripts/plot's Plotter holds
+	one, writes the figures and the tables behind them through it, and
+	calls these sections in report.md's order."""
 
 	def head(self):
 		self.md("# memdesc-bench report\n")

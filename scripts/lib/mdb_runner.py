@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 
+import mdb_cli as mc
 import mdb_dump as md
 import mdb_stats as st
 
@@ -100,12 +101,12 @@ MAX_ROUNDS = 1000
 def check_rounds_options(prog, a):
 	for opt, v in (("--rounds", a.rounds), ("--rerun-rounds", getattr(a, "rerun_rounds", 1))):
 		if v != "auto" and not 1 <= v <= MAX_ROUNDS:
-			md.die(prog, f"{opt} wants 1 or more, at most {MAX_ROUNDS} (mdbench --rounds): "
+			mc.die(prog, f"{opt} wants 1 or more, at most {MAX_ROUNDS} (mdbench --rounds): "
 				     f"{opt} {v}")
 	if not 0 <= getattr(a, "rerun_spread", 0) < 10:
-		md.die(prog, f"--rerun-spread {a.rerun_spread}: want a fraction, e.g. 0.05")
+		mc.die(prog, f"--rerun-spread {a.rerun_spread}: want a fraction, e.g. 0.05")
 	if getattr(a, "time_budget", None) is not None and a.rounds != "auto":
-		md.die(prog, "--time-budget goes with --rounds=auto")
+		mc.die(prog, "--time-budget goes with --rounds=auto")
 
 
 def rerun_wanted(a):
@@ -349,7 +350,7 @@ def merge(out_path, parts, rounds_parts=()):
 
 class Child:
 	"""The mdbench or workload running now, for the signals that stop a job
-	(md.catch_stop_signals()): stopped, then waited for."""
+	(mc.catch_stop_signals()): stopped, then waited for."""
 
 	# How long each signal of the stop sequence is given before the next.
 	STOP_WAITS = (10, 5, 5)
@@ -388,7 +389,7 @@ class Child:
 							(f or sys.stderr).flush()
 				return self.proc.wait()
 			except KeyboardInterrupt as e:
-				self.stop(md.stop_signal(e))
+				self.stop(mc.stop_signal(e))
 				raise
 		finally:
 			self.proc = None
@@ -610,9 +611,9 @@ def writable_dir(prog, path):
 		os.makedirs(path, exist_ok=True)
 		os.rmdir(tempfile.mkdtemp(dir=path, prefix=".probe-"))	# root too: a read-only fs
 	except FileExistsError:
-		md.die(prog, f"{path}: not a directory")
+		mc.die(prog, f"{path}: not a directory")
 	except OSError as e:
-		md.die(prog, f"{path}: cannot write there: {e.strerror}")
+		mc.die(prog, f"{path}: cannot write there: {e.strerror}")
 
 
 def say(text):

@@ -110,7 +110,7 @@ expect "^mdbench: --desc-age=trace: aged, fresh, fresh-ordered, aged-permute or 
 expect "^mdbench: --desc-age=trace: needs a file, trace:FILE$" --desc-age=trace: $L
 expect "^mdbench: --compaction=maybe: on or off$" --compaction=maybe $L
 # A mix whose 1 GiB (16 GiB at 64k) hugetlb share holds no whole folio at the RAM given: the
-# mix named, and the RAM at which it would (issue 32), not the folio's size again.
+# mix named, and the RAM at which it would, not the folio's size again.
 V=$(cd "$fix/../../../results/mixes" && pwd)/vm-host-512g.json
 expect "^mdbench: mix vm-host-512g: \(hugetlb, 18\) asks 0.875 of 32MiB in whole pageblocks, less than one 1GiB folio: at that share a whole folio needs 1172MiB of RAM$" \
 	--mix=$V --ram=32MiB $L

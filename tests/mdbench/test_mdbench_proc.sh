@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# mdbench --mix=kpageflags on a /proc a careless or hostile machine gives
-# (issue 32): fake files bind-mounted over /proc/kpageflags, zoneinfo,
+# mdbench --mix=kpageflags on a /proc a careless or hostile machine gives:
+# fake files bind-mounted over /proc/kpageflags, zoneinfo,
 # buddyinfo and iomem in a mount namespace of our own (unshare -m; skipped
 # where it cannot be made).  Each is refused up front, one line, exit 2:
 # buddyinfo counts no zone holds (-1, 2^64 - 1, 10^9), a FIFO over zoneinfo

@@ -303,7 +303,7 @@ class CompareRuns(CompareCase):
 
 
 class CompareForPeople(CompareCase):
-	"""Issue 28 item 6: a summary by default, --filter as a regex, a run
+	"""Compare for people: a summary by default, --filter as a regex, a run
 	counted once, --fail-on for CI, --margin."""
 
 	def test_summary_leads_with_the_decided_rows(self):

@@ -55,6 +55,36 @@ class Names(Scratch):
 		self.assertEqual(md.printable("ok\r"), "ok\\r")
 
 
+class CommandFrame(Scratch):
+	"""mdb_cli.cli(): bad input is one line and exit status 2, a bug its
+	traceback and exit status 2, a stop signal N exit status 128 + N."""
+
+	def frame(self, body):
+		code = ("import sys\nsys.path.insert(0, %r)\nimport mdb_cli as mc, mdb_dump as md\n"
+			"def main(argv):\n\t%s\nmc.cli('prog', main)\n" % (os.path.join(TESTS, "..", "..",
+			"scripts", "lib"), body))
+		p = subprocess.run([PY, "-c", code], capture_output=True, text=True, timeout=60)
+		return p.returncode, p.stderr
+
+	def test_bad_input_is_one_line(self):
+		rc, err = self.frame("raise md.DumpError('x.json: bad field')")
+		self.assertEqual((rc, err), (2, "prog: x.json: bad field\n"))
+		rc, err = self.frame("open('/nonexistent/x')")
+		self.assertEqual((rc, err), (2, "prog: /nonexistent/x: No such file or directory\n"))
+
+	def test_bug_shows_its_traceback(self):
+		rc, err = self.frame("return {}['missing']")
+		self.assertEqual(rc, 2, err)
+		self.assertIn("Traceback (most recent call last)", err)
+		self.assertTrue(err.endswith("KeyError: 'missing'\n"), err)
+		self.assertNotIn("internal error", err)
+
+	def test_stop_signal(self):
+		rc, err = self.frame("import os, signal; mc.catch_stop_signals(); "
+				     "os.kill(os.getpid(), signal.SIGTERM)")
+		self.assertEqual((rc, err), (128 + 15, "prog: interrupted (SIGTERM)\n"))
+
+
 class CollectGroups(Scratch):
 	def test_threaded_kernels_grouped_by_thread_count(self):
 		import json
@@ -163,7 +193,7 @@ class Statistics(Scratch):
 				 (1.5, None, "too few rounds (5 needed): slower in 1 of 1 pairs"))
 
 	def test_verdict_words(self):
-		"""Issue 28: each word of st.verdict() on chosen rounds of one run
+		"""Each word of st.verdict() on chosen rounds of one run
 		(paired: round i of A and of B taken together)."""
 		import mdb_stats as st
 		base = [1.00, 0.99, 1.01, 0.98, 1.02, 1.00, 0.995, 1.005]
@@ -196,7 +226,7 @@ class Statistics(Scratch):
 				 "2 slower, 1 equal, 1 undecided")
 
 	def test_a_known_difference_is_found(self):
-		"""Issue 28 item 4 on synthetic rounds: 8 rounds of a group, each
+		"""The verdict on synthetic rounds: 8 rounds of a group, each
 		layout's time drawn with 3% log-normal noise, one layout 10% slower
 		in every round (a known +10% of work): the verdict finds it in
 		at least 90% of 40 seeded trials; an A/A pair (no change) is

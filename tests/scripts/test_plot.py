@@ -63,7 +63,7 @@ def with_twin(doc, factor=1.0):
 
 
 class Twin(Scratch):
-	"""Issue 28 item 2: the reference layout's placebo twin gives each
+	"""The reference layout's placebo twin gives each
 	headline row the run's A/A interval; it is no row of its own."""
 
 	def test_headline_has_the_aa_interval(self):
@@ -425,7 +425,7 @@ class Figures(PlotCase):
 		labels = [l.get_label() for l in self.figs["t"].axes[0].get_lines()]
 		self.assertFalse([x for x in labels if x.startswith("baseline")], labels)
 		self.assertIn("baseline/latency left off for page64, page32, memdesc8 on mix desktop: "
-			      "above folio/getput-neighbours's time, it bounds nothing here.\n", p.report)
+			      "above folio/getput-neighbours's time, it bounds nothing here.\n", p.text.report)
 
 	def test_titles_do_not_overlap(self):
 		mod, p = self.plotter("sim")

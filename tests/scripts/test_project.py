@@ -88,7 +88,7 @@ class ProjectCase(Scratch):
 			self.assertAlmostEqual(t["ci"][1], hi, places=3)
 			self.assertIsNone(t["why"])
 		self.assertTrue(p["projected"]["page64"]["reference"])
-		# the reports' verdict (issue 28): alloc/order0 12 -> 16 and 18 ns is slower
+		# the reports' verdict: alloc/order0 12 -> 16 and 18 ns is slower
 		self.assertEqual(k["alloc/order0"]["layouts"]["page32"]["verdict"], "slower")
 		self.assertIn(", slower |", text)
 		self.assertAlmostEqual(p["coverage_at_least"], 0.98)

@@ -111,7 +111,7 @@ class Generator(Scratch):
 		os.mkfifo(fifo)
 		with open(big, "w") as f:
 			f.truncate(2 << 20)
-		# issue 32: --ram bounded, vmstat and record files regular, of a bounded size, text
+		# bad input refused, one line: --ram bounded, vmstat and record files regular, of a bounded size, text
 		for args, why in (([], "the following arguments are required: --ram"),
 				  (["--ram", "1GB"], "not a size"),
 				  (["--ram", "1MiB"], "want 2MiB to 64GiB, whole pages"),

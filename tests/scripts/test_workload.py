@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 32: workloads a careless or hostile user can give scripts/trace,
+"""Workloads a careless or hostile user can give scripts/trace,
 project and collect, and scripts/run's own children.  A workload's stdout
 never reaches a trace written to stdout; its exit status is honoured (one
 line, exit 1, the trace's header says so); SIGINT, SIGTERM and SIGHUP end
