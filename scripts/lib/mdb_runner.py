@@ -77,7 +77,7 @@ def seconds_arg(text):
 
 def add_rounds_options(p, rerun=True, rounds="auto"):
 	"""The options run and collect share for repetitions: --rounds auto
-	(mdbench stops a group's rounds when its interval is narrow or the
+	(mdbench stops a group's rounds when every row is decided or the
 	budget is spent, re-running every layout of the group together) or N;
 	with rerun, the re-run of wide spreads that a fixed N allows."""
 	p.add_argument("--rounds", type=rounds_arg, default=rounds, metavar="N|auto",
