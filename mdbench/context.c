@@ -587,6 +587,17 @@ static json_t *rounds_auto_json(const struct mdb_run *run)
 			 "groups", groups);
 }
 
+/* A build's known difference (bench/kernel.h: -DMDB_KNOWN_EXTRA), or null. */
+static json_t *known_extra_json(void)
+{
+	if (!MDB_KNOWN_EXTRA_PCT)
+		return json_null();
+	return json_pack("{s:s, s:i, s:s}", "layout", MDB_KNOWN_EXTRA_LAYOUT,
+			 "percent", MDB_KNOWN_EXTRA_PCT,
+			 "what", "the layout's per-layout kernels run this many percent more ops than "
+				 "they count: a known slowdown for the statistics to find, not a measurement");
+}
+
 /* The last-level cache and the headline size chosen from it (mdb_headline()). */
 static json_t *machine_json(const struct mdb_run *run)
 {
@@ -845,6 +856,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
 	json_object_set_new(o, "rounds_auto", rounds_auto_json(run));
+	json_object_set_new(o, "known_extra", known_extra_json());
 	/* The reference layout's placebo twin at the headline size (twin_headline). */
 	json_object_set_new(o, "twin", run->twin_headline && run->machine.headline_ram ?
 			    json_string(MDB_TWIN_NAME) : json_null());

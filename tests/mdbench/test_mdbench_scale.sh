@@ -158,6 +158,7 @@ check(ra["confidence"] == 0.99 and ra["margin"] == 0.05 and ra["min_rounds"] == 
       ra["seed"] == d["context"]["memdesc_bench"]["seed"], f"rounds_auto's rule {ra}")
 check(len(ra["groups"]) == 1 and ra["groups"][0]["group"] == "lookup/seq/mix:desktop/ram:32MiB", f"groups {ra['groups']}")
 g = ra["groups"][0]
+check(d["context"]["memdesc_bench"]["known_extra"] is None, "no known difference in a default build")
 check(g["stopped"] in ("every row decided", "time budget", "at the most rounds") and g["rounds"] >= 1 and
       (g["undecided"] == 0) == (g["stopped"] == "every row decided"), f"group {g}")
 counts = {}
