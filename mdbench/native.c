@@ -418,9 +418,12 @@ static const char *group_verdict(const struct mdb_run *run, struct mdb_group *g)
 	bool alone = !run->inst[g->first].group_next;
 
 	g->undecided = 0;
+	g->rounds = samples[ref].n;
 	for (i = g->first; ; i = run->inst[i].group_next) {
 		if (samples[i].failed)
 			return "a benchmark of the group failed";
+		if (run->inst[i].kernel->class == MDB_REPORT)
+			return "not timed (a report)";	/* no rows: its values are exact */
 		if (i != ref) {
 			samples[i].decided = row_decided(&samples[ref], &samples[i]);
 			g->undecided += !samples[i].decided;
@@ -428,9 +431,6 @@ static const char *group_verdict(const struct mdb_run *run, struct mdb_group *g)
 		if (!run->inst[i].group_next)
 			break;
 	}
-	g->rounds = samples[ref].n;
-	if (run->inst[g->first].kernel->class == MDB_REPORT)
-		return "not timed (a report)";
 	if (alone && g->rounds >= MDB_AUTO_MIN_ROUNDS)
 		return "one benchmark: no row to decide";
 	if (!alone && !g->undecided)
