@@ -570,19 +570,35 @@ static json_t *rounds_auto_json(const struct mdb_run *run)
 	for (g = 0; g < run->nr_groups; g++) {
 		const struct mdb_group *grp = &run->groups[g];
 
-		json_array_append_new(groups, json_pack("{s:s, s:i, s:o, s:o}", "group", grp->key,
-			"rounds", (int)grp->rounds,
-			"width", isfinite(grp->width) ? json_real(grp->width) : json_null(),
+		json_array_append_new(groups, json_pack("{s:s, s:i, s:i, s:o}", "group", grp->key,
+			"rounds", (int)grp->rounds, "undecided", (int)grp->undecided,
 			"stopped", grp->stopped ? json_string(grp->stopped) : json_null()));
 	}
-	return json_pack("{s:i, s:i, s:f, s:f, s:s, s:s, s:o, s:o}",
+	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:s, s:I, s:o, s:o}",
+			 "statistic", "Hodges-Lehmann ratio of a layout's times to the reference "
+				      "layout's, its interval by inverting the two-sided Mann-Whitney "
+				      "U test (the reports' verdict(), scripts/lib/mdb_stats.py)",
+			 "confidence", MDB_AUTO_CONFIDENCE, "margin", MDB_AUTO_MARGIN,
 			 "min_rounds", MDB_AUTO_MIN_ROUNDS, "max_rounds", MDB_AUTO_MAX_ROUNDS,
-			 "confidence", MDB_AUTO_CONFIDENCE, "target_width", MDB_AUTO_TARGET,
-			 "interval", "sign test: order statistics of the per-round ratios to the "
-				     "reference layout (a group of one: its times), binomial(n, 1/2)",
-			 "width_of", "(upper - lower) / median of the ratio; the widest layout's",
+			 "decided", "the interval excludes 1, or lies within [1/(1+margin), 1+margin]",
+			 "order", "the headline size's groups min_rounds rounds, every other benchmark "
+				  "one; then a round at a time of each group with a row undecided (its "
+				  "reference and undecided rows), the headline size's first in the "
+				  "budget; each round's layouts in a random order seeded by seed",
+			 "seed", (json_int_t)run->cond.opts.seed,
 			 "time_budget", run->time_budget > 0 ? json_real(run->time_budget) : json_null(),
 			 "groups", groups);
+}
+
+/* A build's known difference (bench/kernel.h: -DMDB_KNOWN_EXTRA), or null. */
+static json_t *known_extra_json(void)
+{
+	if (!MDB_KNOWN_EXTRA_PCT)
+		return json_null();
+	return json_pack("{s:s, s:i, s:s}", "layout", MDB_KNOWN_EXTRA_LAYOUT,
+			 "percent", MDB_KNOWN_EXTRA_PCT,
+			 "what", "the layout's per-layout kernels run this many percent more ops than "
+				 "they count: a known slowdown for the statistics to find, not a measurement");
 }
 
 /* The last-level cache and the headline size chosen from it (mdb_headline()). */
@@ -844,6 +860,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
 	json_object_set_new(o, "rounds_auto", rounds_auto_json(run));
+	json_object_set_new(o, "known_extra", known_extra_json());
 	/* The reference layout's placebo twin at the headline size (twin_headline). */
 	json_object_set_new(o, "twin", run->twin_headline && run->machine.headline_ram ?
 			    json_string(MDB_TWIN_NAME) : json_null());

@@ -90,26 +90,31 @@ struct mdb_machine {
 };
 
 /*
- * --rounds=auto: MDB_AUTO_MIN_ROUNDS rounds of everything, then one more
- * round at a time of each group (every layout of one kernel, mix, RAM,
- * threads and conditions) whose MDB_AUTO_CONFIDENCE interval of some
- * layout's time over the reference layout's (round by round; a group of one
- * benchmark: its time) is wider than MDB_AUTO_TARGET of the median, until
- * none is, the group has MDB_AUTO_MAX_ROUNDS, or --time-budget would be
- * passed by the next round.  The groups at the headline size are offered
- * the budget first: the report's headline comes from them.
+ * --rounds=auto: the groups at the headline size run MDB_AUTO_MIN_ROUNDS
+ * rounds (the fewest with which the verdicts' two-sided U test can reach
+ * p < 0.01: mdb_rounds_needed()), every other benchmark one; then, pass by
+ * pass, one more round of each group (every layout of one kernel, mix,
+ * RAM, threads and conditions) with a row still undecided: a layout whose
+ * MDB_AUTO_CONFIDENCE interval of its Hodges-Lehmann ratio to the
+ * reference layout (rounds.h: the statistic and interval of the reports'
+ * verdicts) neither excludes 1 nor lies within +-MDB_AUTO_MARGIN.  The
+ * round runs the reference and the undecided rows only, the layouts in a
+ * seeded random order; a group stops when every row is decided, at
+ * MDB_AUTO_MAX_ROUNDS, or when --time-budget would be passed by its next
+ * round, the groups at the headline size offered the budget first.  A
+ * group of one benchmark (a baseline) has no row: it stops at the minimum.
  */
-#define MDB_AUTO_MIN_ROUNDS	3
+#define MDB_AUTO_MIN_ROUNDS	5
 #define MDB_AUTO_MAX_ROUNDS	30
 #define MDB_AUTO_CONFIDENCE	0.99
-#define MDB_AUTO_TARGET		0.10
+#define MDB_AUTO_MARGIN		0.05	/* mdb_stats.DEFAULT_MARGIN: 'same within +-5%' */
 
 /* One group of --rounds=auto, for the dump. */
 struct mdb_group {
 	char key[MDB_NAME_LEN];		/* the name with the layout taken out */
 	size_t first;			/* its first instance; the others follow in group_next */
-	unsigned int rounds;
-	double width;			/* the widest interval over the median; INFINITY: none yet */
+	unsigned int rounds;		/* its reference's */
+	unsigned int undecided;		/* rows still undecided at the last pass */
 	const char *stopped;		/* NULL: still open */
 };
 

@@ -204,15 +204,17 @@ static const struct mdb_instance *instance_of(const char *run_name)
 /* ------------------------------------------------------------------ */
 /* --rounds=auto                                                       */
 
-/* Each selected instance's times (ns per op) round by round, and whether one failed. */
+/* Each selected instance's times (ns per op) round by round, whether one failed, whether its row is decided. */
 static struct samples {
 	double *t;
 	unsigned int n;
 	size_t cap;			/* room in t (mdb_grow()) */
 	bool failed;
+	bool decided;			/* its row against the group's reference, at the last pass */
 } *samples;
 
 static double auto_est;			/* estimates of everything registered so far */
+static uint64_t auto_rng;		/* the layouts' order in a round (seeded by --seed) */
 
 static void register_instance(const struct mdb_run *run, const struct mdb_instance *in)
 {
@@ -227,6 +229,62 @@ static void register_instance(const struct mdb_run *run, const struct mdb_instan
 		mdb_register_threads(name, bench_threaded, (void *)in, &t);
 	} else {
 		mdb_register(in->name, bench_instance, (void *)in);
+	}
+}
+
+/* splitmix64: the next of a seeded sequence, for the rounds' order. */
+static uint64_t next_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The instances of one memmap in the plan: one layout (a twin, the live kernel apart). */
+static bool same_block(const struct mdb_instance *a, const struct mdb_instance *b)
+{
+	return a->cond.ops == b->cond.ops && a->cond.twin == b->cond.twin && a->real == b->real;
+}
+
+/*
+ * Registers one round of the instances idx[0, nr) (plan order), the
+ * layouts in a random order: a section of the plan (one mix, RAM, ...,
+ * until a layout comes again) keeps each layout's instances together, as
+ * they share its memmap, and shuffles the layouts (Fisher-Yates, seeded).
+ */
+static void register_round(const struct mdb_run *run, const size_t *idx, size_t nr)
+{
+	size_t start[64], nb, b, j, i = 0;
+
+	while (i < nr) {
+		for (nb = 0; i < nr && nb < 64; nb++) {	/* the section's blocks */
+			for (b = 0; b < nb && !same_block(&run->inst[idx[start[b]]], &run->inst[idx[i]]); b++)
+				;
+			if (b < nb)
+				break;
+			start[nb] = i;
+			while (i < nr && same_block(&run->inst[idx[start[nb]]], &run->inst[idx[i]]))
+				i++;
+		}
+		{
+			size_t order[64], end;
+
+			for (b = 0; b < nb; b++)
+				order[b] = b;
+			for (b = nb; b > 1; b--) {
+				size_t k = next_rand(&auto_rng) % b, t = order[b - 1];
+
+				order[b - 1] = order[k];
+				order[k] = t;
+			}
+			for (b = 0; b < nb; b++) {
+				end = order[b] + 1 < nb ? start[order[b] + 1] : i;
+				for (j = start[order[b]]; j < end; j++)
+					register_instance(run, &run->inst[idx[j]]);
+			}
+		}
 	}
 }
 
@@ -259,6 +317,7 @@ static void auto_start(struct mdb_run *run)
 	last = calloc(run->nr_inst, sizeof(*last));
 	if (!run->groups || !samples || !last)
 		mdb_dief("out of memory");
+	auto_rng = run->cond.opts.seed;
 	for (i = 0; i < run->nr_inst; i++) {
 		struct mdb_instance *in = &run->inst[i];
 
@@ -270,7 +329,6 @@ static void auto_start(struct mdb_run *run)
 		if (g == run->nr_groups) {
 			snprintf(run->groups[g].key, sizeof(run->groups[g].key), "%s", key);
 			run->groups[g].first = i;
-			run->groups[g].width = INFINITY;
 			run->nr_groups++;
 		} else {
 			run->inst[last[g]].group_next = i;
@@ -315,42 +373,77 @@ static size_t group_ref(const struct mdb_run *run, const struct mdb_group *g)
 	}
 }
 
-/* The widest interval over the median of a member's time over the reference's; why it stops, or NULL. */
+/* The logs of s's times into out; false if one is not positive. */
+static bool log_times(const struct samples *s, double *out)
+{
+	unsigned int r;
+
+	for (r = 0; r < s->n; r++) {
+		if (!(s->t[r] > 0))
+			return false;
+		out[r] = log(s->t[r]);
+	}
+	return true;
+}
+
+/*
+ * Whether the row of x against the reference ref is decided, as the
+ * reports' verdict() decides it: the MDB_AUTO_CONFIDENCE interval of the
+ * Hodges-Lehmann ratio (rounds.h) excludes 1 (faster, slower) or lies
+ * inside [1/(1 + margin), 1 + margin] (same within the margin).
+ */
+static bool row_decided(const struct samples *ref, const struct samples *x)
+{
+	double *lr = malloc((ref->n + x->n + 1) * sizeof(*lr)), *lx = lr + ref->n, est, lo, hi;
+	bool ok;
+
+	if (!lr)
+		mdb_dief("out of memory");
+	ok = log_times(ref, lr) && log_times(x, lx) &&
+	     mdb_hl_interval(lr, ref->n, lx, x->n, 1 - MDB_AUTO_CONFIDENCE, &est, &lo, &hi) &&
+	     (lo > 0 || hi < 0 || (lo >= -log1p(MDB_AUTO_MARGIN) && hi <= log1p(MDB_AUTO_MARGIN)));
+	free(lr);
+	return ok;
+}
+
+static bool group_at_headline(const struct mdb_run *run, const struct mdb_group *g)
+{
+	return run->machine.headline_ram && run->inst[g->first].cond.ram_bytes == run->machine.headline_ram;
+}
+
+/* Each row's state into samples[].decided and the group; why it stops, or NULL. */
 static const char *group_verdict(const struct mdb_run *run, struct mdb_group *g)
 {
 	size_t ref = group_ref(run, g), i;
-	unsigned int n = UINT32_MAX, r;
-	double lo, hi, w, worst = 0, *v;
 	bool alone = !run->inst[g->first].group_next;
 
+	g->undecided = 0;
+	g->rounds = samples[ref].n;
 	for (i = g->first; ; i = run->inst[i].group_next) {
 		if (samples[i].failed)
 			return "a benchmark of the group failed";
-		n = samples[i].n < n ? samples[i].n : n;
-		if (!run->inst[i].group_next)
-			break;
-	}
-	g->rounds = n;
-	if (run->inst[g->first].kernel->class == MDB_REPORT)
-		return "not timed (a report)";
-	v = malloc((n ? n : 1) * sizeof(*v));
-	if (!v)
-		mdb_dief("out of memory");
-	for (i = g->first; ; i = run->inst[i].group_next) {
-		if (i != ref || alone) {
-			for (r = 0; r < n; r++)
-				v[r] = alone ? samples[i].t[r] : samples[i].t[r] / samples[ref].t[r];
-			mdb_median_ci(v, n, MDB_AUTO_CONFIDENCE, &lo, &hi, &w);
-			worst = w > worst ? w : worst;
+		if (run->inst[i].kernel->class == MDB_REPORT)
+			return "not timed (a report)";	/* no rows: its values are exact */
+		if (i != ref) {
+			samples[i].decided = row_decided(&samples[ref], &samples[i]);
+			g->undecided += !samples[i].decided;
 		}
 		if (!run->inst[i].group_next)
 			break;
 	}
-	free(v);
-	g->width = worst;
-	if (worst <= MDB_AUTO_TARGET)
-		return "narrow";
-	return n >= MDB_AUTO_MAX_ROUNDS ? "at the most rounds" : NULL;
+	if (alone && g->rounds >= MDB_AUTO_MIN_ROUNDS)
+		return "one benchmark: no row to decide";
+	if (!alone && !g->undecided)
+		return "every row decided";
+	return g->rounds >= MDB_AUTO_MAX_ROUNDS ? "at the most rounds" : NULL;
+}
+
+/* Whether instance i runs in the group's next round: the reference and the undecided rows. */
+static bool runs_next(const struct mdb_run *run, size_t i)
+{
+	const struct mdb_group *g = &run->groups[run->inst[i].group];
+
+	return !g->stopped && (i == group_ref(run, g) || !samples[i].decided);
 }
 
 static double group_est(const struct mdb_run *run, const struct mdb_group *g)
@@ -359,28 +452,25 @@ static double group_est(const struct mdb_run *run, const struct mdb_group *g)
 	size_t i;
 
 	for (i = g->first; ; i = run->inst[i].group_next) {
-		est += run->inst[i].est_seconds;
+		if (runs_next(run, i))
+			est += run->inst[i].est_seconds;
 		if (!run->inst[i].group_next)
 			return est;
 	}
 }
 
-static bool group_at_headline(const struct mdb_run *run, const struct mdb_group *g)
-{
-	return run->machine.headline_ram && run->inst[g->first].cond.ram_bytes == run->machine.headline_ram;
-}
-
 /*
- * After a pass: which groups stay open, and one more round of theirs, as
- * many as the time budget allows at the pace the estimates have run at,
- * those at the headline size first.
+ * After a pass: which groups stay open, and one more round of their
+ * reference and undecided rows, as many as the time budget allows at the
+ * pace the estimates have run at, those at the headline size first (their
+ * first MDB_AUTO_MIN_ROUNDS rounds ran before any other group's second).
  */
 static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 {
 	struct mdb_run *run = arg;
 	double pace = auto_est > 0 ? elapsed / auto_est : 1, planned = 0;
 	unsigned long n = 0;
-	size_t g, i;
+	size_t g, i, *idx;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++)	/* the headline size's groups, then the others */
@@ -396,11 +486,14 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 			if (!grp->stopped)
 				planned += group_est(run, grp);
 		}
+	idx = malloc((run->nr_inst + 1) * sizeof(*idx));
+	if (!idx)
+		mdb_dief("out of memory");
 	for (i = 0; i < run->nr_inst; i++)
-		if (run->inst[i].selected && !run->groups[run->inst[i].group].stopped) {
-			register_instance(run, &run->inst[i]);
-			n++;
-		}
+		if (run->inst[i].selected && runs_next(run, i))
+			idx[n++] = i;
+	register_round(run, idx, n);
+	free(idx);
 	*est = planned;
 	auto_est += planned;
 	return n;
@@ -504,15 +597,22 @@ static double est_seconds(const char *run_name, void *arg)
 }
 
 /*
- * The rounds an instance runs: a report kernel's values (footprint bytes,
- * counts) do not vary between rounds, so it runs in the first one only; at
- * the headline size each of its builds took seconds a round.
+ * The rounds an instance runs at first: a report kernel's values (footprint
+ * bytes, counts) do not vary between rounds, so it runs in the first one
+ * only; at the headline size each of its builds took seconds a round.
+ * Under --rounds=auto, the headline size's groups their minimum and the
+ * others one round, the rest as auto_next_pass() decides.
  */
 static unsigned int instance_rounds(const struct mdb_run *run, const struct mdb_instance *in)
 {
 	if (!in->selected)
 		return 0;
-	return in->kernel->class == MDB_REPORT ? 1 : run->rounds;
+	if (in->kernel->class == MDB_REPORT)
+		return 1;
+	if (run->rounds_auto && !(run->machine.headline_ram &&
+				  in->cond.ram_bytes == run->machine.headline_ram))
+		return 1;
+	return run->rounds;
 }
 
 int mdb_run_native(struct mdb_run *run)
@@ -527,7 +627,7 @@ int mdb_run_native(struct mdb_run *run)
 	};
 	struct mdb_err err;
 	unsigned int r;
-	size_t i;
+	size_t i, *idx;
 	int ret;
 
 	the_run = run;
@@ -550,10 +650,23 @@ int mdb_run_native(struct mdb_run *run)
 	mdb_add_gb_context(run);
 	if (run->rounds_auto)
 		auto_start(run);
-	for (r = 0; r < run->rounds; r++)
+	idx = malloc((run->nr_inst + 1) * sizeof(*idx));
+	if (!idx)
+		mdb_dief("out of memory");
+	for (r = 0; r < run->rounds; r++) {
+		size_t n = 0;
+
 		for (i = 0; i < run->nr_inst; i++)
 			if (r < instance_rounds(run, &run->inst[i]))	/* --benchmark_filter: the plan's */
-				register_instance(run, &run->inst[i]);
+				idx[n++] = i;
+		if (run->rounds_auto) {
+			register_round(run, idx, n);
+		} else {
+			for (i = 0; i < n; i++)
+				register_instance(run, &run->inst[idx[i]]);
+		}
+	}
+	free(idx);
 	auto_est = rep.est_total;
 	mdb_use_counters(&run->counters);
 	ret = mdb_benchmark_run(&rep);

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rounds.h - when adaptive rounds (--rounds=auto) may stop: a
- * distribution-free confidence interval for a median.
+ * rounds.h - the statistic --rounds=auto stops on, the one the reports'
+ * verdicts use (scripts/lib/mdb_stats.py): the Hodges-Lehmann shift of one
+ * sample of log times against another, and its interval at 1 - alpha by
+ * inverting the two-sided Mann-Whitney U test (Lehmann 1975; Bauer 1972).
  *
- * Of n values, the interval [x_(k), x_(n+1-k)] between the k-th smallest
- * and the k-th largest covers the median of what they were drawn from with
- * probability 1 - 2 P(B <= k - 1), B ~ Binomial(n, 1/2), whatever that
- * distribution is (the sign test's interval; the values need only be
- * independent draws of one distribution).  k is the largest that keeps the
- * probability at least the confidence asked; below the n where even k = 1
- * falls short (n < 8 for 99%) there is no interval.
+ * Of the m x n pairwise differences b_j - a_i, sorted, the estimate is
+ * their median and the interval [d_(k), d_(mn+1-k)], k the least with
+ * p(k) >= alpha, where p(k) is the test's two-sided p-value for a shift with
+ * k differences below it.  p is scipy 1.10's mannwhitneyu(method='auto'):
+ * the exact distribution of U when a side has at most 8 values and no
+ * value is tied, else the normal approximation with continuity and tie
+ * correction; so the interval's ends are the ones mdb_stats finds, and it
+ * excludes 0 exactly when the U test rejects at alpha.  No interval with
+ * fewer than 2 values a side, or when not even a shift past every
+ * difference is rejected (fewer than 5 a side at alpha = 0.01).
  */
 #ifndef MDB_ROUNDS_H
 #define MDB_ROUNDS_H
@@ -17,16 +22,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * The order statistic k (1-based) of the interval above for n values at
- * confidence conf (0.99); 0 when n is too small for any.
- */
-size_t mdb_median_ci_rank(size_t n, double conf);
+/* Most values a side mdb_hl_interval() takes (its m x n differences stay small). */
+#define MDB_HL_MAX	1000
 
 /*
- * The interval of v[0, n) (reordered) into *lo, *hi and its width over the
- * median; false (width infinite) when n is too small.
+ * The two-sided p-value of the U test of samples of m and n values whose
+ * smaller U is u, ties giving tie_term (sum of t^3 - t over tied groups;
+ * 0 with none), as scipy's mannwhitneyu(method='auto').
  */
-bool mdb_median_ci(double *v, size_t n, double conf, double *lo, double *hi, double *rel_width);
+double mdb_mwu_p(size_t m, size_t n, double u, double tie_term);
+
+/*
+ * The shift of b[0, n) against a[0, m) into *est, its interval at 1 - alpha
+ * into *lo, *hi; false (lo -INFINITY, hi INFINITY) when there is none.
+ */
+bool mdb_hl_interval(const double *a, size_t m, const double *b, size_t n, double alpha,
+		     double *est, double *lo, double *hi);
+
+/*
+ * The fewest values a side with which the two-sided exact U test can reach
+ * p < alpha: its least p is 2 / C(2n, n).  5 at alpha = 0.01.
+ */
+unsigned int mdb_rounds_needed(double alpha);
 
 #endif /* MDB_ROUNDS_H */

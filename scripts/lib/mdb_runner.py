@@ -78,8 +78,8 @@ def seconds_arg(text):
 
 def add_rounds_options(p, rerun=True, rounds="auto"):
 	"""The options run and collect share for repetitions: --rounds auto
-	(mdbench stops a group's rounds when its interval is narrow or the
-	budget is spent, re-running every layout of the group together) or N;
+	(mdbench stops a group's rounds when every row is decided or the
+	budget is spent; a round runs the reference and the undecided rows) or N;
 	with rerun, the re-run of wide spreads that a fixed N allows."""
 	p.add_argument("--rounds", type=rounds_arg, default=rounds, metavar="N|auto",
 		       help=f"rounds of every benchmark, layouts interleaved (mdbench --rounds; "

@@ -1,37 +1,60 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_rounds.c - the sign-test interval --rounds=auto stops on
- * (mdbench/rounds.h): its ranks at 99% against scipy's binomial
- * (scipy.stats.binom: the largest k with 1 - 2 cdf(k - 1, n, 1/2) >= 0.99
- * is 0 for n = 7, 1 for 8 and 10, 4 for 20, 8 for 30, 37 for 100), and the
- * interval and width of given values.
+ * test_rounds.c - the interval --rounds=auto stops on (mdbench/rounds.h).
+ *
+ * With no argument: values worked by hand (the exact U distribution of 5
+ * and 5: P(U <= 0) = 1/252; the rounds the test needs at 1%: 5).  With
+ * "-": one sample pair a line on stdin, "m n a_1 .. a_m b_1 .. b_n", and
+ * one line out, "est lo hi" (%.17g) or "est none", for
+ * test_rounds_scipy.py to hold against mdb_stats.hodges_lehmann().
  */
 #include <math.h>
 
 #include "rounds.h"
 #include "test_common.h"
 
-int main(void)
+static int from_stdin(void)
 {
-	static const struct { size_t n, k; } ranks[] = {
-		{ 1, 0 }, { 7, 0 }, { 8, 1 }, { 10, 1 }, { 20, 4 }, { 30, 8 }, { 100, 37 },
-	};
-	double v8[] = { 1.08, 1.01, 0.99, 1.02, 1.00, 1.03, 0.98, 1.05 };
-	double v7[] = { 1, 1, 1, 1, 1, 1, 1 };
-	double v20[20], lo, hi, w;
-	size_t i;
+	static double a[MDB_HL_MAX], b[MDB_HL_MAX];
+	double est, lo, hi;
+	size_t m, n, i;
 
-	for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++)
-		CHECK(mdb_median_ci_rank(ranks[i].n, 0.99) == ranks[i].k, "n %zu: rank %zu, want %zu",
-		      ranks[i].n, mdb_median_ci_rank(ranks[i].n, 0.99), ranks[i].k);
-	/* n = 8: the whole range, median (1.01 + 1.02) / 2. */
-	CHECK(mdb_median_ci(v8, 8, 0.99, &lo, &hi, &w) && lo == 0.98 && hi == 1.08 &&
-	      fabs(w - 0.10 / 1.015) < 1e-12, "n 8: [%g, %g] width %g", lo, hi, w);
-	CHECK(!mdb_median_ci(v7, 7, 0.99, &lo, &hi, &w) && isinf(w), "n 7: no interval");
-	/* n = 20 of 1..20 reversed: [x_(4), x_(17)] = [4, 17], median 10.5. */
-	for (i = 0; i < 20; i++)
-		v20[i] = (double)(20 - i);
-	CHECK(mdb_median_ci(v20, 20, 0.99, &lo, &hi, &w) && lo == 4 && hi == 17 &&
-	      fabs(w - 13 / 10.5) < 1e-12, "n 20: [%g, %g] width %g", lo, hi, w);
-	return failures != 0;
+	while (scanf("%zu %zu", &m, &n) == 2) {
+		if (m > MDB_HL_MAX || n > MDB_HL_MAX)
+			return 2;
+		for (i = 0; i < m; i++)
+			if (scanf("%lf", &a[i]) != 1)
+				return 2;
+		for (i = 0; i < n; i++)
+			if (scanf("%lf", &b[i]) != 1)
+				return 2;
+		if (mdb_hl_interval(a, m, b, n, 0.01, &est, &lo, &hi))
+			printf("%.17g %.17g %.17g\n", est, lo, hi);
+		else
+			printf("%.17g none\n", est);
+	}
+	return fflush(stdout) != 0;
+}
+
+int main(int argc, char **argv __attribute__((unused)))
+{
+	double a5[] = { 0, 1, 2, 3, 4 }, b5[] = { 10, 11, 12, 13, 14 }, b4[] = { 10, 11, 12, 13 };
+	double est, lo, hi;
+
+	if (argc > 1)
+		return from_stdin();
+	CHECK(mdb_rounds_needed(0.01) == 5 && mdb_rounds_needed(0.05) == 4,
+	      "needed %u at 1%%, %u at 5%%", mdb_rounds_needed(0.01), mdb_rounds_needed(0.05));
+	CHECK(fabs(mdb_mwu_p(5, 5, 0, 0) - 2.0 / 252) < 1e-15, "p %g", mdb_mwu_p(5, 5, 0, 0));
+	CHECK(fabs(mdb_mwu_p(4, 4, 0, 0) - 2.0 / 70) < 1e-15, "p %g", mdb_mwu_p(4, 4, 0, 0));
+	CHECK(mdb_mwu_p(5, 5, 12.5, 0) == 1, "the middle: p 1");
+	/*
+	 * 5 and 5 wholly apart: differences 6..14, only U = 0 rejected at 1%
+	 * (P(U <= 1) = 2/252, 2 x that > 0.01), so k = 1: the extremes.
+	 */
+	CHECK(mdb_hl_interval(a5, 5, b5, 5, 0.01, &est, &lo, &hi) && est == 10 && lo == 6 &&
+	      hi == 14, "5 a side: %g [%g, %g]", est, lo, hi);
+	CHECK(!mdb_hl_interval(a5, 5, b4, 4, 0.01, &est, &lo, &hi) && isinf(lo) && isinf(hi),
+	      "5 and 4: no interval at 1%%");
+	return test_done("test_rounds");
 }
