@@ -194,10 +194,12 @@ static void check_footprint(const struct layout_ops *ops, const struct want_mix 
 	}
 	ops->footprint(mm, &fp);
 	ops->memmap_destroy(mm);
+	/* Each descriptor at its cache's stride (the free pointer of a TYPESAFE_BY_RCU cache). */
+#define STRIDE(t)	(ops->desc_size[t] ? memmap_cache_stride(&opts, t, ops->desc_size[t]) : 0)
 	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			size_t n = hand[k][o];
-			size_t folio = ops->desc_size[o ? DESC_FOLIO_LARGE : DESC_FOLIO];
+			size_t folio = STRIDE(o ? DESC_FOLIO_LARGE : DESC_FOLIO);
 
 			switch (k) {
 			case PK_ANON: case PK_FILE: case PK_HUGETLB:
@@ -205,23 +207,24 @@ static void check_footprint(const struct layout_ops *ops, const struct want_mix 
 				count += folio ? n : 0;
 				break;
 			case PK_SLAB:
-				bytes += n * ops->desc_size[DESC_SLAB];
+				bytes += n * STRIDE(DESC_SLAB);
 				count += ops->desc_size[DESC_SLAB] ? n : 0;
 				break;
 			case PK_NETMEM:
-				bytes += n * ops->desc_size[DESC_NETMEM];
+				bytes += n * STRIDE(DESC_NETMEM);
 				count += ops->desc_size[DESC_NETMEM] ? n : 0;
 				break;
 			case PK_PGTABLE:
-				bytes += (n << o) * ops->desc_size[DESC_PTDESC];
+				bytes += (n << o) * STRIDE(DESC_PTDESC);
 				count += ops->desc_size[DESC_PTDESC] ? n << o : 0;
 				break;
 			case PK_ZSMALLOC:
-				bytes += (n << o) * ops->desc_size[DESC_ZPDESC];
+				bytes += (n << o) * STRIDE(DESC_ZPDESC);
 				count += ops->desc_size[DESC_ZPDESC] ? n << o : 0;
 				break;
 			}
 		}
+#undef STRIDE
 	/* RAM / base page entries: 16384 at 256 MiB and 16 KiB, 32768 at 2 GiB and 64 KiB. */
 	CHECK(fp.memmap_bytes == w->ram / (1ULL << (w->base[0] == '1' ? 14 : 16)) * ops->page_size &&
 	      fp.desc_bytes == bytes && fp.desc_count == count,

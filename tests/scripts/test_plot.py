@@ -447,7 +447,7 @@ class PlotScale(PlotCase):
 	def test_headline(self):
 		text = self.plot(fixture("scale"))
 		self.assertIn("Headline: modelled RAM at or above the headline size 1GiB (32x the "
-			      "last-level cache): 1GiB, 4GiB.  Conditions: `memmap_pages` 2m; `desc_age` "
+			      "last-level cache of 32MiB): 1GiB, 4GiB.  Conditions: `memmap_pages` 2m; `desc_age` "
 			      "aged; `desc_cache` slub; `slab_freelist_random` true; `hvo.modes` off.", text)
 		head = text[:text.index("### Every size")]
 		rows = table_rows(head, 7)
