@@ -147,7 +147,7 @@ static const struct opt_spec opt_table[] = {
 		   "quick (default): 256MiB and the headline size (there only\n"
 		   "the kernels that keep their memmap), short runs;\n"
 		   "full: 256MiB..64GiB; smoke: every kernel of every layout\n"
-		   "once, 32MiB (2GiB for 1 GiB hugetlb mixes), shortest"),
+		   "once, 64MiB (2GiB for 1 GiB hugetlb mixes), shortest"),
 	OPT_STRING("--counters", counters, "a,b,...|none",
 		   "short, perf or libpfm event names (default: cycles,instructions,\n"
 		   "L1D_load_misses,LLC_load_misses,dTLB_load_misses,page_faults)"),
@@ -763,7 +763,7 @@ static void quick_profile_sizes(struct mdb_run *run, bool simulate)
 
 /*
  * Smoke profile (scripts/test): every kernel of every layout once, each mix
- * as small as it runs: 16 pageblocks (32MiB at 4k: the aged trace's
+ * as small as it runs: 32 pageblocks (64MiB at 4k: the aged trace's
  * compaction leaves the order-9 kernels a free pageblock), or twice the largest
  * hstate for a mix with such hugetlb folios (2GiB at 4k: the smallest size
  * that holds one of a mix mostly made of them);

@@ -229,7 +229,7 @@ json_t *mdb_caches_json(const struct mdb_run *run);
 /* The dump's machine.probe: the latency curve and its knees; null where the probe did not run. */
 json_t *mdb_probe_json(const struct mdb_run *run);
 /*
- * The smoke profile's one RAM size for a mix: 16 pageblocks, 32MiB at 4k
+ * The smoke profile's one RAM size for a mix: 32 pageblocks, 64MiB at 4k
  * (the aged trace's compaction leaves the order-9 kernels a free
  * pageblock), or twice the largest hstate (2GiB at 4k) for one with such
  * hugetlb folios.

@@ -473,9 +473,13 @@ void mdb_plan(struct mdb_run *run)
 
 uint64_t mdb_smoke_ram(const struct mix *mix)
 {
-	/* 16 pageblocks: 32MiB at 4k; twice the largest hstate: 2GiB at 4k, 32GiB at 64k */
+	/*
+	 * 32 pageblocks: 64MiB at 4k (the mobility-grouped aging leaves a
+	 * free order-9 block there, not at 32MiB); twice the largest hstate:
+	 * 2GiB at 4k, 32GiB at 64k.
+	 */
 	return mix_has_hugetlb(mix, HUGETLB_ORDER_PUD) ? 2ULL << (HUGETLB_ORDER_PUD + MDB_PAGE_SHIFT) :
-							  16 * MDB_RAM_STEP;
+							  32 * MDB_RAM_STEP;
 }
 
 bool mdb_headline_kernel(const struct mdb_kernel *k)
