@@ -101,8 +101,9 @@ int false_sharing_rows(const struct layout_ops *ops, unsigned int folio_desc_byt
 
 	if (!ff)
 		return -1;
-	if (layout_desc_sizes(ops->desc_size, folio_desc_bytes, obj, acct, &err))
-		layout_desc_sizes(ops->desc_size, 0, obj, acct, &err);
+	/* At the default --large-desc: the rows are the plan's objects. */
+	if (layout_desc_sizes(ops->desc_size, folio_desc_bytes, LARGE_DESC_PLAN, obj, acct, &err))
+		layout_desc_sizes(ops->desc_size, 0, LARGE_DESC_PLAN, obj, acct, &err);
 	if (!obj[DESC_FOLIO]) {
 		/* The folio overlays its head page: neighbours are memmap entries, one period of them. */
 		object_rows(&t, ops, ff, "struct page", (unsigned int)ops->page_size, FS_LINE);

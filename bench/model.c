@@ -151,15 +151,15 @@ static double lines_per_folio(const struct layout_model *m, const struct model_r
 	return (double)lines / MODEL_RUN;
 }
 
-static int no_desc_alloc(void *arg, unsigned long id, unsigned int order)
+static int no_desc_alloc(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
-	(void)arg, (void)id, (void)order;
+	(void)arg, (void)id, (void)order, (void)kind;
 	return 0;
 }
 
-static void no_desc_free(void *arg, unsigned long id, unsigned int order)
+static void no_desc_free(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
-	(void)arg, (void)id, (void)order;
+	(void)arg, (void)id, (void)order, (void)kind;
 }
 
 /* The trace over the plan as memmap_create() runs it: the free blocks and churned folios it leaves. */
@@ -464,7 +464,7 @@ bool model_predict(model_fn *fn, const struct layout_ops *ops, const struct mix 
 	struct mdb_err err;
 
 	if (!fn || model_count_blocks(&b, mix, nr_pfns, opts->seed, opts->age, &err) ||
-	    layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, obj, acct, &err))
+	    layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, opts->large_desc, obj, acct, &err))
 		return false;
 	if (built.model.desc_stride) {
 		built.model.desc_stride = (unsigned int)desc_cache_kind_stride(opts->desc_cache,

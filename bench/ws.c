@@ -37,11 +37,11 @@ static uint64_t block_desc_bytes(const size_t obj[DESC_NR], unsigned int kind, u
 	case PK_ANON:
 	case PK_FILE:
 	case PK_HUGETLB:
-		return obj[folio_desc_type(order)];
+		return obj[folio_desc_type(kind, order)];
 	case PK_SLAB:
 		return obj[DESC_SLAB];
 	case PK_NETMEM:
-		return obj[DESC_NETMEM];
+		return obj[DESC_BUMP];
 	case PK_PGTABLE:
 		return (uint64_t)obj[DESC_PTDESC] << order;
 	case PK_ZSMALLOC:
@@ -59,8 +59,9 @@ uint64_t mdb_working_set(const struct mdb_kernel *k, const struct layout_ops *op
 	struct mdb_err err;
 	unsigned int kind, o;
 
-	if (layout_desc_sizes(ops->desc_size, folio_desc_bytes, obj, acct, &err))
-		layout_desc_sizes(ops->desc_size, 0, obj, acct, &err);
+	/* At the default --large-desc: it moves a large folio's descriptor by 48 bytes at most. */
+	if (layout_desc_sizes(ops->desc_size, folio_desc_bytes, LARGE_DESC_PLAN, obj, acct, &err))
+		layout_desc_sizes(ops->desc_size, 0, LARGE_DESC_PLAN, obj, acct, &err);
 	for (kind = 0; kind < PK_NR; kind++)
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			unsigned long n = b->nr[kind][o], reached = reached_pages(k->ws, kind, o);

@@ -157,7 +157,8 @@ static inline void folio_set_mapping(struct folio *folio, uintptr_t mapping, uns
  * count - 1 and live wherever the layout keeps them: page64's first tail
  * page, the memdesc layouts' large descriptor.  A hugetlb folio moves the
  * first two only (hugetlb_add_file_rmap(), hugetlb_remove_rmap()): its
- * layout passes no nr_pages_mapped.
+ * layout passes no nr_pages_mapped.  A memdesc layout's plan-sized large
+ * descriptor has no _large_mapcount (memdesc.h): it passes none either.
  */
 #define FOLIO_ENTIRELY_MAPPED	0x800000
 
@@ -165,7 +166,8 @@ static inline void large_folio_map(int *large_mapcount, int *entire_mapcount, in
 {
 	if (__atomic_add_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) == 0 && nr_pages_mapped)
 		__atomic_fetch_add(nr_pages_mapped, FOLIO_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
-	__atomic_fetch_add(large_mapcount, 1, __ATOMIC_RELAXED);
+	if (large_mapcount)
+		__atomic_fetch_add(large_mapcount, 1, __ATOMIC_RELAXED);
 }
 
 static inline void large_folio_unmap(int *large_mapcount, int *entire_mapcount,
@@ -173,7 +175,8 @@ static inline void large_folio_unmap(int *large_mapcount, int *entire_mapcount,
 {
 	if (__atomic_sub_fetch(entire_mapcount, 1, __ATOMIC_RELAXED) < 0 && nr_pages_mapped)
 		__atomic_fetch_sub(nr_pages_mapped, FOLIO_ENTIRELY_MAPPED, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(large_mapcount, 1, __ATOMIC_RELAXED);
+	if (large_mapcount)
+		__atomic_fetch_sub(large_mapcount, 1, __ATOMIC_RELAXED);
 }
 
 /*

@@ -104,19 +104,35 @@ struct buddy {
 
 /*
  * The descriptor types that may live outside the memmap, one cache each.
- * A folio of order 0 has a DESC_FOLIO, a larger one a DESC_FOLIO_LARGE
- * (the small folio's fields and the large-folio ones, from its own cache,
- * as kernelnewbies.org/MatthewWilcox/FolioAlloc allocates them).
+ * File and anonymous folios are distinct memdesc types (tags 2 and 3 of
+ * kernelnewbies.org/MatthewWilcox/Memdescs and of its Path page), so each
+ * has its own caches; within a type a folio of order 0 has the small
+ * descriptor, a larger one the large descriptor (the small folio's fields
+ * and the large-folio ones, from its own cache, as
+ * kernelnewbies.org/MatthewWilcox/FolioAlloc allocates them).  Hugetlb
+ * folios are file folios (memdesc_api.h).  The folio types come first.
  */
 enum desc_type {
-	DESC_FOLIO,
-	DESC_FOLIO_LARGE,
+	DESC_FOLIO,		/* file folio, order 0 */
+	DESC_FOLIO_LARGE,	/* file (and hugetlb) folio, order >= 1 */
+	DESC_ANON,		/* anonymous folio, order 0 */
+	DESC_ANON_LARGE,	/* anonymous folio, order >= 1 */
 	DESC_SLAB,
 	DESC_PTDESC,
 	DESC_ZPDESC,
-	DESC_NETMEM,
+	DESC_BUMP,		/* page_pool's pages: the plan's "bump" (memdesc.h) */
 	DESC_NR
 };
+
+static inline bool desc_type_is_folio(int t)
+{
+	return t <= DESC_ANON_LARGE;
+}
+
+static inline bool desc_type_is_large(int t)
+{
+	return t == DESC_FOLIO_LARGE || t == DESC_ANON_LARGE;
+}
 
 /*
  * Where the folio caches keep a free object's free pointer when
@@ -127,10 +143,33 @@ enum desc_type {
  */
 #define FOLIO_FREEPTR_OFFSET	8
 
-/* The cache a folio of this order takes its descriptor from. */
-static inline enum desc_type folio_desc_type(unsigned int order)
+/*
+ * How large a large folio's descriptor is (--large-desc), in the memdesc
+ * layouts (memdesc.h, struct folio_large):
+ * plan: the small folio's fields and what kernelnewbies.org/MatthewWilcox/
+ *	FolioAlloc initialises for order > 0 (_entire_mapcount,
+ *	_nr_pages_mapped, _deferred_split_list): 104 bytes, 112 with the
+ *	16-byte alignment; the default, since it is what the plan allocates;
+ * full: every field 6.18 keeps in a large folio's tail pages, hugetlb's
+ *	included: 160 bytes, the suite's large descriptor before.
+ */
+enum large_desc {
+	LARGE_DESC_PLAN,
+	LARGE_DESC_FULL,
+	LARGE_DESC_NR
+};
+
+#define FOLIO_LARGE_PLAN_BYTES	112
+#define FOLIO_LARGE_FULL_BYTES	160
+
+/* "plan", "full"; and back, -1 for anything else. */
+const char *large_desc_name(enum large_desc l);
+int large_desc_from_name(const char *name);
+
+/* The cache a folio of this kind (anon, file, hugetlb) and order takes its descriptor from. */
+static inline enum desc_type folio_desc_type(unsigned int kind, unsigned int order)
 {
-	return order ? DESC_FOLIO_LARGE : DESC_FOLIO;
+	return (kind == PK_ANON ? DESC_ANON : DESC_FOLIO) + (order != 0);
 }
 
 /*
@@ -154,6 +193,7 @@ struct memmap_opts {
 	unsigned int folio_desc_bytes;
 	enum desc_cache_kind desc_cache;	/* how the folio descriptor caches are made (desc_cache.h) */
 	enum desc_rcu desc_rcu;		/* which caches are TYPESAFE_BY_RCU: all (default) or the folio ones */
+	enum large_desc large_desc;	/* the large folio descriptor: the plan's (default) or 6.18's fields */
 	enum desc_slub slub;		/* 7.0's sheaves or 6.18's per-CPU slab, every cache */
 	uint64_t seed;			/* placement of the mix and the churn; same seed, same machine */
 	/*
@@ -530,13 +570,15 @@ extern const char *const desc_type_name[DESC_NR];
 #define FOLIO_DESC_BYTES_MAX	2048
 
 /*
- * The caches a layout whose descriptors are own[] (its LAYOUT_DESC_SIZES)
- * builds for folio_desc_bytes (memmap_opts): bytes between objects in
- * obj[], bytes each counts for in acct[].  Only the two folio types differ
- * from own[].  0, or -1 with err for a folio_desc_bytes out of range.
+ * The caches a layout whose descriptors are own[] (its LAYOUT_DESC_SIZES,
+ * the large folios' at the plan's size) builds for folio_desc_bytes and
+ * large (memmap_opts): bytes between objects in obj[], bytes each counts
+ * for in acct[].  Only the folio types differ from own[].  0, or -1 with
+ * err for a folio_desc_bytes out of range.
  */
 int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
-		      size_t obj[DESC_NR], size_t acct[DESC_NR], struct mdb_err *err);
+		      enum large_desc large, size_t obj[DESC_NR], size_t acct[DESC_NR],
+		      struct mdb_err *err);
 
 /*
  * The flags of type t's cache in a memmap built with opts (NULL: the

@@ -11,10 +11,12 @@
 const char *const desc_type_name[DESC_NR] = {
 	[DESC_FOLIO] = "folio",
 	[DESC_FOLIO_LARGE] = "folio_large",
+	[DESC_ANON] = "anon",
+	[DESC_ANON_LARGE] = "anon_large",
 	[DESC_SLAB] = "slab",
 	[DESC_PTDESC] = "ptdesc",
 	[DESC_ZPDESC] = "zpdesc",
-	[DESC_NETMEM] = "netmem",
+	[DESC_BUMP] = "bump",
 };
 
 /* The last memmap number memmap_create() gave: one counter for every layout's builds. */
@@ -30,26 +32,50 @@ const struct layout_ops *layout_by_name(const char *name)
 	return NULL;
 }
 
+static const char *const large_desc_names[LARGE_DESC_NR] = {
+	[LARGE_DESC_PLAN] = "plan",
+	[LARGE_DESC_FULL] = "full",
+};
+
+const char *large_desc_name(enum large_desc l)
+{
+	return (unsigned int)l < LARGE_DESC_NR ? large_desc_names[l] : "?";
+}
+
+int large_desc_from_name(const char *name)
+{
+	for (int l = 0; l < LARGE_DESC_NR; l++)
+		if (!strcmp(name, large_desc_names[l]))
+			return l;
+	return -1;
+}
+
 int layout_desc_sizes(const size_t own[DESC_NR], unsigned int folio_desc_bytes,
-		      size_t obj[DESC_NR], size_t acct[DESC_NR], struct mdb_err *err)
+		      enum large_desc large, size_t obj[DESC_NR], size_t acct[DESC_NR],
+		      struct mdb_err *err)
 {
 	size_t f = folio_desc_bytes;
 	int t;
 
-	for (t = 0; t < DESC_NR; t++)
+	for (t = 0; t < DESC_NR; t++) {
 		obj[t] = acct[t] = own[t];
+		/* 6.18's fields after the plan's: the large descriptor grows by them. */
+		if (large == LARGE_DESC_FULL && desc_type_is_large(t) && own[t])
+			obj[t] = acct[t] = own[t] + FOLIO_LARGE_FULL_BYTES - FOLIO_LARGE_PLAN_BYTES;
+	}
 	if (!f || !own[DESC_FOLIO])
 		return 0;
 	if (f % DESC_ALIGN || f > FOLIO_DESC_BYTES_MAX)
 		return mdb_errf(err, "a folio descriptor of %zu bytes: a multiple of %d from %d to %d",
 				f, DESC_ALIGN, DESC_ALIGN, FOLIO_DESC_BYTES_MAX);
-	acct[DESC_FOLIO] = f;
-	obj[DESC_FOLIO] = f > own[DESC_FOLIO] ? f : own[DESC_FOLIO];
-	if (own[DESC_FOLIO_LARGE]) {
-		/* It holds the small folio's fields: it grows or shrinks with them. */
-		acct[DESC_FOLIO_LARGE] = own[DESC_FOLIO_LARGE] + f - own[DESC_FOLIO];
-		obj[DESC_FOLIO_LARGE] = acct[DESC_FOLIO_LARGE] > own[DESC_FOLIO_LARGE] ?
-					acct[DESC_FOLIO_LARGE] : own[DESC_FOLIO_LARGE];
+	for (t = 0; t < DESC_NR; t++) {
+		size_t fields = obj[t];
+
+		if (!desc_type_is_folio(t) || !own[t])
+			continue;
+		/* The large ones hold the small folio's fields: they grow or shrink with them. */
+		acct[t] = fields + f - own[DESC_FOLIO];
+		obj[t] = acct[t] > fields ? acct[t] : fields;
 	}
 	return 0;
 }
@@ -62,7 +88,7 @@ void memmap_cache_flags(const struct memmap_opts *opts, enum desc_type t,
 	if (!opts)
 		opts = &defaults;
 	/* Speculative lookups read a freed folio: its caches are made as --desc-cache says. */
-	if (t == DESC_FOLIO || t == DESC_FOLIO_LARGE) {
+	if (desc_type_is_folio(t)) {
 		desc_cache_kind_flags(opts->desc_cache, FOLIO_FREEPTR_OFFSET, co);
 		return;
 	}

@@ -7,7 +7,7 @@
  *
  * The word's encoding is memdesc.h's, numbered as the current Memdescs page
  * numbers its types (0 misc, 1 buddy, 2 file, 3 anon, 4 KSM, 5 slab, 6
- * movable, 7 page table, 8 netpool): a 4-bit tag, then a pointer to a
+ * bump, 8 page table, 12 zpdesc): a 4-bit tag, then a pointer to a
  * 16-byte aligned descriptor or inline data.  Anon and file folios have tags
  * of their own, so page_kind() is the memdesc load and a table lookup; free
  * pages (buddy, inline order on the block's head) and reserved pages (misc,
@@ -29,13 +29,15 @@
  * list_add()/list_del() write their struct pages.
  *
  * Descriptors (memdesc.h, field by field): struct folio, 80 bytes, for
- * order-0 folios, and struct folio_large, 160 bytes, for larger ones, each
+ * order-0 folios, and struct folio_large, 112 bytes as FolioAlloc has it
+ * (160 with --large-desc=full), for larger ones, each
  * from its own cache; the memdesc plan keeps memcg_data and the pincount,
  * so the often-quoted 64-byte folio does not hold: an order-0 folio costs
- * 8 + 80 = 88 bytes, an order-2 one 4 * 8 + 160 = 192.  Every memdesc of a
+ * 8 + 80 = 88 bytes, an order-2 one 4 * 8 + 112 = 144.  Every memdesc of a
  * 2^k folio points to its one descriptor.  The others (struct slab 64,
- * ptdesc 64, zpdesc 48, netmem_desc 48 bytes) are memdesc.h's too, shared
- * with page32.
+ * ptdesc 64, zpdesc 48, bump 48 bytes, before TYPESAFE_BY_RCU's free
+ * pointer) are memdesc.h's too, shared with page32; anon folios take the
+ * same two descriptors from caches of their own.
  */
 #ifndef MDB_MEMDESC8_H
 #define MDB_MEMDESC8_H

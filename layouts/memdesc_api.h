@@ -18,22 +18,24 @@
  *	free_list_*()				the free lists' links (buddy.h)
  *
  * Every page of a block points to the block's one descriptor (a folio, a
- * slab, a netmem block); page tables and zsmalloc pages have one descriptor
+ * slab, a bump block); page tables and zsmalloc pages have one descriptor
  * per page, as in the kernel.  A folio of order 0 has a struct folio, a
  * larger one a struct folio_large (memdesc.h): what only large folios keep
  * (their map counts) is read and written there.
  *
  * Hugetlb folios.  The Memdescs page (kernelnewbies.org/MatthewWilcox/
  * Memdescs) gives hugetlb no type of its own: its table has File (struct
- * folio), Anon, KSM, Slab, Movable, PageTable, NetPool, HWPoison, PerCPU and
- * leaves 11-15 unassigned, and hugetlbfs folios are page-cache folios of
+ * folio), Anon, KSM, Slab, Bump, Movable, PageTable, HWPoison, PerCPU,
+ * AcctMem, ZPDesc, Managed and leaves 14-15 unassigned (its 2025 revision;
+ * earlier ones had NetPool for Bump), and hugetlbfs folios are page-cache folios of
  * hugetlbfs files.  So a hugetlb folio here is a file folio (tag File), a
  * struct folio_large like every folio of order >= 1 (FolioAlloc's
  * folio_large_slab), every memdesc of its 2^order pages pointing at it
  * (2 MiB of memdescs per 1 GiB folio in memdesc8), and its hugetlb fields
  * (_hugetlb_subpool, _hugetlb_cgroup, _hugetlb_cgroup_rsvd,
- * _hugetlb_hwpoison) are the large descriptor's, set as
- * init_new_hugetlb_folio() sets 6.18's fourth page.  What says "hugetlb":
+ * _hugetlb_hwpoison) are the large descriptor's with --large-desc=full,
+ * set as init_new_hugetlb_folio() sets 6.18's fourth page (the plan's
+ * large descriptor has none: memdesc.h).  What says "hugetlb":
  * 6.18 types the head page (PGTY_hugetlb in page_type, since 6.9's "mm: turn
  * folio_test_hugetlb into a PageType"); the plan's folio has no page_type,
  * and before 6.9 the mark was PG_hugetlb, a first-tail-page flag
@@ -51,6 +53,17 @@
  * end below 32), below the section/node/zone fields at the top of the word.
  */
 #define MEMDESC_PG_HUGETLB	(1UL << 31)
+/*
+ * A large descriptor with 6.18's fields after the plan's (--large-desc=full,
+ * memdesc.h): the folio says which shape it has, as the second page's flag
+ * bits would, so its accessors need no memmap.
+ */
+#define MEMDESC_PG_LARGE_FULL	(1UL << 30)
+
+static inline bool folio_large_full(const struct folio *folio)
+{
+	return folio->flags & MEMDESC_PG_LARGE_FULL;
+}
 
 /* 6.8's folio_test_hugetlb(): folio_test_large() and the (former first tail's) flag. */
 static inline bool folio_test_hugetlb(const struct folio *folio)
@@ -167,7 +180,7 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 	memdesc_t m = page_memdesc(page);
 	const struct folio *folio;
 	const struct slab *slab;
-	const struct netmem_desc *nd;
+	const struct bump *bump;
 	int buddy;
 
 	switch (memdesc_type(m)) {
@@ -180,10 +193,10 @@ static inline unsigned long page_head_pfn(const struct memmap *mm, const struct 
 		slab = memdesc_ptr(m);
 		*order = desc_flags_order(slab->flags);
 		return slab->pfn;
-	case MEMDESC_NETMEM:
-		nd = memdesc_ptr(m);
-		*order = desc_flags_order(nd->flags);
-		return nd->pfn;
+	case MEMDESC_BUMP:
+		bump = memdesc_ptr(m);
+		*order = desc_flags_order(bump->flags);
+		return bump->pfn;
 	default:	/* one page per unit, or the head of a free block */
 		buddy = memdesc_page_buddy_order(page);
 		*order = buddy > 0 ? (unsigned int)buddy : 0;
@@ -233,11 +246,16 @@ static inline struct folio_large *folio_large(const struct folio *folio)
 	return (struct folio_large *)folio;
 }
 
-/* folio_mapcount(): _mapcount when small, _large_mapcount when large, as 6.18 reads them. */
+/*
+ * folio_mapcount(): _mapcount when small; when large, _large_mapcount as
+ * 6.18 reads it where the descriptor has it (full), else the plan's
+ * _entire_mapcount (large folios are mapped whole here: memdesc.h).
+ */
 static inline int folio_mapcount(const struct folio *folio)
 {
-	const int *count = folio_order(folio) ? &folio_large(folio)->_large_mapcount :
-						&folio->_mapcount;
+	const struct folio_large *large = folio_large(folio);
+	const int *count = !folio_order(folio) ? &folio->_mapcount :
+			   folio_large_full(folio) ? &large->_large_mapcount : &large->_entire_mapcount;
 
 	return __atomic_load_n(count, __ATOMIC_RELAXED) + 1;
 }
@@ -251,7 +269,8 @@ static inline void folio_map(struct folio *folio)
 		__atomic_fetch_add(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	large_folio_map(&large->_large_mapcount, &large->_entire_mapcount,
+	large_folio_map(folio_large_full(folio) ? &large->_large_mapcount : NULL,
+			&large->_entire_mapcount,
 			folio_test_hugetlb(folio) ? NULL : &large->_nr_pages_mapped);
 }
 
@@ -263,7 +282,8 @@ static inline void folio_unmap(struct folio *folio)
 		__atomic_fetch_sub(&folio->_mapcount, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	large_folio_unmap(&large->_large_mapcount, &large->_entire_mapcount,
+	large_folio_unmap(folio_large_full(folio) ? &large->_large_mapcount : NULL,
+			  &large->_entire_mapcount,
 			  folio_test_hugetlb(folio) ? NULL : &large->_nr_pages_mapped);
 }
 
@@ -272,11 +292,13 @@ static inline void folio_unmap(struct folio *folio)
 
 #define LAYOUT_DESC_SIZES {							\
 	[DESC_FOLIO] = sizeof(struct folio),					\
-	[DESC_FOLIO_LARGE] = sizeof(struct folio_large),			\
+	[DESC_FOLIO_LARGE] = FOLIO_LARGE_PLAN_BYTES,				\
+	[DESC_ANON] = sizeof(struct folio),					\
+	[DESC_ANON_LARGE] = FOLIO_LARGE_PLAN_BYTES,				\
 	[DESC_SLAB] = sizeof(struct slab),					\
 	[DESC_PTDESC] = sizeof(struct ptdesc),					\
 	[DESC_ZPDESC] = sizeof(struct zpdesc),					\
-	[DESC_NETMEM] = sizeof(struct netmem_desc),				\
+	[DESC_BUMP] = sizeof(struct bump),					\
 }
 
 /* HVO: a folio's entries are all the same, its first vmemmap page stays (hvo.h). */
@@ -288,9 +310,9 @@ static inline size_t layout_block_desc_bytes(enum page_kind kind, unsigned int o
 	switch (kind) {
 	case PK_ANON:
 	case PK_FILE:
-	case PK_HUGETLB:	return order ? sizeof(struct folio_large) : sizeof(struct folio);
+	case PK_HUGETLB:	return order ? FOLIO_LARGE_PLAN_BYTES : sizeof(struct folio);
 	case PK_SLAB:		return sizeof(struct slab);
-	case PK_NETMEM:		return sizeof(struct netmem_desc);
+	case PK_NETMEM:		return sizeof(struct bump);
 	case PK_PGTABLE:	return sizeof(struct ptdesc) << order;
 	case PK_ZSMALLOC:	return sizeof(struct zpdesc) << order;
 	default:		return 0;
@@ -341,7 +363,8 @@ static inline void memdesc_set_range(struct memmap *mm, unsigned long pfn, unsig
 
 /*
  * init_new_hugetlb_folio() on the large descriptor: the hugetlb mark, an
- * empty lru (the hstate's lists), no subpool, no cgroups, no hwpoison list.
+ * empty lru (the hstate's lists), and where the descriptor is 6.18's
+ * (full) no subpool, no cgroups, no hwpoison list.
  */
 static inline void memdesc_init_hugetlb(struct folio_large *large)
 {
@@ -349,6 +372,8 @@ static inline void memdesc_init_hugetlb(struct folio_large *large)
 
 	folio->flags |= MEMDESC_PG_HUGETLB;
 	folio->lru.next = folio->lru.prev = &folio->lru;
+	if (!folio_large_full(folio))
+		return;
 	large->_hugetlb_subpool = NULL;
 	large->_hugetlb_cgroup = NULL;
 	large->_hugetlb_cgroup_rsvd = NULL;
@@ -357,14 +382,14 @@ static inline void memdesc_init_hugetlb(struct folio_large *large)
 
 /*
  * The second allocation, as FolioAlloc's folio_alloc() does it: the
- * descriptor from the cache for the order (fields as it sets them; the
- * large ones as 6.18's prep_compound_head() does), then every memdesc of
- * the folio.
+ * descriptor from the cache for the kind and order (fields as it sets them;
+ * with --large-desc=full the rest of a large one as 6.18's
+ * prep_compound_head() does), then every memdesc of the folio.
  */
 static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, unsigned int order,
 					 enum page_kind kind)
 {
-	struct folio *folio = desc_alloc(&mm->cache[folio_desc_type(order)]);
+	struct folio *folio = desc_alloc(&mm->cache[folio_desc_type(kind, order)]);
 	struct folio_large *large = folio_large(folio);
 
 	if (!folio)
@@ -376,10 +401,14 @@ static inline struct folio *folio_create(struct memmap *mm, unsigned long pfn, u
 	folio->_mapcount = -1;
 	folio->pfn = pfn;
 	if (order) {
-		large->_large_mapcount = -1;
 		large->_entire_mapcount = -1;
-		large->_mm_id_mapcount[0] = large->_mm_id_mapcount[1] = -1;
+		large->_nr_pages_mapped = 0;
 		large->_deferred_list.next = large->_deferred_list.prev = &large->_deferred_list;
+	}
+	if (order && mm->opts.large_desc == LARGE_DESC_FULL) {
+		folio->flags |= MEMDESC_PG_LARGE_FULL;
+		large->_large_mapcount = -1;
+		large->_mm_id_mapcount[0] = large->_mm_id_mapcount[1] = -1;
 	}
 	if (kind == PK_HUGETLB)
 		memdesc_init_hugetlb(large);
@@ -394,7 +423,7 @@ static inline void folio_destroy(struct memmap *mm, struct folio *folio)
 
 	for (i = 0; i < nr; i++)
 		page[i] = (struct page){ .memdesc = MEMDESC_FREE };
-	desc_free(&mm->cache[folio_desc_type(folio_order(folio))], folio);
+	desc_free(&mm->cache[folio_desc_type(folio_kind(folio), folio_order(folio))], folio);
 }
 
 /* What migrate_folio() carries: the common fields, the pincount, a large folio's counts. */
@@ -406,10 +435,11 @@ static inline void folio_copy_meta(struct folio *dst, const struct folio *src)
 	folio_copy_fields(dst, src);
 	dst->_pincount = src->_pincount;
 	if (folio_order(src)) {
-		to->_large_mapcount = from->_large_mapcount;
 		to->_entire_mapcount = from->_entire_mapcount;
 		to->_nr_pages_mapped = from->_nr_pages_mapped;
 	}
+	if (folio_order(src) && folio_large_full(src))
+		to->_large_mapcount = from->_large_mapcount;
 }
 
 static inline int memdesc_create_slab(struct memmap *mm, unsigned long pfn, unsigned int order)
@@ -426,18 +456,18 @@ static inline int memdesc_create_slab(struct memmap *mm, unsigned long pfn, unsi
 	return 0;
 }
 
-static inline int memdesc_create_netmem(struct memmap *mm, unsigned long pfn, unsigned int order)
+static inline int memdesc_create_bump(struct memmap *mm, unsigned long pfn, unsigned int order)
 {
-	struct netmem_desc *nd = desc_alloc(&mm->cache[DESC_NETMEM]);
+	struct bump *bump = desc_alloc(&mm->cache[DESC_BUMP]);
 
-	if (!nd)
+	if (!bump)
 		return -1;
-	nd->flags = desc_flags_with_order(0, order);
-	nd->pp = MDB_FAKE_PAGE_POOL;
-	nd->dma_addr = pfn << MDB_PAGE_SHIFT;
-	nd->pp_ref_count = 1;
-	nd->pfn = pfn;
-	memdesc_set_range(mm, pfn, order, memdesc_make(nd, MEMDESC_NETMEM));
+	bump->flags = desc_flags_with_order(0, order);
+	bump->pp = MDB_FAKE_PAGE_POOL;
+	bump->dma_addr = pfn << MDB_PAGE_SHIFT;
+	bump->pp_ref_count = 1;
+	bump->pfn = pfn;
+	memdesc_set_range(mm, pfn, order, memdesc_make(bump, MEMDESC_BUMP));
 	return 0;
 }
 
@@ -468,7 +498,7 @@ static inline int memdesc_create_zspage(struct memmap *mm, unsigned long pfn, un
 		zp->pfn = pfn + i;
 		if (prev)
 			prev->next = (uintptr_t)zp;
-		memdesc_page_set(pfn_to_page(mm, pfn + i), memdesc_make(zp, MEMDESC_MOVABLE));
+		memdesc_page_set(pfn_to_page(mm, pfn + i), memdesc_make(zp, MEMDESC_ZPDESC));
 		prev = zp;
 	}
 	return 0;
@@ -483,7 +513,7 @@ static inline int desc_create(struct memmap *mm, unsigned long pfn, unsigned int
 	case PK_SLAB:
 		return memdesc_create_slab(mm, pfn, order);
 	case PK_NETMEM:
-		return memdesc_create_netmem(mm, pfn, order);
+		return memdesc_create_bump(mm, pfn, order);
 	case PK_PGTABLE:
 		for (i = 0; i < 1UL << order; i++)
 			if (memdesc_create_ptdesc(mm, pfn + i))

@@ -125,9 +125,9 @@ static void mix_desc_counts(const struct mix *mix, unsigned long nr_pfns,
 		switch (e->kind) {
 		case PK_ANON:
 		case PK_FILE:
-		case PK_HUGETLB: count[folio_desc_type(e->order)] += blocks; break;
+		case PK_HUGETLB: count[folio_desc_type(e->kind, e->order)] += blocks; break;
 		case PK_SLAB:	count[DESC_SLAB] += blocks; break;
-		case PK_NETMEM:	count[DESC_NETMEM] += blocks; break;
+		case PK_NETMEM:	count[DESC_BUMP] += blocks; break;
 		case PK_PGTABLE: count[DESC_PTDESC] += (unsigned long long)blocks << e->order; break;
 		case PK_ZSMALLOC: count[DESC_ZPDESC] += (unsigned long long)blocks << e->order; break;
 		default:	break;
@@ -138,7 +138,8 @@ static void mix_desc_counts(const struct mix *mix, unsigned long nr_pfns,
 static int cache_sizes(const struct memmap_opts *opts, size_t obj[DESC_NR], size_t acct[DESC_NR],
 		       struct mdb_err *err)
 {
-	return layout_desc_sizes(desc_size, opts ? opts->folio_desc_bytes : 0, obj, acct, err);
+	return layout_desc_sizes(desc_size, opts ? opts->folio_desc_bytes : 0,
+				 opts ? opts->large_desc : LARGE_DESC_PLAN, obj, acct, err);
 }
 
 /*
@@ -280,7 +281,7 @@ static int place_mix(struct memmap *mm, struct mix_plan *plan, struct age_plan *
 static void age_release(void *arg, const struct age_folio *f)
 {
 	struct memmap *mm = arg;
-	struct desc_cache *c = &mm->cache[folio_desc_type(f->order)];
+	struct desc_cache *c = &mm->cache[folio_desc_type(f->kind, f->order)];
 
 	if (c->obj_size)
 		desc_free(c, page_folio(mm, pfn_to_page(mm, f->pfn)));
@@ -291,18 +292,18 @@ static int age_recreate(void *arg, const struct age_folio *f)
 	return folio_create(arg, f->pfn, f->order, (enum page_kind)f->kind) ? 0 : -1;
 }
 
-static void *age_transient_alloc(void *arg, unsigned int order)
+static void *age_transient_alloc(void *arg, unsigned int order, unsigned int kind)
 {
 	struct memmap *mm = arg;
 
-	return desc_alloc(&mm->cache[folio_desc_type(order)]);
+	return desc_alloc(&mm->cache[folio_desc_type(kind, order)]);
 }
 
-static void age_transient_free(void *arg, void *desc, unsigned int order)
+static void age_transient_free(void *arg, void *desc, unsigned int order, unsigned int kind)
 {
 	struct memmap *mm = arg;
 
-	desc_free(&mm->cache[folio_desc_type(order)], desc);
+	desc_free(&mm->cache[folio_desc_type(kind, order)], desc);
 }
 
 /* The trace's descriptors by id, as many as it hands out. */
@@ -312,10 +313,10 @@ struct trace_descs {
 	size_t cap;
 };
 
-static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order)
+static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
 	struct trace_descs *td = arg;
-	struct desc_cache *c = &td->mm->cache[folio_desc_type(order)];
+	struct desc_cache *c = &td->mm->cache[folio_desc_type(kind, order)];
 	void **d;
 
 	if (!c->obj_size)
@@ -328,10 +329,10 @@ static int trace_desc_alloc(void *arg, unsigned long id, unsigned int order)
 	return td->desc[id] ? 0 : -1;
 }
 
-static void trace_desc_free(void *arg, unsigned long id, unsigned int order)
+static void trace_desc_free(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
 	struct trace_descs *td = arg;
-	struct desc_cache *c = &td->mm->cache[folio_desc_type(order)];
+	struct desc_cache *c = &td->mm->cache[folio_desc_type(kind, order)];
 
 	if (c->obj_size)
 		desc_free(c, td->desc[id]);
@@ -386,7 +387,8 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 			continue;
 		}
 		if (td.desc)
-			desc_cache_preset(&mm->cache[folio_desc_type(f->order)], td.desc[t.final_desc[i]]);
+			desc_cache_preset(&mm->cache[folio_desc_type(f->kind, f->order)],
+					  td.desc[t.final_desc[i]]);
 		if (!folio_create(mm, f->pfn, f->order, (enum page_kind)f->kind)) {
 			mdb_errf(err, "out of memory for folio descriptors while ageing the machine");
 			goto out;
@@ -442,7 +444,7 @@ static void measure_adjacency(struct memmap *mm)
 			pfn++;
 			continue;
 		}
-		t = folio_desc_type(folio_order(folio));
+		t = folio_desc_type(folio_kind(folio), folio_order(folio));
 		h = (h ^ (uint64_t)t) * 0x100000001b3ULL;
 		h = (h ^ (uint64_t)desc_cache_index(&mm->cache[t], folio)) * 0x100000001b3ULL;
 		if (last[t]) {

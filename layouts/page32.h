@@ -45,14 +45,17 @@
  *  - struct folio, 80 bytes, for order-0 folios: exactly the Path page's
  *    folio (flags, lru, mapping, index, private, _refcount, _mapcount,
  *    pincount, order, 3 spare bytes, pfn, memcg);
- *  - struct folio_large, 160 bytes, for larger folios: those fields, then
+ *  - struct folio_large, 112 bytes (160 with --large-desc=full), for
+ *    larger folios: those fields, then
  *    the large-folio counts, the deferred-split list and hugetlb's fields,
  *    from its own cache as FolioAlloc allocates it.  One descriptor per
  *    folio, pointed to by all its pages;
  *  - struct slab 64, struct ptdesc 64, struct zpdesc 48 (the plan's order of
- *    conversion: slab, folio, zpdesc, ptdesc), and struct netmem_desc 48:
- *    a 32-byte page has no room for the page-pool fields, so netmem needs
- *    its descriptor already at this stage;
+ *    conversion: slab, folio, zpdesc, ptdesc), and struct bump 48, the
+ *    plan's page_pool descriptor: a 32-byte page has no room for the
+ *    page-pool fields, so it needs its descriptor already at this stage;
+ *  - anon folios: the same struct folio and struct folio_large (the Path
+ *    page's tag 3 points at a struct folio), from caches of their own;
  *  - reserved pages need none: the misc memdesc says "reserved" inline.
  */
 #ifndef MDB_PAGE32_H

@@ -60,9 +60,10 @@
  *    the folio's) and 1 on the other kinds, whose allocation holds it.
  *
  * Descriptors: memdesc.h's, from the caches of mm->cache[] exactly as page32
- * and memdesc8 take them (struct folio 80 bytes, struct folio_large 160,
- * struct slab 64, ptdesc 64, zpdesc 48, and netmem_desc 48 for the page-pool
- * "bump" blocks, which a 64-byte page could still hold inline but which the
+ * and memdesc8 take them (struct folio 80 bytes, struct folio_large 112,
+ * each from a file and an anon cache, struct slab 64, ptdesc 64, zpdesc 48,
+ * and struct bump 48 for the page-pool blocks, which a 64-byte page could
+ * still hold inline but which the
  * Path lists among the types given a cache).  HVO: every entry of a hugetlb
  * folio is the same bytes, so all of its vmemmap but the first page maps
  * onto the first (HVO_SAME_ENTRY), freeing what 6.18's HVO frees.

@@ -84,7 +84,7 @@ static void swap_u32(uint32_t *a, uint32_t *b)
 
 struct transient {
 	void *desc;
-	unsigned int order;
+	unsigned int order, kind;
 };
 
 /* One round: free k folios' descriptors, allocate them again among t short-lived ones. */
@@ -105,10 +105,11 @@ static int age_round(const struct age_list *l, uint32_t *idx, struct transient *
 		swap_u32(&idx[i - 1], &idx[mdb_rng_below(rng, i)]);
 	while (rec < k || made < t) {
 		if (made < t && mdb_rng_below(rng, k - rec + t - made) < t - made) {
-			unsigned int order = l->f[mdb_rng_below(rng, n)].order;
+			const struct age_folio *like = &l->f[mdb_rng_below(rng, n)];
 
-			tr[made++] = (struct transient){ ops->transient_alloc(ops->arg, order), order };
-			hash_event(h, 'T', 0, order);
+			tr[made++] = (struct transient){ ops->transient_alloc(ops->arg, like->order, like->kind),
+							 like->order, like->kind };
+			hash_event(h, 'T', 0, like->order);
 		} else {
 			const struct age_folio *f = &l->f[idx[rec++]];
 
@@ -126,7 +127,7 @@ static int age_round(const struct age_list *l, uint32_t *idx, struct transient *
 	}
 	for (i = 0; i < t; i++) {
 		if (tr[i].desc)
-			ops->transient_free(ops->arg, tr[i].desc, tr[i].order);
+			ops->transient_free(ops->arg, tr[i].desc, tr[i].order, tr[i].kind);
 		hash_event(h, 'F', 0, tr[i].order);
 	}
 	return 0;
@@ -830,7 +831,8 @@ static int compact_block(struct trace_state *s, unsigned long pb)
 		hash_event(&s->h, 'M', (uint32_t)dst, s->rec[r].order);
 		if (has_desc(s->rec[r].kind)) {
 			s->rec_desc[r] = s->next_id++;
-			if (s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], s->rec[r].order))
+			if (s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], s->rec[r].order,
+					       s->rec[r].kind))
 				return -1;
 		}
 		pfn += 1U << s->rec[r].order;
@@ -839,7 +841,7 @@ static int compact_block(struct trace_state *s, unsigned long pb)
 		const struct age_folio *f = &s->rec[s->moved[i].rec];
 
 		if (has_desc(f->kind))
-			s->ops->desc_free(s->ops->arg, s->moved[i].desc, f->order);
+			s->ops->desc_free(s->ops->arg, s->moved[i].desc, f->order, f->kind);
 		buddy_free(&s->b, s->moved[i].pfn, f->order);
 	}
 	cf_release(s, &cf);
@@ -923,7 +925,7 @@ static int trace_alloc(struct trace_state *s, uint32_t r, unsigned int order, un
 	if (!has_desc(kind))
 		return 1;
 	s->rec_desc[r] = s->next_id++;
-	return s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], order) ? -1 : 1;
+	return s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], order, kind) ? -1 : 1;
 }
 
 static void trace_free(struct trace_state *s, uint32_t r)
@@ -931,7 +933,7 @@ static void trace_free(struct trace_state *s, uint32_t r)
 	const struct age_folio *f = &s->rec[r];
 
 	if (has_desc(f->kind))
-		s->ops->desc_free(s->ops->arg, s->rec_desc[r], f->order);
+		s->ops->desc_free(s->ops->arg, s->rec_desc[r], f->order, f->kind);
 	hash_event(&s->h, 'F', f->pfn, f->order);
 	disown(s, r);
 	page_free(&s->b, f->pfn, f->order);

@@ -75,9 +75,9 @@ struct age_ops {
 	void (*release)(void *arg, const struct age_folio *f);
 	/* A new descriptor for the same pfns, as freshly created; 0 or -1 (out of memory). */
 	int (*recreate)(void *arg, const struct age_folio *f);
-	/* A descriptor for a short-lived folio of this order; NULL if the layout has none. */
-	void *(*transient_alloc)(void *arg, unsigned int order);
-	void (*transient_free)(void *arg, void *desc, unsigned int order);
+	/* A descriptor for a short-lived folio of this order and kind; NULL if the layout has none. */
+	void *(*transient_alloc)(void *arg, unsigned int order, unsigned int kind);
+	void (*transient_free)(void *arg, void *desc, unsigned int order, unsigned int kind);
 	void *arg;
 };
 
@@ -161,9 +161,12 @@ void age_replay_release(struct age_replay *r);
 #define AGE_GONE	0xff	/* kind of a folio the buddy could not place again */
 
 struct age_trace_ops {
-	/* Descriptor id, for a folio of this order: 0, or -1 out of memory. */
-	int (*desc_alloc)(void *arg, unsigned long id, unsigned int order);
-	void (*desc_free)(void *arg, unsigned long id, unsigned int order);
+	/*
+	 * Descriptor id, for a folio of this order and kind (PK_ANON or
+	 * PK_FILE: each has its caches): 0, or -1 out of memory.
+	 */
+	int (*desc_alloc)(void *arg, unsigned long id, unsigned int order, unsigned int kind);
+	void (*desc_free)(void *arg, unsigned long id, unsigned int order, unsigned int kind);
 	void *arg;
 };
 

@@ -30,9 +30,13 @@ static unsigned long clock_now, nr_runs;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* id << 8 | order << 1 | alloc: orders stop below 128, ids below 2^56. */
-static inline uint64_t event_pack(unsigned long id, unsigned int order, bool alloc)
+/* id, then whether the folio is anon (its caches differ from a file folio's), order, alloc. */
+#define EVENT_ANON	0x80
+_Static_assert(MIX_MAX_ORDER < 0x40, "an event's order takes bits 1-6");
+
+static inline uint64_t event_pack(unsigned long id, unsigned int order, unsigned int kind, bool alloc)
 {
-	return (uint64_t)id << 8 | (uint64_t)order << 1 | alloc;
+	return (uint64_t)id << 8 | (kind == PK_ANON ? EVENT_ANON : 0) | (uint64_t)order << 1 | alloc;
 }
 
 static void memo_release(struct memo *m)
@@ -107,11 +111,12 @@ static int replay(const struct memo *m, const struct age_trace_ops *ops, struct 
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < m->nr_ev; i++) {
 		unsigned long id = (unsigned long)(m->ev[i] >> 8);
-		unsigned int order = (unsigned int)(m->ev[i] >> 1 & 0x7f);
+		unsigned int order = (unsigned int)(m->ev[i] >> 1 & 0x3f);
+		unsigned int kind = m->ev[i] & EVENT_ANON ? PK_ANON : PK_FILE;
 
 		if (!(m->ev[i] & 1))
-			ops->desc_free(ops->arg, id, order);
-		else if (ops->desc_alloc(ops->arg, id, order))
+			ops->desc_free(ops->arg, id, order, kind);
+		else if (ops->desc_alloc(ops->arg, id, order, kind))
 			return -1;
 	}
 	return trace_copy(t, &m->out);
@@ -124,7 +129,8 @@ struct recorder {
 	bool lost;			/* an event not recorded (out of memory): keep nothing */
 };
 
-static void record(struct recorder *r, unsigned long id, unsigned int order, bool alloc)
+static void record(struct recorder *r, unsigned long id, unsigned int order, unsigned int kind,
+		   bool alloc)
 {
 	struct memo *m = r->m;
 	uint64_t *ev;
@@ -138,23 +144,23 @@ static void record(struct recorder *r, unsigned long id, unsigned int order, boo
 		return;
 	}
 	m->ev = ev;
-	m->ev[m->nr_ev++] = event_pack(id, order, alloc);
+	m->ev[m->nr_ev++] = event_pack(id, order, kind, alloc);
 }
 
-static int record_alloc(void *arg, unsigned long id, unsigned int order)
+static int record_alloc(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
 	struct recorder *r = arg;
 
-	record(r, id, order, true);
-	return r->ops->desc_alloc(r->ops->arg, id, order);
+	record(r, id, order, kind, true);
+	return r->ops->desc_alloc(r->ops->arg, id, order, kind);
 }
 
-static void record_free(void *arg, unsigned long id, unsigned int order)
+static void record_free(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
 	struct recorder *r = arg;
 
-	record(r, id, order, false);
-	r->ops->desc_free(r->ops->arg, id, order);
+	record(r, id, order, kind, false);
+	r->ops->desc_free(r->ops->arg, id, order, kind);
 }
 
 /* The slot to record into: a free one, else the least recently used, emptied. */

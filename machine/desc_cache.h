@@ -158,7 +158,7 @@ int desc_cache_kind_from_name(const char *name);
  *	Memdescs/Path: a memdesc is found from the memmap without a reference,
  *	so every type's cache is TYPESAFE_BY_RCU, not only the folio's, as
  *	issue 30's review of the page reads it): the folio caches as
- *	--desc-cache says, the others (slab, ptdesc, zpdesc, netmem) with the
+ *	--desc-cache says, the others (slab, ptdesc, zpdesc, bump) with the
  *	free pointer after the object, since the plan names no field of theirs
  *	that a lockless reader may find overwritten (64 -> 80 bytes, 48 -> 64);
  *	the default;

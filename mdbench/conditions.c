@@ -17,7 +17,7 @@ bool mdb_cond_equal(const struct mdb_cond *a, const struct mdb_cond *b)
 	       a->base == b->base && x->pages == y->pages && x->age == y->age &&
 	       x->replay == y->replay && x->no_compaction == y->no_compaction &&
 	       x->folio_desc_bytes == y->folio_desc_bytes && x->desc_cache == y->desc_cache &&
-	       x->desc_rcu == y->desc_rcu &&
+	       x->desc_rcu == y->desc_rcu && x->large_desc == y->large_desc &&
 	       x->slub == y->slub && x->seed == y->seed && x->hvo == y->hvo && a->twin == b->twin &&
 	       a->slab_cpus == b->slab_cpus;
 }
@@ -40,6 +40,10 @@ bool mdb_cond_suffix(const struct mdb_cond *c, unsigned int named, char *buf, si
 		return false;
 	if (c->opts.folio_desc_bytes && !append(buf, len, n, "/folio:%uB", NULL, c->opts.folio_desc_bytes))
 		return false;
+	/* Not the default: a run of another large descriptor is another machine's. */
+	if (c->opts.large_desc != LARGE_DESC_PLAN &&
+	    !append(buf, len, n, "/large:%s", large_desc_name(c->opts.large_desc), 0))
+		return false;
 	if ((named & MDB_COND_NAME_HVO) && !append(buf, len, n, "/hvo:%s", hvo_mode_name(c->opts.hvo), 0))
 		return false;
 	if ((named & MDB_COND_NAME_CACHE) &&
@@ -54,7 +58,7 @@ json_t *mdb_cond_json(const struct mdb_cond *c)
 {
 	const struct memmap_opts *o = &c->opts;
 
-	return json_pack("{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:s, s:I, s:I, s:s}",
+	return json_pack("{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:s, s:s, s:I, s:I, s:s}",
 		"layout", c->ops ? json_string(c->ops->name) : json_null(),
 		"mix", c->mix ? mix_to_json(c->mix) : json_null(),
 		"ram_bytes", (json_int_t)c->ram_bytes, "base_page", c->base ? c->base->name : mdb_base.name,
@@ -66,7 +70,7 @@ json_t *mdb_cond_json(const struct mdb_cond *c)
 			json_null(),
 		"compaction", !o->no_compaction,
 		"desc_cache", desc_cache_kind_name(o->desc_cache), "desc_rcu", desc_rcu_name(o->desc_rcu),
-		"slub", desc_slub_name(o->slub),
+		"large_desc", large_desc_name(o->large_desc), "slub", desc_slub_name(o->slub),
 		"slab_cpus", (json_int_t)c->slab_cpus, "folio_desc_bytes", (json_int_t)o->folio_desc_bytes, "hvo", hvo_mode_name(o->hvo));
 }
 
@@ -89,20 +93,21 @@ static int trace_from_json(json_t *t, const char *path, struct age_replay *repla
 int mdb_cond_from_json(json_t *o, const char *path, struct mdb_cond *c, struct mix *mix,
 		       struct age_replay *replay, struct mdb_err *err)
 {
-	const char *base, *pages, *age, *cache, *rcu, *slub, *hvo;
+	const char *base, *pages, *age, *cache, *rcu, *large, *slub, *hvo;
 	json_int_t ram, seed, folio, slab_cpus;
 	json_t *jlayout, *jmix, *trace;
 	int compaction;
 
 	memset(c, 0, sizeof(*c));
-	if (json_unpack(o, "{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:s, s:I, s:I, s:s}",
+	if (json_unpack(o, "{s:o, s:o, s:I, s:s, s:I, s:s, s:s, s:o, s:b, s:s, s:s, s:s, s:s, s:I, s:I, s:s}",
 			"layout", &jlayout, "mix", &jmix, "ram_bytes", &ram, "base_page", &base,
 			"seed", &seed, "memmap_pages", &pages, "desc_age", &age, "desc_trace", &trace,
-			"compaction", &compaction, "desc_cache", &cache, "desc_rcu", &rcu, "slub", &slub,
+			"compaction", &compaction, "desc_cache", &cache, "desc_rcu", &rcu,
+			"large_desc", &large, "slub", &slub,
 			"slab_cpus", &slab_cpus, "folio_desc_bytes", &folio, "hvo", &hvo) ||
 	    !(c->base = base_page_find(base)) || memmap_pages_from_name(pages) < 0 ||
 	    desc_age_from_name(age) < 0 || desc_cache_kind_from_name(cache) < 0 ||
-	    desc_rcu_from_name(rcu) < 0 ||
+	    desc_rcu_from_name(rcu) < 0 || large_desc_from_name(large) < 0 ||
 	    desc_slub_from_name(slub) < 0 || slab_cpus < 0 || slab_cpus > DESC_SLAB_CPUS_MAX || folio < 0 || folio > FOLIO_DESC_BYTES_MAX ||
 	    hvo_mode_from_name(hvo) < 0 || ram < 0 ||
 	    (desc_age_from_name(age) == DESC_TRACE) == json_is_null(trace))
@@ -117,6 +122,7 @@ int mdb_cond_from_json(json_t *o, const char *path, struct mdb_cond *c, struct m
 	c->opts.no_compaction = !compaction;
 	c->opts.desc_cache = desc_cache_kind_from_name(cache);
 	c->opts.desc_rcu = desc_rcu_from_name(rcu);
+	c->opts.large_desc = large_desc_from_name(large);
 	c->opts.slub = desc_slub_from_name(slub);
 	c->opts.folio_desc_bytes = (unsigned int)folio;
 	c->opts.hvo = hvo_mode_from_name(hvo);

@@ -48,7 +48,8 @@ static inline void mdb_cond_set_ram(struct mdb_cond *c, uint64_t ram_bytes)
 
 /*
  * The name's part for what varies within a run, in this order: /base:16k
- * (off 4k), /folio:96B (a --folio-desc-bytes size), /hvo:on (named:
+ * (off 4k), /folio:96B (a --folio-desc-bytes size), /large:full (off
+ * the default --large-desc: never another's figures under one name), /hvo:on (named:
  * MDB_COND_NAME_HVO, a mix with hugetlb folios), /cache:hwcache
  * (MDB_COND_NAME_CACHE, another option's report group), /twin:b (the
  * placebo twin, MDB_TWIN_NAME).  Appended at
@@ -63,7 +64,7 @@ bool mdb_cond_suffix(const struct mdb_cond *c, unsigned int named, char *buf, si
 /*
  * As JSON (the --simulate child's instance file): layout, mix (the mix
  * itself), ram_bytes, base_page, seed, memmap_pages, desc_age, desc_trace
- * (file and sha256 of a replayed trace, or null), compaction, desc_cache, desc_rcu, slab_cpus,
+ * (file and sha256 of a replayed trace, or null), compaction, desc_cache, desc_rcu, large_desc, slab_cpus,
  * slub, folio_desc_bytes, hvo.
  */
 json_t *mdb_cond_json(const struct mdb_cond *c);

@@ -641,8 +641,9 @@ static json_t *machine_json(const struct mdb_run *run)
 
 /*
  * Every cache option's folio descriptor caches, per layout that has them:
- * object size, stride, free pointer, slab order and objects per slab, as
- * desc_cache.c computes them (calculate_sizes(), calculate_order()).
+ * object size (the large one as --large-desc makes it), stride, free
+ * pointer, slab order and objects per slab, as desc_cache.c computes them
+ * (calculate_sizes(), calculate_order()).  The anon caches are the same.
  */
 static json_t *desc_caches_json(const struct mdb_run *run)
 {
@@ -652,7 +653,11 @@ static json_t *desc_caches_json(const struct mdb_run *run)
 
 	for (l = 0; l < run->nr_layouts; l++) {
 		const struct layout_ops *ops = run->layouts[l];
+		size_t size[DESC_NR], acct[DESC_NR];
+		struct mdb_err err;
 
+		if (layout_desc_sizes(ops->desc_size, 0, run->cond.opts.large_desc, size, acct, &err))
+			continue;
 		for (k = 0; k < DESC_CACHE_KIND_NR && ops->desc_size[DESC_FOLIO]; k++)
 			for (t = DESC_FOLIO; t <= DESC_FOLIO_LARGE; t++) {
 				struct desc_cache_opts o = { 0 };
@@ -660,13 +665,13 @@ static json_t *desc_caches_json(const struct mdb_run *run)
 				unsigned int objs, order = 0;
 
 				desc_cache_kind_flags(k, FOLIO_FREEPTR_OFFSET, &o);
-				desc_object_layout(&o, ops->desc_size[t], &stride, &freeptr);
+				desc_object_layout(&o, size[t], &stride, &freeptr);
 				desc_slab_geometry(stride, &objs, &slab_bytes);
 				while ((4096UL << order) < slab_bytes)
 					order++;
 				json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 					"layout", ops->name, "desc_cache", desc_cache_kind_name(k),
-					"object", object[t], "size", (json_int_t)ops->desc_size[t],
+					"object", object[t], "size", (json_int_t)size[t],
 					"stride", (json_int_t)stride, "freeptr_offset", (json_int_t)freeptr,
 					"slab_order", (json_int_t)order, "objects_per_slab", (json_int_t)objs));
 			}
@@ -777,12 +782,13 @@ static json_t *conditions_json(const struct mdb_run *run)
 				  "fraction", 1.0 / AGE_FRACTION_DEN,
 				  "transient_fraction", 1.0 / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN,
 				  "pfns_move", run->cond.opts.age == DESC_AGED);
-	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:o, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:o, s:s, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o}",
 			 "mix_placement", mix_placement_json(run),
 			 "memmap_pages", memmap_pages_name(run->cond.opts.pages),
 			 "desc_age", desc_age_name(run->cond.opts.age),
 			 "desc_cache", desc_cache_kind_name(run->cond.opts.desc_cache),
 			 "desc_rcu", desc_rcu_name(run->cond.opts.desc_rcu),
+			 "large_desc", large_desc_name(run->cond.opts.large_desc),
 			 "slub", desc_slub_name(run->cond.opts.slub),
 			 "slab_cpus", (json_int_t)run->cond.slab_cpus,
 			 "desc_caches", desc_caches_json(run),

@@ -33,6 +33,7 @@ struct options {
 	const char *layout, *ram, *mix, *profile, *counters, *out, *cpu, *node, *seed, *rounds;
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *desc_rcu, *slub;
+	const char *large_desc;
 	const char *compaction, *slab_cpus;
 	const char *base_page;
 	const char *llc;
@@ -97,6 +98,11 @@ static const char *desc_rcu_choice(int i)
 	return i < DESC_RCU_NR ? desc_rcu_name(i) : NULL;
 }
 
+static const char *large_desc_choice(int i)
+{
+	return i < LARGE_DESC_NR ? large_desc_name(i) : NULL;
+}
+
 static const char *slub_choice(int i)
 {
 	return i < DESC_SLUB_NR ? desc_slub_name(i) : NULL;
@@ -121,6 +127,7 @@ static const struct opt_choices memmap_pages_values = { memmap_pages_choice, NUL
 static const struct opt_choices desc_age_values = { desc_age_choice, "trace:", "trace:FILE" };
 static const struct opt_choices desc_cache_values = { desc_cache_choice, NULL, NULL };
 static const struct opt_choices desc_rcu_values = { desc_rcu_choice, NULL, NULL };
+static const struct opt_choices large_desc_values = { large_desc_choice, NULL, NULL };
 static const struct opt_choices slub_values = { slub_choice, NULL, NULL };
 static const struct opt_choices base_page_values = { base_page_choice, NULL, NULL };
 static const struct opt_choices on_off_values = { on_off_choice, NULL, NULL };
@@ -184,7 +191,11 @@ static const struct opt_spec opt_table[] = {
 	OPT_CHOICE("--desc-rcu", desc_rcu, desc_rcu_values,
 		   "which memdesc caches are TYPESAFE_BY_RCU: all, as the\n"
 		   "plan makes them (default; slab and ptdesc 80 B, zpdesc\n"
-		   "and netmem 64 B), or the folio caches only (64, 48 B)"),
+		   "and bump 64 B), or the folio caches only (64, 48 B)"),
+	OPT_CHOICE("--large-desc", large_desc, large_desc_values,
+		   "the memdesc layouts' large folio descriptor: the fields\n"
+		   "FolioAlloc initialises (default, 112 B), or all of 6.18's\n"
+		   "large-folio and hugetlb fields (160 B)"),
 	OPT_CHOICE("--slub", slub, slub_values,
 		   "SLUB with per-CPU sheaves and the barn (default), or\n"
 		   "6.18's per-CPU slab (struct kmem_cache_cpu)"),
@@ -879,6 +890,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 	run->cond.opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
 	run->cond.opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->cond.opts.desc_rcu = o->desc_rcu ? desc_rcu_from_name(o->desc_rcu) : DESC_RCU_ALL;
+	run->cond.opts.large_desc = o->large_desc ? large_desc_from_name(o->large_desc) : LARGE_DESC_PLAN;
 	run->cond.opts.slub = o->slub ? desc_slub_from_name(o->slub) : DESC_SLUB_SHEAVES;
 	/*
 	 * As the modelled kernel maps its vmemmap: PMD pages at 4k

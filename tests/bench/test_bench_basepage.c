@@ -199,7 +199,7 @@ static void check_footprint(const struct layout_ops *ops, const struct want_mix 
 	for (k = 0; k < PK_NR; k++)
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			size_t n = hand[k][o];
-			size_t folio = STRIDE(o ? DESC_FOLIO_LARGE : DESC_FOLIO);
+			size_t folio = STRIDE(folio_desc_type(k, o));
 
 			switch (k) {
 			case PK_ANON: case PK_FILE: case PK_HUGETLB:
@@ -211,8 +211,8 @@ static void check_footprint(const struct layout_ops *ops, const struct want_mix 
 				count += ops->desc_size[DESC_SLAB] ? n : 0;
 				break;
 			case PK_NETMEM:
-				bytes += n * STRIDE(DESC_NETMEM);
-				count += ops->desc_size[DESC_NETMEM] ? n : 0;
+				bytes += n * STRIDE(DESC_BUMP);
+				count += ops->desc_size[DESC_BUMP] ? n : 0;
 				break;
 			case PK_PGTABLE:
 				bytes += (n << o) * STRIDE(DESC_PTDESC);

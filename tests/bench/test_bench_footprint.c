@@ -7,9 +7,10 @@
  * hugetlb folios, ops->footprint() of a memmap equals what the mix's blocks
  * must cost, counted independently from the layout's desc_size[] and the
  * plan's block counts: sizeof(struct page) per pfn, one descriptor per folio
- * (an order-0 folio its DESC_FOLIO, a larger one, hugetlb ones too, its
- * DESC_FOLIO_LARGE), slab and netmem block, one per page-table and zsmalloc
- * page; a what-if folio size moves both folio descriptors by the same bytes.
+ * (an order-0 file folio its DESC_FOLIO, a larger one, hugetlb ones too,
+ * its DESC_FOLIO_LARGE, an anon one its DESC_ANON or DESC_ANON_LARGE), slab
+ * and bump block, one per page-table and zsmalloc page; a what-if folio
+ * size moves every folio descriptor by the same bytes.
  *
  * With LAYOUT MIX RAM_BYTES SEED FOLIO_BYTES HVO: prints that memmap's
  * footprint as "memmap_bytes desc_bytes desc_count desc_reserved_bytes
@@ -53,7 +54,7 @@ static int build(struct memmap **mm, const struct layout_ops *ops, const char *m
 
 /*
  * The bytes one descriptor counts for at folio_bytes: the layout's own
- * sizes, the two folio ones moved by folio_bytes - sizeof(struct folio);
+ * sizes, the folio ones moved by folio_bytes - sizeof(struct folio);
  * the others, from caches TYPESAFE_BY_RCU without freeptr_offset (the
  * default --desc-rcu=all), a free pointer word more, rounded to 16 bytes.
  */
@@ -63,12 +64,13 @@ static void sizes_at(const struct layout_ops *ops, unsigned int folio_bytes, siz
 	int t;
 
 	for (t = 0; t < DESC_NR; t++)
-		size[t] = t <= DESC_FOLIO_LARGE || !ops->desc_size[t] ? ops->desc_size[t] :
+		size[t] = desc_type_is_folio(t) || !ops->desc_size[t] ? ops->desc_size[t] :
 			  (ops->desc_size[t] + sizeof(void *) + 15) / 16 * 16;
 	if (!ops->desc_size[DESC_FOLIO])
 		return;
-	size[DESC_FOLIO] += delta;
-	size[DESC_FOLIO_LARGE] += delta;
+	for (t = 0; t < DESC_NR; t++)
+		if (desc_type_is_folio(t))
+			size[t] += delta;
 }
 
 /* mix_name, or NULL and the mix in mix. */
@@ -96,10 +98,10 @@ static void expect(const struct layout_ops *ops, const char *mix_name, struct mi
 		for (o = 0; o < MIX_NR_ORDERS; o++) {
 			/* One descriptor a folio, slab or page-pool block; one a page of the others. */
 			const size_t per_block[PK_NR] = {
-				[PK_ANON] = size[folio_desc_type(o)],
-				[PK_FILE] = size[folio_desc_type(o)],
-				[PK_HUGETLB] = size[folio_desc_type(o)],
-				[PK_SLAB] = size[DESC_SLAB], [PK_NETMEM] = size[DESC_NETMEM] };
+				[PK_ANON] = size[folio_desc_type(PK_ANON, o)],
+				[PK_FILE] = size[folio_desc_type(PK_FILE, o)],
+				[PK_HUGETLB] = size[folio_desc_type(PK_HUGETLB, o)],
+				[PK_SLAB] = size[DESC_SLAB], [PK_NETMEM] = size[DESC_BUMP] };
 			const size_t per_page[PK_NR] = { [PK_PGTABLE] = size[DESC_PTDESC],
 							 [PK_ZSMALLOC] = size[DESC_ZPDESC] };
 			size_t n = b.nr[k][o];

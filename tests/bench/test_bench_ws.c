@@ -52,11 +52,11 @@ static uint64_t head_desc_bytes(const size_t obj[DESC_NR], const struct page_inf
 	case PK_ANON:
 	case PK_FILE:
 	case PK_HUGETLB:
-		return obj[folio_desc_type(pi->order)];
+		return obj[folio_desc_type(pi->kind, pi->order)];
 	case PK_SLAB:
 		return obj[DESC_SLAB];
 	case PK_NETMEM:
-		return obj[DESC_NETMEM];
+		return obj[DESC_BUMP];
 	case PK_PGTABLE:
 		return obj[DESC_PTDESC];
 	case PK_ZSMALLOC:
@@ -80,7 +80,7 @@ static uint64_t counted(const struct layout_ops *ops, const struct memmap *mm, e
 	uint64_t bytes = 0;
 	unsigned long pfn;
 
-	if (layout_desc_sizes(ops->desc_size, 0, obj, acct, &err))
+	if (layout_desc_sizes(ops->desc_size, 0, LARGE_DESC_PLAN, obj, acct, &err))
 		return 0;
 	for (pfn = 0; pfn < mm->nr_pfns; pfn++) {
 		ops->page_info(mm, pfn, &pi);

@@ -37,10 +37,10 @@ static enum desc_type kind_desc(enum page_kind kind, unsigned int order)
 	case PK_SLAB:		return DESC_SLAB;
 	case PK_PGTABLE:	return DESC_PTDESC;
 	case PK_ZSMALLOC:	return DESC_ZPDESC;
-	case PK_NETMEM:		return DESC_NETMEM;
+	case PK_NETMEM:		return DESC_BUMP;
 	case PK_ANON:
 	case PK_FILE:
-	case PK_HUGETLB:	return folio_desc_type(order);
+	case PK_HUGETLB:	return folio_desc_type(kind, order);
 	default:		return DESC_NR;
 	}
 }
@@ -53,7 +53,8 @@ static void acct_sizes(const struct memmap_opts *opts, size_t acct[DESC_NR])
 
 	int t;
 
-	CHECK(!layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, obj, acct, &err), "%s",
+	CHECK(!layout_desc_sizes(ops->desc_size, opts->folio_desc_bytes, opts->large_desc, obj, acct,
+				 &err), "%s",
 	      err.msg);
 	/* Each counts for its cache's stride: the free pointer after a TYPESAFE_BY_RCU object. */
 	for (t = 0; t < DESC_NR; t++)
@@ -140,6 +141,16 @@ static void check_pfn(const struct memmap *mm, const struct mix_block *b, unsign
 	CHECK(folio_ref_count(folio) == 1 && folio_mapcount(folio) == 0, "pfn %lu: counts", pfn);
 	CHECK(pi.mapping == mdb_new_mapping(b->kind) && pi.index == 0, "pfn %lu: %s", pfn, page_info_str(&pi, s, sizeof(s)));
 	CHECK(!!(pi.mapping & FOLIO_MAPPING_ANON) == (b->kind == PK_ANON), "pfn %lu: anon bit", pfn);
+	if (ops->desc_size[DESC_FOLIO] && pfn == b->pfn) {
+		/* Anon and file folios are distinct types: each kind's descriptor from its own cache. */
+		enum desc_type own = folio_desc_type(b->kind, b->order);
+		enum desc_type other = folio_desc_type(b->kind == PK_ANON ? PK_FILE : PK_ANON, b->order);
+
+		CHECK(desc_cache_index(&mm->cache[own], folio) >= 0 &&
+		      desc_cache_index(&mm->cache[other], folio) < 0,
+		      "pfn %lu: a %s folio's descriptor not from the %s cache", pfn,
+		      page_kind_name(b->kind), desc_type_name[own]);
+	}
 }
 
 /*
@@ -349,18 +360,18 @@ static void check_range_folio(const struct memmap *mm, long start, unsigned int 
 }
 
 /* What one folio's descriptor counts for in this memmap. */
-static size_t folio_acct(const struct memmap *mm, unsigned int order)
+static size_t folio_acct(const struct memmap *mm, unsigned int order, enum page_kind kind)
 {
 	size_t acct[DESC_NR];
 
 	acct_sizes(&mm->opts, acct);
-	return acct[folio_desc_type(order)];
+	return acct[folio_desc_type(kind, order)];
 }
 
 static void check_alloc_migrate_free(struct memmap *mm, unsigned int order, enum page_kind kind)
 {
 	struct page_info *before = snapshot(mm), model;
-	size_t desc = folio_acct(mm, order);
+	size_t desc = folio_acct(mm, order, kind);
 	struct footprint fp0, fp;
 	long pfn, new;
 
@@ -785,6 +796,11 @@ static void check_folio_sizes(const struct mix *mix)
 		      "%u-byte folios: objects %zu apart counting %zu, large %zu", sizes[i],
 		      mm->cache[DESC_FOLIO].obj_size, mm->cache[DESC_FOLIO].acct_size,
 		      mm->cache[DESC_FOLIO_LARGE].acct_size);
+		CHECK(mm->cache[DESC_ANON].obj_size == mm->cache[DESC_FOLIO].obj_size &&
+		      mm->cache[DESC_ANON].acct_size == mm->cache[DESC_FOLIO].acct_size &&
+		      mm->cache[DESC_ANON_LARGE].acct_size == mm->cache[DESC_FOLIO_LARGE].acct_size,
+		      "%u-byte folios: the anon caches' sizes %zu/%zu", sizes[i],
+		      mm->cache[DESC_ANON].acct_size, mm->cache[DESC_ANON_LARGE].acct_size);
 		ops->memmap_destroy(mm);
 	}
 	opts.folio_desc_bytes = 72;
@@ -800,13 +816,14 @@ static void check_folio_sizes(const struct mix *mix)
 /*
  * --desc-rcu: the memdesc layouts' caches, object by object, as the plan
  * makes them (every cache TYPESAFE_BY_RCU: slab and ptdesc 64 -> 80 bytes,
- * zpdesc and netmem 48 -> 64, the folio caches' free pointer in lru) and
+ * zpdesc and bump 48 -> 64, the folio caches' free pointer in lru) and
  * as before (only the folio caches); the memmap counts and holds them so.
  */
 static void check_desc_rcu(const struct mix *mix)
 {
-	static const size_t all[DESC_NR] = { 80, 160, 80, 80, 64, 64 };
-	static const size_t folio[DESC_NR] = { 80, 160, 64, 64, 48, 48 };
+	/* file, file large, anon, anon large, slab, ptdesc, zpdesc, bump */
+	static const size_t all[DESC_NR] = { 80, 112, 80, 112, 80, 80, 64, 64 };
+	static const size_t folio[DESC_NR] = { 80, 112, 80, 112, 64, 64, 48, 48 };
 	struct memmap_opts opts = { .age = DESC_AGED, .seed = TEST_SEED };
 	struct memmap *mm;
 	int r, t;
@@ -823,7 +840,7 @@ static void check_desc_rcu(const struct mix *mix)
 			CHECK(mm->cache[t].obj_size == want[t] && mm->cache[t].acct_size == want[t] &&
 			      memmap_cache_stride(&opts, t, ops->desc_size[t]) == want[t] &&
 			      mm->cache[t].opts.typesafe_by_rcu ==
-			      (r == DESC_RCU_ALL || t <= DESC_FOLIO_LARGE),
+			      (r == DESC_RCU_ALL || desc_type_is_folio(t)),
 			      "--desc-rcu=%s: %s %zu bytes apart, counting %zu", desc_rcu_name(r),
 			      desc_type_name[t], mm->cache[t].obj_size, mm->cache[t].acct_size);
 		check_placement(mm, mix, TEST_NR_PFNS, &ex);
@@ -832,6 +849,67 @@ static void check_desc_rcu(const struct mix *mix)
 	}
 	CHECK(desc_rcu_from_name("all") == DESC_RCU_ALL && desc_rcu_from_name("folio") == DESC_RCU_FOLIO &&
 	      desc_rcu_from_name("none") < 0, "--desc-rcu names");
+}
+
+/*
+ * --large-desc: the plan's large descriptor (the fields FolioAlloc
+ * initialises, 112 bytes) by default, 6.18's 160 with full; the counts a
+ * whole mapping moves read back the same from either, the shape each
+ * descriptor has is its own (MEMDESC_PG_LARGE_FULL), and a migrated folio
+ * keeps it.
+ */
+static void check_large_desc(const struct mix *mix)
+{
+	static const size_t want[LARGE_DESC_NR] = { FOLIO_LARGE_PLAN_BYTES, FOLIO_LARGE_FULL_BYTES };
+	struct memmap_opts opts = { .seed = TEST_SEED };
+	struct memmap *mm;
+	int l;
+
+	if (!ops->desc_size[DESC_FOLIO])
+		return;
+	CHECK(ops->desc_size[DESC_FOLIO_LARGE] == FOLIO_LARGE_PLAN_BYTES &&
+	      ops->desc_size[DESC_ANON_LARGE] == FOLIO_LARGE_PLAN_BYTES,
+	      "the layout's own large descriptor is the plan's: %zu", ops->desc_size[DESC_FOLIO_LARGE]);
+	for (l = 0; l < LARGE_DESC_NR; l++) {
+		struct expect ex;
+		long pfn, moved;
+
+		opts.large_desc = l;
+		create_or_die(ops, &mm, TEST_NR_PFNS, mix, &opts);
+		CHECK(mm->cache[DESC_FOLIO_LARGE].obj_size == want[l] &&
+		      mm->cache[DESC_ANON_LARGE].acct_size == want[l] &&
+		      mm->cache[DESC_FOLIO].obj_size == sizeof(struct folio),
+		      "--large-desc=%s: large objects %zu, counting %zu", large_desc_name(l),
+		      mm->cache[DESC_FOLIO_LARGE].obj_size, mm->cache[DESC_ANON_LARGE].acct_size);
+		check_placement(mm, mix, TEST_NR_PFNS, &ex);
+		check_footprint(mm, &ex);
+		check_counts(mm, 2, PK_ANON);
+		check_counts(mm, MIX_4K_HUGETLB_PMD, PK_HUGETLB);
+		pfn = ops->folio_alloc(mm, 2, PK_FILE);
+		CHECK(pfn >= 0, "--large-desc=%s: alloc", large_desc_name(l));
+		if (pfn >= 0) {
+			ops->folio_map(mm, pfn);
+			moved = ops->folio_migrate(mm, pfn);
+			CHECK(moved >= 0, "--large-desc=%s: migrate", large_desc_name(l));
+			if (moved >= 0) {
+				const struct folio *folio = page_folio(mm, pfn_to_page(mm, moved));
+
+				CHECK(folio && folio_mapcount(folio) == 1,
+				      "--large-desc=%s: migrated mapcount %d", large_desc_name(l),
+				      folio ? folio_mapcount(folio) : -1);
+#ifdef MDB_MEMDESC_H
+				CHECK(folio && folio_large_full(folio) == (l == LARGE_DESC_FULL),
+				      "--large-desc=%s: the migrated descriptor's shape", large_desc_name(l));
+#endif
+				ops->folio_unmap(mm, moved);
+				ops->folio_free(mm, moved);
+			}
+		}
+		ops->memmap_destroy(mm);
+	}
+	CHECK(large_desc_from_name("plan") == LARGE_DESC_PLAN &&
+	      large_desc_from_name("full") == LARGE_DESC_FULL && large_desc_from_name("half") < 0,
+	      "--large-desc names");
 }
 
 int main(void)
@@ -851,6 +929,7 @@ int main(void)
 	opts.hvo = HVO_OFF;
 	check_folio_sizes(&mix);
 	check_desc_rcu(&mix);
+	check_large_desc(&mix);
 	check_odd_size_and_opts(&mix);
 	check_gigantic(HVO_OFF);
 	check_gigantic(HVO_ON);

@@ -61,19 +61,21 @@ static int fake_recreate(void *arg, const struct age_folio *f)
 	return 0;
 }
 
-static void *fake_alloc(void *arg, unsigned int order)
+static void *fake_alloc(void *arg, unsigned int order, unsigned int kind)
 {
 	struct recorder *r = arg;
 
+	r->bad += kind != PK_ANON;	/* a short-lived folio is of a kind the list holds */
 	rec(r, 3000000 + order);
 	return (void *)(uintptr_t)++r->transients;
 }
 
-static void fake_free(void *arg, void *desc, unsigned int order)
+static void fake_free(void *arg, void *desc, unsigned int order, unsigned int kind)
 {
 	struct recorder *r = arg;
 
 	(void)desc;
+	r->bad += kind != PK_ANON;
 	r->freed++;
 	rec(r, 4000000 + order);
 }
@@ -130,11 +132,12 @@ static void rec_log(struct trace_rec *r, unsigned long what)
 	r->nr_log++;
 }
 
-static int rec_alloc(void *arg, unsigned long id, unsigned int order)
+static int rec_alloc(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
 	struct trace_rec *r = arg;
 
 	(void)order;
+	r->bad += kind != PK_ANON && kind != PK_FILE;
 	if (id >= r->cap) {
 		r->bad++;
 		return 0;
@@ -146,11 +149,12 @@ static int rec_alloc(void *arg, unsigned long id, unsigned int order)
 	return 0;
 }
 
-static void rec_free(void *arg, unsigned long id, unsigned int order)
+static void rec_free(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
 	struct trace_rec *r = arg;
 
 	(void)order;
+	r->bad += kind != PK_ANON && kind != PK_FILE;
 	if (id >= r->cap) {
 		r->bad++;
 		return;

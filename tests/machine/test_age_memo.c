@@ -33,15 +33,16 @@ static void log_add(struct log *l, uint64_t e)
 	l->ev[l->nr++] = e;
 }
 
-static int log_alloc(void *arg, unsigned long id, unsigned int order)
+/* The kind too: a replay must take each descriptor from the anon or the file caches as the run did. */
+static int log_alloc(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
-	log_add(arg, (uint64_t)id << 8 | order << 1 | 1);
+	log_add(arg, (uint64_t)id << 16 | kind << 8 | order << 1 | 1);
 	return 0;
 }
 
-static void log_free(void *arg, unsigned long id, unsigned int order)
+static void log_free(void *arg, unsigned long id, unsigned int order, unsigned int kind)
 {
-	log_add(arg, (uint64_t)id << 8 | order << 1);
+	log_add(arg, (uint64_t)id << 16 | kind << 8 | order << 1);
 }
 
 /* Each 1 MiB: anon orders 0 and 3, file order 0, the rest free; every fourth an order-8 folio. */

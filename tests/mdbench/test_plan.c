@@ -278,8 +278,9 @@ static void test_conditions(void)
 	x.opts.folio_desc_bytes = 96;
 	x.opts.hvo = HVO_ON;
 	x.opts.desc_cache = DESC_CACHE_HWCACHE;
+	x.opts.large_desc = LARGE_DESC_FULL;
 	CHECK(mdb_cond_suffix(&x, MDB_COND_NAME_HVO | MDB_COND_NAME_CACHE, name, sizeof(name), &n) &&
-	      !strcmp(name, "x/base:16k/folio:96B/hvo:on/cache:hwcache"), "suffix %s", name);
+	      !strcmp(name, "x/base:16k/folio:96B/large:full/hvo:on/cache:hwcache"), "suffix %s", name);
 	n = 1;
 	CHECK(!mdb_cond_suffix(&x, MDB_COND_NAME_HVO, name, 8, &n), "a suffix that does not fit");
 
@@ -291,6 +292,7 @@ static void test_conditions(void)
 	x.opts.no_compaction = true;
 	x.opts.seed = 42;
 	x.opts.desc_rcu = DESC_RCU_FOLIO;
+	x.opts.large_desc = LARGE_DESC_FULL;
 	j = mdb_cond_json(&x);
 	CHECK(j && !mdb_cond_from_json(j, "t", &y, &back, &run.replay, &err), "from JSON: %s", err.msg);
 	CHECK(y.mix == &back && !strcmp(back.name, "desktop") && back.nr == mix.nr, "the mix itself");
@@ -300,6 +302,9 @@ static void test_conditions(void)
 	CHECK(mdb_cond_equal(&x, &y) && y.ram_bytes == x.ram_bytes, "JSON there and back: the same conditions");
 	y.opts.desc_rcu = DESC_RCU_ALL;
 	CHECK(!mdb_cond_equal(&x, &y), "--desc-rcu makes another memmap");
+	y.opts.desc_rcu = x.opts.desc_rcu;
+	y.opts.large_desc = LARGE_DESC_PLAN;
+	CHECK(!mdb_cond_equal(&x, &y), "--large-desc makes another memmap");
 	json_object_set_new(j, "desc_cache", json_string("rcu-later"));
 	CHECK(mdb_cond_from_json(j, "t", &y, &back, &run.replay, &err) &&
 	      !strcmp(err.msg, "t: not an instance description"), "a value not allowed: %s", err.msg);
