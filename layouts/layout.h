@@ -9,7 +9,7 @@
  * struct layout_model), LAYOUT_HVO (how HVO would treat its hugetlb folios,
  * struct layout_hvo in hvo.h) and two optional hooks: LAYOUT_MEMMAP_ALIGN
  * (bytes), if its memmap must start better aligned than a page, and
- * LAYOUT_MAX_PFNS, if it cannot address every pfn (memdesc8's 28-bit free
+ * LAYOUT_MAX_PFNS, if it cannot address every pfn (memdesc8's 29-bit free
  * list links), above which memmap_create() refuses the memmap with one
  * error; nothing else.  A translation unit is compiled once
  * per layout with -DMDB_LAYOUT=<name>; this header then pulls in "<name>.h",

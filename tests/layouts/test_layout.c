@@ -493,12 +493,16 @@ static void check_memmap_init(struct memmap *mm)
 
 	/* memblock_free_all() hands out MAX_PAGE_ORDER blocks: the test memmap is whole ones. */
 	_Static_assert(TEST_NR_PFNS % (1UL << MIX_4K_MAX_PAGE_ORDER) == 0, "whole order-10 blocks");
-	ops->memmap_init(mm);
-	/* The two boot passes on one page: allocated after the first, free after the second. */
+	/*
+	 * The two boot passes on one page: allocated after the first, free after
+	 * the second; then boot again, which runs both on every page before the
+	 * buddy gets any (memdesc8 keeps a block's order in its second page).
+	 */
 	memmap_init_pfn(mm, 1);
 	ops->page_info(mm, 1, &pi);
 	CHECK(pi.refcount == 1, "after __init_single_page(): refcount %d", pi.refcount);
 	memmap_free_pfn(mm, 1);
+	ops->memmap_init(mm);
 	for (pfn = 0; pfn < mm->nr_pfns; pfn++) {
 		ops->page_info(mm, pfn, &pi);
 		CHECK(pi.kind == PK_FREE && pi.head_pfn == (pfn & ~((1UL << MAX_PAGE_ORDER) - 1)) &&
