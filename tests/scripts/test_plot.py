@@ -9,6 +9,7 @@ import shutil
 
 import check_plots as check
 from testlib import PY, Scratch, fixture, load, main, run, script, table_rows, TESTS
+from figures import FIGURES, figure, heatmap  # noqa: E402 (testlib puts scripts/lib first)
 
 NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
 TIMES = ["time-convert-pfn_to_page", "time-lookup-random", "time-lookup-seq", "time-folio-tail",
@@ -335,48 +336,37 @@ class CheckPlots(PlotCase):
 				 "root element is <html>, not <svg>")
 
 
-def load_plot():
-	"""scripts/plot as a module (it has no .py suffix), for its Plotter."""
-	import importlib.machinery
-	import importlib.util
-	loader = importlib.machinery.SourceFileLoader("mdb_plot", script("plot"))
-	spec = importlib.util.spec_from_loader("mdb_plot", loader)
-	mod = importlib.util.module_from_spec(spec)
-	loader.exec_module(mod)
-	return mod
-
-
 class Figures(PlotCase):
 	"""Figures drawn by the Plotter itself, kept instead of saved, to look
 	at what they hold."""
 
 	def plotter(self, *dumps):
 		import mdb_dump as md
-		mod = load_plot()
-		p = mod.Plotter(md.load_dumps([fixture(x) for x in dumps]), self.tmp, 0.01)
+		from figures.plotter import Plotter
+		p = Plotter(md.load_dumps([fixture(x) for x in dumps]), self.tmp, 0.01)
 		self.figs = {}
 
 		def keep(fig, name, title):
 			self.figs[name] = fig
 		p.save = keep
-		return mod, p
+		return p
 
 	def test_doubtful_cells_grey_at_any_size(self):
 		"""A cell whose interval holds 1 is hatched grey, whether or not
 		the map is small enough to carry text."""
-		mod, p = self.plotter("scale")
+		p = self.plotter("scale")
 		rows = [("k", "", (), 1)] * 1
-		for n in (4, mod.ANNOTATE_CELLS + 100):
+		for n in (4, figure.ANNOTATE_CELLS + 100):
 			cols = [(f"l{i}", 1) for i in range(n)]
 			cells = {(rows[0], c): (1.0, "1.000", i % 2 == 0) for i, c in enumerate(cols)}
-			fig = p.heatmaps([("t", rows, cols, cells)], "what")
+			fig = heatmap.heatmaps(p, [("t", rows, cols, cells)], "what")
 			ax = fig.axes[0]
 			self.assertEqual(len(ax.patches), (n + 1) // 2)
 			self.assertTrue(all(x.get_hatch() == "///" for x in ax.patches))
 
 	def test_summary_has_a_footprint_panel(self):
-		mod, p = self.plotter("scale")
-		p.summary("summary")
+		p = self.plotter("scale")
+		FIGURES["summary"].draw(p, "summary")
 		fig = self.figs["summary"]
 		titles = [ax.get_title() for ax in fig.axes]
 		self.assertIn("labbox-s (Fixture CPU S @ 2.00GHz): footprint (memmap + descriptors)",
@@ -392,8 +382,8 @@ class Figures(PlotCase):
 		self.assertEqual(len(heat.patches), 12)
 
 	def test_time_axes(self):
-		mod, p = self.plotter("scale")
-		p.time_figure("t", "lookup/random-cold")
+		p = self.plotter("scale")
+		FIGURES["time"].draw(p, "t", "lookup/random-cold")
 		ax = self.figs["t"].axes[0]
 		# the kernel's unit, in microseconds where the times are large
 		self.assertEqual(ax.get_ylabel(), "\u00b5s per lookup\n(median; bar: Q1..Q3; dots: min, max)")
@@ -414,22 +404,22 @@ class Figures(PlotCase):
 		# quartile bars, min and max as faint dots
 		self.assertEqual(len(ax.collections), 2)
 		self.assertEqual(ax.collections[1].get_alpha(), 0.35)
-		p.time_figure("r", "lookup/random")
+		FIGURES["time"].draw(p, "r", "lookup/random")
 		ax = self.figs["r"].axes[0]
 		self.assertEqual(ax.get_ylabel().split("\n")[0], "ns per lookup")
 		self.assertIn("baseline/latency @ page64 memmap", [l.get_label() for l in ax.get_lines()])
 
 	def test_baseline_only_where_it_bounds(self):
-		mod, p = self.plotter("scale")
-		p.time_figure("t", "folio/getput-neighbours")
+		p = self.plotter("scale")
+		FIGURES["time"].draw(p, "t", "folio/getput-neighbours")
 		labels = [l.get_label() for l in self.figs["t"].axes[0].get_lines()]
 		self.assertFalse([x for x in labels if x.startswith("baseline")], labels)
 		self.assertIn("baseline/latency left off for page64, page32, memdesc8 on mix desktop: "
 			      "above folio/getput-neighbours's time, it bounds nothing here.\n", p.text.report)
 
 	def test_titles_do_not_overlap(self):
-		mod, p = self.plotter("sim")
-		p.sim_figure("s", "sim_D1_misses", "desktop", ["lookup/seq", "lookup/random"])
+		p = self.plotter("sim")
+		FIGURES["sim"].draw(p, "s", "sim_D1_misses", "desktop", ["lookup/seq", "lookup/random"])
 		fig = self.figs["s"]
 		fig.canvas.draw()
 		r = fig.canvas.get_renderer()
