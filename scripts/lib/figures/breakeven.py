@@ -46,7 +46,7 @@ def draw(p, name, mix):
 		ax.set_xlabel("small-folio descriptor bytes")
 		ax.set_ylabel("MiB per GiB of RAM")
 		ax.grid(True, alpha=0.3)
-		ax.set_title(" ".join(x for x in ((d.label if p.multi else ""),
+		ax.set_title(" ".join(x for x in ((p.label(d) if p.multi else ""),
 						  md.format_size(ram)) if x))
 	p.legend(fig, axes)
 	title = f"Footprint break-even, mix {mix or '-'}: descriptor size against the reference"

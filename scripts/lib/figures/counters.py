@@ -12,6 +12,9 @@ from figures.heatmap import heatmaps
 # Per-benchmark fields that describe the benchmark's size, not what it
 # measured (results/SCHEMA.md): shown beside the times, not as counters.
 DESCRIPTIVE = (mr.WORKING_SET, "ram_over_llc")
+# Kernel counters that are the kernel's set-up, not what it measured
+# (results/SCHEMA.md's kernel counters): a table of the values, no figure.
+SETUP = ("workers", "ops_per_eviction", "batch")
 
 
 def zero_counters(dumps):
@@ -35,10 +38,42 @@ def zero_counters(dumps):
 def kernel_counters(dumps, native):
 	"""The kernels' own counters (mdb_counter(): results/SCHEMA.md's
 	kernel counters): numeric fields of timed benchmarks that no perf
-	counter, time or size field is, first-seen order."""
+	counter, time, size or set-up field is, first-seen order."""
 	perf = {c for d in dumps for c in d.counters_available()}
-	skip = perf | set(md.TIME_METRICS) | set(DESCRIPTIVE)
+	skip = perf | set(md.TIME_METRICS) | set(DESCRIPTIVE) | set(SETUP)
 	return md.first_seen(m for b in native for m in b.metrics() if m not in skip)
+
+
+def setup_parameters(p):
+	"""The values the kernels set themselves up with (SETUP), per kernel
+	and layout over every RAM size, as a section of report.md: what a
+	kernel ran with, not what it measured."""
+	head = False
+	for d in p.dumps:
+		rows = {}
+		for b in d.native.values():
+			for f in SETUP:
+				if b.layout and b.timed and b.values(f):
+					rows.setdefault((f, b.kernel, b.variant), {}).setdefault(
+						b.layout, set()).update(b.values(f))
+		if not rows:
+			continue
+		if not head:
+			p.md("## Set-up parameters\n")
+			p.md("What a kernel chose for its run (results/SCHEMA.md's kernel counters), "
+			     "over every RAM size: not measurements, so no figure.\n")
+			head = True
+		layouts = [l for l in d.layout_names if any(l in per for per in rows.values())]
+		p.per_dump(d)
+		p.table(["parameter", "kernel", "variant", *layouts],
+			[[f, k, md.variant_label(v) or "-"] +
+			 [range_text(per[l]) if l in per else "-" for l in layouts]
+			 for (f, k, v), per in rows.items()])
+
+
+def range_text(values):
+	lo, hi = min(values), max(values)
+	return md.fmt(lo) if lo == hi else f"{md.fmt(lo)}..{md.fmt(hi)}"
 
 
 def plan_perf(dumps):
@@ -88,26 +123,27 @@ def draw(p, name, counter):
 			heat[(r, (layout, ram))] = (colour, md.fmt(v) if v is not None else "failed",
 						    False)
 		against = f" (colour: against {d.reference})" if perf else ""
-		maps.append((f"{d.label}: {counter}{per}{against}",
+		maps.append((f"{p.label(d)}: {counter}{per}{against}",
 			     rows, cols, heat))
 		tables.append((d, rows, cols, cells))
 	fig = heatmaps(p, maps, f"log2 of {counter} / reference's" if perf else counter,
 			    absolute=not perf)
 	p.save(fig, name, f"{counter}{per}")
-	for d, rows, cols, cells in tables:
-		p.per_dump(d)
-		layouts = md.first_seen(l for l, _ in cols)
-		labels = mr.row_labels(rows)
-		t = []
-		for r in rows:
-			for ram in sorted({c[1] for c in cols}):
-				bs = [cells.get((r, (l, ram))) for l in layouts]
-				if any(bs):
-					t.append([labels[r], md.format_size(ram)] +
-						 [mr.value_cell(b, counter) if b and not b.error else
-						  d.missing_cell(b, counter) if b else "-" for b in bs])
-		p.table(["kernel", "RAM", *[f"{l} {counter}{'/op' if perf else ''}"
-					       for l in layouts]], t)
+	with p.appendix(f"{counter}{per}"):
+		for d, rows, cols, cells in tables:
+			p.per_dump(d)
+			layouts = md.first_seen(l for l, _ in cols)
+			labels = mr.row_labels(rows)
+			t = []
+			for r in rows:
+				for ram in sorted({c[1] for c in cols}):
+					bs = [cells.get((r, (l, ram))) for l in layouts]
+					if any(bs):
+						t.append([labels[r], md.format_size(ram)] +
+							 [mr.value_cell(b, counter) if b and not b.error else
+							  d.missing_cell(b, counter) if b else "-" for b in bs])
+			p.table(["kernel", "RAM", *[f"{l} {counter}{'/op' if perf else ''}"
+						       for l in layouts]], t)
 
 
 PERF = Kind("counter", draw, "## Counters per op", "counter-<name>",

@@ -7,12 +7,25 @@ returning the [Figure] it draws for these dumps and draw(p, name, *args)
 drawing one of them with the Plotter p (plotter.py): the figure through
 p.save(), the table behind it through p.table()."""
 
+import re
+
 # A heat map of more cells is drawn in colour only, and as PNG alone: its
 # SVG would only wrap the same bitmap.
 ANNOTATE_CELLS = 600
 FONT = 9		# legends and panel titles: readable in a report
 STYLES = [(ls, mk) for mk in ("o", "s", "^", "D", "v", "P") for ls in ("-", "--", ":", "-.")]
 GiB, MiB = 1 << 30, 1 << 20
+
+
+def cpu_short(name):
+	"""A CPU's name as a figure shows it: without the marks, the words CPU
+	and Processor, the core count and the clock ("Intel(R) Xeon(R) Platinum
+	8480+ CPU @ 2.00GHz" is "Intel Xeon Platinum 8480+", "AMD EPYC 9654
+	96-Core Processor" "AMD EPYC 9654"); report.md's runs table keeps it whole."""
+	s = re.sub(r"\((R|r|TM|tm)\)", "", name)
+	s = re.sub(r"@\s*[0-9.]+\s*[GM]Hz", "", s)
+	s = re.sub(r"\b[0-9]+-Core\b|\b(CPU|Processor)\b|\bwith Radeon\b.*", "", s)
+	return " ".join(s.split()) or name
 
 
 class Figure:

@@ -43,7 +43,7 @@ def draw(p, name):
 		ax.set_xticklabels([" ".join(x for x in (m or "-", md.variant_label(v)) if x)
 				    for m, v in keys], rotation=30 if len(keys) > 4 else 0,
 				   ha="right" if len(keys) > 4 else "center")
-		ax.set_title(d.label)
+		ax.set_title(p.label(d))
 		ax.grid(True, axis="y", alpha=0.3)
 		legend(ax, "no footprint in this dump")
 	axes[0][0].set_ylabel("MiB per GiB of RAM")
@@ -51,24 +51,29 @@ def draw(p, name):
 	p.save(fig, name, "Footprint per GiB of RAM")
 	p.md("Bars use each (mix, variant, layout)'s largest RAM size; "
 		"per GiB = bytes x 1 GiB / RAM.\n")
-	for d, fp in fps:
-		p.per_dump(d)
-		if not fp:
-			p.md("No footprint in this dump.\n")
-			continue
-		# The report's own counters, known ones first; not the run's perf counters.
-		skip = set(md.TIME_METRICS) | set(d.counters_available())
-		seen = md.first_seen(f for b in fp for f in b.metrics() if f not in skip)
-		fields = [f for f in md.FOOTPRINT_ORDER if f in seen] + \
-			 [f for f in seen if f not in md.FOOTPRINT_ORDER]
-		t = []
-		for b in sorted(fp, key=lambda b: (b.mix or "", b.variant, d.layout_names.index(
-				b.layout) if b.layout in d.layout_names else 0, b.ram or 0)):
-			t.append([b.mix or "-", md.variant_label(b.variant) or "-", b.layout,
-				  md.format_size(b.ram) if b.ram else "?"] +
-				 [mr.value_cell(b, f) for f in fields])
-		p.table(["mix", "variant", "layout", "RAM", *fields], t)
-		for param, rows in mr.variant_pivots(d).items():
+	with p.appendix("footprint per GiB of RAM"):
+		for d, fp in fps:
+			p.per_dump(d)
+			if not fp:
+				p.md("No footprint in this dump.\n")
+				continue
+			# The report's own counters, known ones first; not the run's perf counters.
+			skip = set(md.TIME_METRICS) | set(d.counters_available())
+			seen = md.first_seen(f for b in fp for f in b.metrics() if f not in skip)
+			fields = [f for f in md.FOOTPRINT_ORDER if f in seen] + \
+				 [f for f in seen if f not in md.FOOTPRINT_ORDER]
+			t = []
+			for b in sorted(fp, key=lambda b: (b.mix or "", b.variant, d.layout_names.index(
+					b.layout) if b.layout in d.layout_names else 0, b.ram or 0)):
+				t.append([b.mix or "-", md.variant_label(b.variant) or "-", b.layout,
+					  md.format_size(b.ram) if b.ram else "?"] +
+					 [mr.value_cell(b, f) for f in fields])
+			p.table(["mix", "variant", "layout", "RAM", *fields], t)
+	for d, _ in fps:
+		pivots = mr.variant_pivots(d)
+		if pivots:
+			p.per_dump(d)
+		for param, rows in pivots.items():
 			values = md.first_seen(v for per in rows.values() for v in per)
 			p.md(f"Bytes per GiB by `{md.md_cell(param)}`:\n")
 			t = []

@@ -8,6 +8,7 @@ from figures.figure import ANNOTATE_CELLS, FONT
 
 LABELLED_ROWS = 120	# a heat map with more rows has no row labels
 MAX_HEIGHT, MAX_WIDTH = 20, 16	# inches a heat map may take
+PANEL_HEIGHT = 4.5	# inches of a panel below: bars and their values readable
 
 
 def heatmaps(p, maps, what, panels=(), absolute=False):
@@ -22,7 +23,7 @@ def heatmaps(p, maps, what, panels=(), absolute=False):
 	def height(rows, cols):		# at most MAX_HEIGHT inches: the table has every row
 		per = 0.3 if len(rows) * len(cols) > ANNOTATE_CELLS // 3 else 0.55
 		return min(MAX_HEIGHT, max(2.5, per * len(rows) + 1.8))
-	heights = [height(rows, cols) for _, rows, cols, _ in maps] + [3.2] * len(panels)
+	heights = [height(rows, cols) for _, rows, cols, _ in maps] + [PANEL_HEIGHT] * len(panels)
 	width = min(MAX_WIDTH, max(max(6.0, 1.0 * len(cols) + 4.0) for _, _, cols, _ in maps))
 	fig, axes = p.plt.subplots(len(heights), 1, figsize=(width, sum(heights)),
 				      squeeze=False, gridspec_kw={"height_ratios": heights},

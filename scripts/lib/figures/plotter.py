@@ -1,9 +1,11 @@
 """The Plotter: draws the figures of figures.plan() with what they share
 (colours, panels, one legend, axes of RAM, lines with their quartile bars)
 and writes report.md: the report's text writer (mdb_report.Text), which it
-holds, for the sections without a figure, each kind's heading, figure and
-table between them, in the report's order."""
+holds, for the sections without a figure, each kind's heading and figures
+between them, in the report's order, and last the appendix: the tables
+behind the figures (Plotter.appendix())."""
 
+import contextlib
 import os
 import signal
 
@@ -13,8 +15,8 @@ import mdb_stats as st
 
 import figures
 from figures import FIGURES
-from figures.counters import zero_counters
-from figures.figure import FONT, STYLES
+from figures.counters import setup_parameters, zero_counters
+from figures.figure import FONT, STYLES, cpu_short
 
 
 class Index:
@@ -51,6 +53,7 @@ class Plotter:
 		import matplotlib.pyplot as plt
 		self.plt = plt
 		self.out, self.written = out, []
+		self.numbers = []	# report.md's appendix: the tables behind the figures
 		names = md.first_seen(n for d in dumps for n in d.layout_names)
 		cmap = plt.get_cmap("tab10")
 		self.color = {n: cmap(i % 10) for i, n in enumerate(names)}
@@ -67,6 +70,21 @@ class Plotter:
 
 	def per_dump(self, d):
 		self.text.per_dump(d)
+
+	@contextlib.contextmanager
+	def appendix(self, title):
+		"""What is written inside goes to report.md's appendix under
+		'### Numbers: title', not beside the figure: the tables behind it."""
+		report, self.text.report = self.text.report, self.numbers
+		self.md(f"\n### Numbers: {md.md_cell(title)}\n")
+		try:
+			yield
+		finally:
+			self.text.report = report
+
+	def label(self, d):
+		"""A dump's name in a figure: its label, the CPU's name trimmed."""
+		return d.label.replace(d.cpu_model, cpu_short(d.cpu_model))
 
 	def save(self, fig, name, title):
 		exts = self.exts.get(name, ("png", "svg"))
@@ -200,9 +218,10 @@ class Plotter:
 		text.false_sharing()
 		text.fidelity()
 		text.noisy()
+		setup_parameters(self)
 		parts = self.draw_all(plan, jobs)
 		seen = set()
-		for f, (report, written) in zip(plan, parts):
+		for f, (report, numbers, written) in zip(plan, parts):
 			kind = FIGURES[f.kind]
 			if (f.kind, f.group) not in seen:
 				self.md("\n" + kind.heading.format(group=f.group) + "\n")
@@ -210,7 +229,12 @@ class Plotter:
 					getattr(text, kind.intro)()
 				seen.add((f.kind, f.group))
 			text.report += report
+			self.numbers += numbers
 			self.written += written
+		if self.numbers:
+			self.md("\n## Appendix\n")
+			self.md("The numbers behind each figure, in the figures' order.")
+			text.report += self.numbers
 		path = os.path.join(self.out, "report.md")
 		md.replace_file(path, lambda f: f.write("\n".join(text.report) + "\n"))
 		self.written.append(path)
@@ -219,13 +243,14 @@ class Plotter:
 		FIGURES[f.kind].draw(self, f.name, *f.args)
 
 	def draw(self, f):
-		"""(report lines, files written) of one figure of the plan."""
-		self.text.report, self.written = [], []
+		"""(report lines, appendix lines, files written) of one figure of
+		the plan."""
+		self.text.report, self.numbers, self.written = [], [], []
 		self.draw_one(f)
-		return self.text.report, self.written
+		return self.text.report, self.numbers, self.written
 
 	def draw_all(self, plan, jobs):
-		report, written = self.text.report, self.written
+		report, numbers, written = self.text.report, self.numbers, self.written
 		try:
 			if jobs <= 1 or len(plan) < 4:
 				return [self.draw(f) for f in plan]
@@ -238,7 +263,7 @@ class Plotter:
 				pool.join()
 			return parts
 		finally:
-			self.text.report, self.written = report, written
+			self.text.report, self.numbers, self.written = report, numbers, written
 
 
 _PLOTTER = None

@@ -1,7 +1,7 @@
 """summary: each layout's ns/op against the reference layout at the
 headline sizes, as a heat map of the Hodges-Lehmann ratio with a footprint
 panel per dump; in report.md the headline table and footprint first, the
-table of every size after the figure."""
+table of every size in the appendix."""
 
 import mdb_dump as md
 import mdb_report as mr
@@ -19,8 +19,9 @@ def plan(dumps):
 
 def draw(p, name):
 	"""The headline table per dump, then the heat map of each layout
-	against the reference at the headline sizes with a footprint panel,
-	then the table of every size."""
+	against the reference at the headline sizes (the kernels with a cell
+	there) with a footprint panel, then the table of every size in the
+	appendix."""
 	sums = [(d, *mr.summary(d, p.alpha, p.margin)) for d in p.dumps]
 	sums = [s for s in sums if s[1]]
 	refs = md.first_seen(d.reference for d, *_ in sums)
@@ -52,29 +53,31 @@ def draw(p, name):
 			p.table(["mix", *names], fp)
 		sizes = set(sizes)
 		hcols = [c for c in cols if c[1] in sizes]
-		heat.append((f"{d.label}: ns/op / {d.reference}", rows, hcols,
-			     {k: (x.value, ratio_text(x), mr.doubtful(x))
-			      for k, x in cells.items() if k[1][1] in sizes}))
+		hcells = {k: (x.value, ratio_text(x), mr.doubtful(x))
+			  for k, x in cells.items() if k[1][1] in sizes}
+		# a row is a kernel with a cell at a headline size: no empty rows
+		krows = [r for r in rows if any((r, c) in hcells for c in hcols)]
+		heat.append((f"{p.label(d)}: ns/op / {d.reference}", krows, hcols, hcells))
 	panels = [(d, footprint_panel) for d, *_ in sums if mr.footprint_rows(d)[1]]
 	fig = heatmaps(p, heat, "log2 of the ratio (-1: half the time, +1: twice)", panels)
 	p.save(fig, name, "Summary: ratio to the reference layout at the headline sizes")
 	p.md("Blue is faster, red slower; washed grey and hatched: not shown faster or "
 		"slower (same within the margin, undecided, or too few rounds; the cell says "
 		"which).\n")
-	p.md("### Every size\n")
-	for d, rows, cols, cells in sums:
-		p.per_dump(d)
-		layouts = md.first_seen(l for l, _ in cols)
-		rams = sorted({r for _, r in cols})
-		labels = mr.row_labels(rows)
-		t = []
-		for r in rows:
-			for ram in rams:
-				cs = [cells.get((r, (l, ram))) for l in layouts]
-				if any(cs):
-					t.append([labels[r], md.format_size(ram) if ram else "-"] +
-						 [x.text() if x else "-" for x in cs])
-		p.table(["kernel", "RAM", *[f"{l}/{d.reference}" for l in layouts]], t)
+	with p.appendix("every size, each layout against the reference"):
+		for d, rows, cols, cells in sums:
+			p.per_dump(d)
+			layouts = md.first_seen(l for l, _ in cols)
+			rams = sorted({r for _, r in cols})
+			labels = mr.row_labels(rows)
+			t = []
+			for r in rows:
+				for ram in rams:
+					cs = [cells.get((r, (l, ram))) for l in layouts]
+					if any(cs):
+						t.append([labels[r], md.format_size(ram) if ram else "-"] +
+							 [x.text() if x else "-" for x in cs])
+			p.table(["kernel", "RAM", *[f"{l}/{d.reference}" for l in layouts]], t)
 
 
 def footprint_panel(p, ax, d):
@@ -89,7 +92,8 @@ def footprint_panel(p, ax, d):
 		xs = [i + (j - (len(layouts) - 1) / 2) * w for i, k in enumerate(keys)
 		      if (k[0], layout, k[1]) in fp]
 		ys = [fp[(k[0], layout, k[1])] / MiB for k in keys if (k[0], layout, k[1]) in fp]
-		ax.bar(xs, ys, w * 0.9, color=p.color[layout], label=layout)
+		bars = ax.bar(xs, ys, w * 0.9, color=p.color[layout], label=layout)
+		ax.bar_label(bars, fmt="%.1f", fontsize=FONT - 1, padding=2)
 	ax.set_xticks(range(len(keys)))
 	ax.set_xticklabels([" ".join(x for x in (m or "-", md.variant_label(v)) if x)
 			    for m, v in keys])
@@ -97,7 +101,7 @@ def footprint_panel(p, ax, d):
 						 else "live descriptors"))
 	ax.set_ylim(0, max(fp.values()) / MiB * 1.3)	# room for the legend
 	ax.grid(True, axis="y", alpha=0.3)
-	ax.set_title(f"{d.label}: footprint (memmap + descriptors)")
+	ax.set_title(f"{p.label(d)}: footprint (memmap + descriptors)")
 	ax.legend(fontsize=FONT, ncols=min(4, len(layouts)))
 
 

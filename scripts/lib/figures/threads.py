@@ -40,22 +40,23 @@ def draw(p, name, kernel):
 		ax.set_ylim(bottom=0)
 		ax.set_ylabel(f"{ylabel}\n(median; bar: Q1..Q3; dots: min, max)")
 		ax.grid(True, alpha=0.3)
-		ax.set_title(" ".join(x for x in ((d.label if p.multi else ""),
+		ax.set_title(" ".join(x for x in ((p.label(d) if p.multi else ""),
 						  f"mix {mix}" if mix else "",
 						  md.format_size(ram)) if x))
 	p.legend(fig, axes)
 	fig.suptitle(f"{kernel}: time per op against threads", y=1 - 0.25 / fig.get_figheight())
 	p.save(fig, name, f"{kernel}: ns/op against threads")
-	for d, mix, ram, bs in panels:
-		layouts = [l for l in d.layout_names if any(b.layout == l for b in bs)]
-		rows = {}
-		for b in bs:
-			rows.setdefault((b.variant, b.threads), {})[b.layout] = b
-		p.per_dump(d)
-		p.table(["variant", "threads", *[f"{l} ns/op" for l in layouts]],
-			   [[md.variant_label(v) or "-", str(t)] +
-			    [mr.time_cell(d, per.get(l)) for l in layouts]
-			    for (v, t), per in sorted(rows.items(), key=lambda x: x[0][1])])
+	with p.appendix(f"{kernel}: ns/op against threads"):
+		for d, mix, ram, bs in panels:
+			layouts = [l for l in d.layout_names if any(b.layout == l for b in bs)]
+			rows = {}
+			for b in bs:
+				rows.setdefault((b.variant, b.threads), {})[b.layout] = b
+			p.per_dump(d)
+			p.table(["variant", "threads", *[f"{l} ns/op" for l in layouts]],
+				   [[md.variant_label(v) or "-", str(t)] +
+				    [mr.time_cell(d, per.get(l)) for l in layouts]
+				    for (v, t), per in sorted(rows.items(), key=lambda x: x[0][1])])
 
 
 KIND = Kind("threads", draw, "## Time per op against threads", "threads-<kernel>",

@@ -1,7 +1,7 @@
 """time: ns/op against modelled RAM per kernel, a panel per (dump, mix),
 one colour per layout, one line style per variant, the baseline that
-bounds the kernel; the table of every size under it.  The dependent
-kernels' lead the report, the others follow the counters."""
+bounds the kernel; the table of every size in the appendix.  The
+dependent kernels' lead the report, the others follow the counters."""
 
 import mdb_dump as md
 import mdb_report as mr
@@ -45,7 +45,7 @@ def draw(p, name, kernel):
 	for ax, (d, mix, bs) in zip(axes, panels):
 		if not bs:
 			note(ax, f"no {kernel} in this dump")
-			ax.set_title(d.label)
+			ax.set_title(p.label(d))
 			continue
 		rams = sorted({b.ram for b in bs})
 		scale, ylabel = p.time_scale(d, kernel, bs)
@@ -61,7 +61,7 @@ def draw(p, name, kernel):
 		p.ram_axis(ax, rams, llc)
 		ax.set_ylim(bottom=0)
 		ax.set_ylabel(f"{ylabel}\n(median; bar: Q1..Q3; dots: min, max)")
-		ax.set_title(" ".join(x for x in ((d.label if p.multi else ""),
+		ax.set_title(" ".join(x for x in ((p.label(d) if p.multi else ""),
 						  f"mix {mix}" if mix else "") if x) or kernel)
 	p.legend(fig, axes)
 	fig.suptitle(f"{kernel}: time per op", y=1 - 0.25 / fig.get_figheight())
@@ -71,9 +71,10 @@ def draw(p, name, kernel):
 				   f"{' (' + d.label + ')' if p.multi else ''}"
 				   f"{' on mix ' + mix if mix else ''}: above {kernel}'s time, it "
 				   "bounds nothing here.") + "\n")
-	for d, mix, bs in panels:
-		if bs:
-			time_table(p, d, mix, bs)
+	with p.appendix(f"{kernel}: ns/op"):
+		for d, mix, bs in panels:
+			if bs:
+				time_table(p, d, mix, bs)
 
 
 def time_table(p, d, mix, bs):
