@@ -12,6 +12,8 @@
  *	memdesc_page_set(page, m)		what a page holds besides m
  *	memdesc_page_flags(page)		a non-folio page's flag word
  *	memdesc_page_refcount(page)		a non-folio page's count
+ *		(or MEMDESC_PAGE_WORDS: a struct page that keeps today's flags,
+ *		_mapcount and _refcount words gets these three below)
  *	memdesc_page_buddy_order(page)		order of the free block it heads, or -1
  *	memdesc_page_set_buddy(page, order)	PageBuddy and the order (set_buddy_order())
  *	memdesc_page_clear_buddy(page)		neither (del_page_from_free_list())
@@ -47,6 +49,36 @@
  */
 #ifndef MDB_MEMDESC_API_H
 #define MDB_MEMDESC_API_H
+
+#ifdef MEMDESC_PAGE_WORDS
+/*
+ * A page whose struct page still has flags, _mapcount and _refcount
+ * (page32, page64md): a folio's page carries _mapcount -1
+ * (page_mapcount_reset()) and leaves the count to the folio; any other page
+ * is held by its allocation (count 1), a reserved one marked PG_reserved.
+ */
+static inline void memdesc_page_set(struct page *page, memdesc_t m)
+{
+	page->memdesc = m;
+	if (memdesc_is_folio(m)) {
+		page->_mapcount = -1;
+		return;
+	}
+	page->_refcount = 1;
+	if (memdesc_kind(m) == PK_RESERVED)
+		page->flags |= 1UL << KPG_reserved;
+}
+
+static inline unsigned long memdesc_page_flags(const struct page *page)
+{
+	return page->flags;
+}
+
+static inline int memdesc_page_refcount(const struct page *page)
+{
+	return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
+}
+#endif /* MEMDESC_PAGE_WORDS */
 
 /*
  * PG_hugetlb among the folio's flags: a bit above 6.18's PG_* bits (which

@@ -96,28 +96,6 @@ _Static_assert(sizeof(struct page) == 32, "struct page is 32 bytes");
 _Static_assert(offsetof(struct page, buddy_list) % 16 == MEMDESC_BUDDY_ALIAS &&
 	       sizeof(struct page) % 16 == 0, "buddy_list.next reads as tag 8");
 
-static inline void memdesc_page_set(struct page *page, memdesc_t m)
-{
-	page->memdesc = m;
-	if (memdesc_is_folio(m)) {
-		page->_mapcount = -1;
-		return;
-	}
-	page->_refcount = 1;
-	if (memdesc_kind(m) == PK_RESERVED)
-		page->flags |= 1UL << KPG_reserved;
-}
-
-static inline unsigned long memdesc_page_flags(const struct page *page)
-{
-	return page->flags;
-}
-
-static inline int memdesc_page_refcount(const struct page *page)
-{
-	return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED);
-}
-
 static inline int memdesc_page_buddy_order(const struct page *page)
 {
 	return (int)page->buddy_order - 1;
@@ -135,6 +113,7 @@ static inline void memdesc_page_clear_buddy(struct page *page)
 
 #include "free_list.h"
 
+#define MEMDESC_PAGE_WORDS	/* flags, _mapcount, _refcount stay in struct page */
 #include "memdesc_api.h"
 
 #endif /* MDB_PAGE32_H */

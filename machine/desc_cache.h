@@ -156,8 +156,8 @@ int desc_cache_kind_from_name(const char *name);
  * Which memdesc caches are SLAB_TYPESAFE_BY_RCU (--desc-rcu):
  * all: every one, as the plan makes them (kernelnewbies.org/MatthewWilcox/
  *	Memdescs/Path: a memdesc is found from the memmap without a reference,
- *	so every type's cache is TYPESAFE_BY_RCU, not only the folio's, as
- *	issue 30's review of the page reads it): the folio caches as
+ *	so every type's cache is TYPESAFE_BY_RCU, not only the folio's: a
+ *	reader may land on any type's freed object): the folio caches as
  *	--desc-cache says, the others (slab, ptdesc, zpdesc, bump) with the
  *	free pointer after the object, since the plan names no field of theirs
  *	that a lockless reader may find overwritten (64 -> 80 bytes, 48 -> 64);

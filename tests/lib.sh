@@ -5,8 +5,9 @@
 # test that needs more done on exit sets its own trap, removing $tmp too);
 # $here is the test's folder and $top the clone's, wherever it lives.  Then
 # the helpers: skip, for every test; first_layout and short_run for the
-# mdbench tests (they need $mdbench set); refused and done_checks for the
-# tests of scripts/ ($fix: their fixtures, $fake: fake_mdbench.py).
+# mdbench tests (they need $mdbench set); guest_root, guest_init_head and
+# guest_pack for the tests that boot a qemu guest; refused and done_checks
+# for the tests of scripts/ ($fix: their fixtures, $fake: fake_mdbench.py).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${here%/tests/*}
@@ -39,6 +40,35 @@ short_run() {
 		cat "$tmp/err"
 		exit 1
 	fi
+}
+
+# ---- qemu guests ----------------------------------------------------------
+
+# guest_root DIR BUSYBOX: an initramfs tree in DIR: the static BUSYBOX and
+# the folders its /init mounts on.
+guest_root() {
+	mkdir -p "$1/bin" "$1/proc" "$1/sys" "$1/dev" "$1/tmp" && cp "$2" "$1/bin/busybox"
+}
+
+# guest_init_head: the opening of a guest's /init, on stdout: busybox's
+# applets on PATH, /proc, /sys and /dev mounted, mark (a line "@@ WHAT ..."
+# on the console, which the host greps for) and "@@ begin" with the uptime.
+guest_init_head() {
+	cat <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mark() { echo "@@ $*"; }
+mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
+EOF
+}
+
+# guest_pack DIR CPIO: DIR as the initramfs CPIO (newc).
+guest_pack() {
+	(cd "$1" && find . | cpio -o -H newc --quiet) >"$2"
 }
 
 # ---- scripts/ -------------------------------------------------------------

@@ -1,9 +1,9 @@
 """What the reports say, apart from how they are drawn: comparisons of two
 benchmarks, each layout against the reference layout (the summary and the
 headline table), the footprint break-even sizes, the fidelity of the
-userspace reference to the live kernel, and the plan of figures that
-scripts/plot draws and tests/scripts/check_plots.py expects.  No matplotlib
-here; statistics from mdb_stats (scipy)."""
+userspace reference to the live kernel, and report.md's text apart from the
+figures (the figures, their plan and tables: scripts/lib/figures/).  No
+matplotlib here; statistics from mdb_stats (scipy)."""
 
 import math
 
@@ -828,133 +828,6 @@ def scalar(v):
 	return str(v)
 
 
-# -- the figures ----------------------------------------------------------------
-
-SIM_PLOTTED = ("sim_D1_misses", "sim_LL_misses")	# sim.json's fields, results/SCHEMA.md
-# A heat map of more cells is drawn in colour only, and as PNG alone: its
-# SVG would only wrap the same bitmap.
-ANNOTATE_CELLS = 600
-
-
-def _benches(dumps, pool):
-	for d in dumps:
-		yield from getattr(d, pool).values()
-
-
-def zero_counters(dumps):
-	"""Counters counted and 0 in every benchmark of every dump."""
-	seen, nonzero = set(), set()
-	for d in dumps:
-		avail = d.counters_available()
-		for b in d.native.values():
-			if not b.timed:
-				continue
-			for c in avail:
-				vals = b.values(c)
-				if vals:
-					seen.add(c)
-					if any(vals):
-						nonzero.add(c)
-	return [c for c in md.first_seen(c for d in dumps for c in d.counters_available())
-		if c in seen and c not in nonzero]
-
-
-class Figure:
-	"""One figure of the plan: basename, kind, args, the formats written,
-	and its group (a time figure's kernel class: its section)."""
-
-	__slots__ = ("name", "kind", "args", "exts", "group")
-
-	def __init__(self, name, kind, args, cells=0, group=None):
-		self.name, self.kind, self.args, self.group = name, kind, args, group
-		self.exts = ("png",) if cells > ANNOTATE_CELLS else ("png", "svg")
-
-
-# Per-benchmark fields that describe the benchmark's size, not what it
-# measured (results/SCHEMA.md): shown beside the times, not as counters.
-DESCRIPTIVE = (WORKING_SET, "ram_over_llc")
-
-
-def kernel_counters(dumps, native):
-	"""The kernels' own counters (mdb_counter(): results/SCHEMA.md's
-	kernel counters): numeric fields of timed benchmarks that no perf
-	counter, time or size field is, first-seen order."""
-	perf = {c for d in dumps for c in d.counters_available()}
-	skip = perf | set(md.TIME_METRICS) | set(DESCRIPTIVE)
-	return md.first_seen(m for b in native for m in b.metrics() if m not in skip)
-
-
-def sim_kernels(sim, metric, mix):
-	"""(kernels with the metric on this mix, those of them at 0 throughout)."""
-	have = md.first_seen(b.kernel for b in sim if (b.mix or "") == mix and b.has(metric))
-	zero = [k for k in have if not any(v for b in sim if b.kernel == k and (b.mix or "") == mix
-					   for v in b.values(metric))]
-	return [k for k in have if k not in zero], zero
-
-
-def plan(dumps):
-	"""The figures scripts/plot draws, as [Figure], in order: dependent
-	kernels and misses per op lead, throughput walks follow.
-
-	summary: each layout's ratio to the reference per kernel at the
-	headline sizes (one panel per dump) and the footprint; time (kernel):
-	ns/op per layout against RAM, a panel per mix, the dependent kernels'
-	first; sim (metric, mix, kernels, kernels at 0): one panel per kernel;
-	counter (counter): a heat map of its per-op value, kernels by layouts
-	and RAM; then the other kernels' time figures (sequential, mutating,
-	other); threads (kernel): ns/op against threads; kcounter (counter):
-	a kernel's own counter as a heat map; footprint: bars per mix and
-	layout; breakeven (mix): footprint against the small-folio descriptor
-	size.  Each is written as .png and .svg, but heat maps of more than
-	ANNOTATE_CELLS cells as .png alone."""
-	out = []
-	pairs = sum(len(reference_pairs(d)) for d in dumps)
-	if pairs:
-		out.append(Figure("summary", "summary", (), pairs))
-	native = [b for b in _benches(dumps, "native") if b.layout and b.timed and b.ram]
-	threads = {}
-	for b in native:
-		threads.setdefault(b.kernel, set()).add(b.threads)
-	kernels = sorted(threads, key=lambda k: class_rank(dumps, k))
-	lead = [k for k in kernels if class_rank(dumps, k) == 0]
-
-	def times(ks):
-		for k in ks:
-			c = class_rank(dumps, k)
-			out.append(Figure(f"time-{md.slug(k)}", "time", (k,),
-					  group=CLASS_ORDER[c] if c < len(CLASS_ORDER) else "other"))
-	times(lead)
-	sim = [b for b in _benches(dumps, "sim") if b.layout and b.timed and b.ram]
-	for metric in SIM_PLOTTED:
-		for mix in md.first_seen(b.mix or "" for b in sim):
-			ks, zero = sim_kernels(sim, metric, mix)
-			if ks or zero:
-				out.append(Figure(f"{metric}-{md.slug(mix or 'nomix')}", "sim",
-						  (metric, mix, ks, zero)))
-	zero = set(zero_counters(dumps))
-	for c in md.first_seen(c for d in dumps for c in d.counters_available()):
-		cells = sum(1 for b in native if b.has(c) or b.error)
-		if c not in zero and any(b.has(c) for b in native):
-			out.append(Figure(f"counter-{md.slug(c)}", "counter", (c,), cells))
-	times([k for k in kernels if k not in lead])
-	for k in kernels:
-		if len(threads[k]) > 1:
-			out.append(Figure(f"threads-{md.slug(k)}", "threads", (k,)))
-	for c in kernel_counters(dumps, native):
-		cells = sum(1 for b in native if b.has(c))
-		out.append(Figure(f"kcounter-{md.slug(c)}", "kcounter", (c,), cells))
-	if any(report_benches(d) for d in dumps):
-		out.append(Figure("footprint", "footprint", ()))
-	for mix in md.first_seen(be.mix for d in dumps for be in breakeven(d)):
-		out.append(Figure(f"breakeven-{md.slug(mix or 'nomix')}", "breakeven", (mix,)))
-	return out
-
-
-def expected_plots(dumps):
-	"""[(basename, formats)] of every plot scripts/plot writes for these dumps."""
-	return [(f.name, f.exts) for f in plan(dumps)]
-
-
 # -- the report's text, apart from the figures ---------------------------------
 
 class Doc:
@@ -980,9 +853,10 @@ class Doc:
 class Text(Doc):
 	"""The sections of report.md that go with no figure: the head, the
 	runs, their conditions, the counters, false sharing, fidelity to the
-	live kernel and the baselines' table.  scripts/plot's Plotter holds
-	one, writes the figures and the tables behind them through it, and
-	calls these sections in report.md's order."""
+	live kernel and the baselines' table.  The Plotter
+	(scripts/lib/figures/plotter.py) holds one, writes the figures and the
+	tables behind them through it, and calls these sections in report.md's
+	order."""
 
 	def head(self):
 		self.md("# memdesc-bench report\n")

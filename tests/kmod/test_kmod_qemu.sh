@@ -93,8 +93,7 @@ sh "$src/kmod/build.sh" "$kdir" "$tmp/mod" >"$tmp/build.log" 2>&1 || {
 grep -E 'warning:|error:' "$tmp/build.log" && fail "the module does not build warning-free"
 
 root=$tmp/root
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
-cp "$busybox" "$root/bin/busybox"
+guest_root "$root" "$busybox" || fail "cannot make the initramfs tree"
 cp "$bin" "$root/mdbench-kmod"
 cp "$tmp/mod/mdbench_kmod.ko" "$root/"
 
@@ -121,16 +120,8 @@ stty -F /dev/ttyS1 raw -echo; cat /tmp/dump/mdbench.json >/dev/ttyS1; mark dumps
 rc=\$?; sed 's/^/fixed| /' /tmp/fixed.out; mark fixed rc=\$rc
 echo 0 >/proc/sys/vm/nr_hugepages"
 fi
-cat >"$root/init" <<EOF
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+{ guest_init_head; cat <<EOF; } >"$root/init"
 hostname mdbguest	# names the kpageflags mix
-mark() { echo "@@ \$*"; }
-mark begin uptime=\$(cut -d' ' -f1 /proc/uptime)
 mark accel \$(dmesg | grep -o 'Hypervisor detected: .*' | head -n 1)
 /mdbench-kmod info 2>&1; mark absent rc=\$?
 sed 's/^/vmstat0| /' /proc/vmstat	# a workload for scripts/project: check_guest_vmstat.py
@@ -157,8 +148,7 @@ mark end uptime=\$(cut -d' ' -f1 /proc/uptime)
 reboot -f	# with -no-reboot qemu exits; poweroff would need ACPI
 EOF
 chmod 755 "$root/init" "$root/mdbench-kmod"
-(cd "$root" && find . | cpio -o -H newc --quiet) >"$tmp/initrd.cpio" ||
-	fail "cpio could not pack the initramfs"
+guest_pack "$root" "$tmp/initrd.cpio" || fail "cpio could not pack the initramfs"
 
 # --- guest -------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 """check_plots OUT_DIR [--dump DUMP]... [--expect NAME]...
 
 Checks what scripts/plot wrote into OUT_DIR: every plot the dumps call for
-(mdb_report.expected_plots: NAME.png and, but for the largest heat maps,
+(figures.expected_plots: NAME.png and, but for the largest heat maps,
 NAME.svg) and every --expect NAME exists; every PNG is one (signature, an IHDR chunk first with a valid CRC
 and non-zero size, IEND last); every SVG parses as XML with an <svg> root;
 report.md exists and links every PNG.  Prints each problem and exits 1, or
@@ -106,9 +106,9 @@ def main(argv):
 	a = p.parse_args(argv)
 	names = [(n, ("png", "svg")) for n in a.expect]
 	if a.dump:
+		import figures
 		import mdb_dump as md
-		import mdb_report as mr
-		names += mr.expected_plots(md.load_dumps(a.dump))
+		names += figures.expected_plots(md.load_dumps(a.dump))
 	if not names:
 		print("check_plots: nothing expected: give --dump or --expect", file=sys.stderr)
 		return 2

@@ -4,11 +4,13 @@ valid PNG or SVG, nothing on stderr, and report.md carrying the numbers the
 fixtures' chosen values imply (fixtures/make_fixtures.py): every ratio is
 t_layout / t_reference, every interval t ratio x (0.98/1.02)^+-1."""
 
+import json
 import os
 import shutil
 
 import check_plots as check
 from testlib import PY, Scratch, fixture, load, main, run, script, table_rows, TESTS
+from figures import FIGURES, figure, heatmap  # noqa: E402 (testlib puts scripts/lib first)
 
 NO_PMU = "unavailable: No such file or directory: no PMU here counts this event (a VM without a virtual PMU?)"
 TIMES = ["time-convert-pfn_to_page", "time-lookup-random", "time-lookup-seq", "time-folio-tail",
@@ -335,52 +337,41 @@ class CheckPlots(PlotCase):
 				 "root element is <html>, not <svg>")
 
 
-def load_plot():
-	"""scripts/plot as a module (it has no .py suffix), for its Plotter."""
-	import importlib.machinery
-	import importlib.util
-	loader = importlib.machinery.SourceFileLoader("mdb_plot", script("plot"))
-	spec = importlib.util.spec_from_loader("mdb_plot", loader)
-	mod = importlib.util.module_from_spec(spec)
-	loader.exec_module(mod)
-	return mod
-
-
 class Figures(PlotCase):
 	"""Figures drawn by the Plotter itself, kept instead of saved, to look
 	at what they hold."""
 
 	def plotter(self, *dumps):
 		import mdb_dump as md
-		mod = load_plot()
-		p = mod.Plotter(md.load_dumps([fixture(x) for x in dumps]), self.tmp, 0.01)
+		from figures.plotter import Plotter
+		p = Plotter(md.load_dumps([fixture(x) for x in dumps]), self.tmp, 0.01)
 		self.figs = {}
 
 		def keep(fig, name, title):
 			self.figs[name] = fig
 		p.save = keep
-		return mod, p
+		return p
 
 	def test_doubtful_cells_grey_at_any_size(self):
 		"""A cell whose interval holds 1 is hatched grey, whether or not
 		the map is small enough to carry text."""
-		mod, p = self.plotter("scale")
+		p = self.plotter("scale")
 		rows = [("k", "", (), 1)] * 1
-		for n in (4, mod.ANNOTATE_CELLS + 100):
+		for n in (4, figure.ANNOTATE_CELLS + 100):
 			cols = [(f"l{i}", 1) for i in range(n)]
 			cells = {(rows[0], c): (1.0, "1.000", i % 2 == 0) for i, c in enumerate(cols)}
-			fig = p.heatmaps([("t", rows, cols, cells)], "what")
+			fig = heatmap.heatmaps(p, [("t", rows, cols, cells)], "what")
 			ax = fig.axes[0]
 			self.assertEqual(len(ax.patches), (n + 1) // 2)
 			self.assertTrue(all(x.get_hatch() == "///" for x in ax.patches))
 
 	def test_summary_has_a_footprint_panel(self):
-		mod, p = self.plotter("scale")
-		p.summary("summary")
+		p = self.plotter("scale")
+		FIGURES["summary"].draw(p, "summary")
 		fig = self.figs["summary"]
 		titles = [ax.get_title() for ax in fig.axes]
-		self.assertIn("labbox-s (Fixture CPU S @ 2.00GHz): footprint (memmap + descriptors)",
-			      titles)
+		# the CPU's name trimmed in a figure (report.md's runs table has it whole)
+		self.assertIn("labbox-s (Fixture S): footprint (memmap + descriptors)", titles)
 		bars = next(ax for ax in fig.axes if "footprint" in ax.get_title()).patches
 		self.assertEqual(sorted(round(b.get_height(), 3) for b in bars), [8.0, 14.0, 16.0])
 		# the heat map: the headline sizes only (1GiB and 4GiB of 256MiB..4GiB)
@@ -392,8 +383,8 @@ class Figures(PlotCase):
 		self.assertEqual(len(heat.patches), 12)
 
 	def test_time_axes(self):
-		mod, p = self.plotter("scale")
-		p.time_figure("t", "lookup/random-cold")
+		p = self.plotter("scale")
+		FIGURES["time"].draw(p, "t", "lookup/random-cold")
 		ax = self.figs["t"].axes[0]
 		# the kernel's unit, in microseconds where the times are large
 		self.assertEqual(ax.get_ylabel(), "\u00b5s per lookup\n(median; bar: Q1..Q3; dots: min, max)")
@@ -414,22 +405,48 @@ class Figures(PlotCase):
 		# quartile bars, min and max as faint dots
 		self.assertEqual(len(ax.collections), 2)
 		self.assertEqual(ax.collections[1].get_alpha(), 0.35)
-		p.time_figure("r", "lookup/random")
+		FIGURES["time"].draw(p, "r", "lookup/random")
 		ax = self.figs["r"].axes[0]
 		self.assertEqual(ax.get_ylabel().split("\n")[0], "ns per lookup")
 		self.assertIn("baseline/latency @ page64 memmap", [l.get_label() for l in ax.get_lines()])
 
 	def test_baseline_only_where_it_bounds(self):
-		mod, p = self.plotter("scale")
-		p.time_figure("t", "folio/getput-neighbours")
+		p = self.plotter("scale")
+		FIGURES["time"].draw(p, "t", "folio/getput-neighbours")
 		labels = [l.get_label() for l in self.figs["t"].axes[0].get_lines()]
 		self.assertFalse([x for x in labels if x.startswith("baseline")], labels)
 		self.assertIn("baseline/latency left off for page64, page32, memdesc8 on mix desktop: "
 			      "above folio/getput-neighbours's time, it bounds nothing here.\n", p.text.report)
 
+	def test_sim_at_one_size_is_a_dot_plot(self):
+		"""A simulation at one RAM size: a dot per layout, the layouts on
+		the x axis, not lines of one point on a RAM axis."""
+		d = self.write_dump(load(fixture("sim", "mdbench.json")), "one-size", same_run=True)
+		doc = load(fixture("sim", "sim.json"))
+		doc["benchmarks"] = [b for b in doc["benchmarks"] if b["ram_bytes"] == 1 << 30]
+		with open(os.path.join(d, "sim.json"), "w") as f:
+			json.dump(doc, f)
+		import mdb_dump as md
+		from figures.plotter import Plotter
+		p = Plotter(md.load_dumps([d]), self.tmp, 0.01)
+		figs = {}
+		p.save = lambda fig, name, title: figs.setdefault(name, fig)
+		FIGURES["sim"].draw(p, "s", "sim_D1_misses", "desktop", ["lookup/seq", "lookup/random"])
+		ax = figs["s"].axes[0]
+		self.assertEqual([t.get_text() for t in ax.get_xticklabels()],
+				 ["page64", "page32", "memdesc8"])
+		self.assertEqual(ax.get_xlabel(), "layout, modelled RAM 1GiB")
+		dots = {l.get_label(): l for l in ax.get_lines()}
+		self.assertEqual(sorted(dots), ["memdesc8", "page32", "page64"])
+		for i, name in enumerate(["page64", "page32", "memdesc8"]):
+			self.assertEqual(dots[name].get_linestyle(), "None")
+			self.assertEqual(list(dots[name].get_xdata()), [i])
+		# lookup/seq's model at the layout's dot
+		self.assertEqual(len(ax.collections), 3)
+
 	def test_titles_do_not_overlap(self):
-		mod, p = self.plotter("sim")
-		p.sim_figure("s", "sim_D1_misses", "desktop", ["lookup/seq", "lookup/random"])
+		p = self.plotter("sim")
+		FIGURES["sim"].draw(p, "s", "sim_D1_misses", "desktop", ["lookup/seq", "lookup/random"])
 		fig = self.figs["s"]
 		fig.canvas.draw()
 		r = fig.canvas.get_renderer()
@@ -449,7 +466,7 @@ class PlotScale(PlotCase):
 		self.assertIn("Headline: modelled RAM at or above the headline size 1GiB (32x the "
 			      "last-level cache of 32MiB): 1GiB, 4GiB.  Conditions: `memmap_pages` 2m; `desc_age` "
 			      "aged; `desc_cache` slub; `slab_freelist_random` true; `hvo.modes` off.", text)
-		head = text[:text.index("### Every size")]
+		head = text[:text.index("## Runs")]
 		rows = table_rows(head, 7)
 		self.assertEqual(rows[0], ["kernel", "RAM", "layout", "n ref/layout", "ratio",
 					   "interval", "verdict"])
@@ -472,10 +489,25 @@ class PlotScale(PlotCase):
 		self.assertEqual(heads, [
 			"## Summary: each layout against page64", "## Runs",
 			"## Conditions the runs obtained", "## Counters", "## Noisy benchmarks",
+			"## Set-up parameters",
 			"## Time per op: dependent kernels", "## Simulated misses per op (callgrind)",
 			"## Time per op: sequential kernels",
 			"## Time per op: mutating kernels", "## Time per op against threads",
-			"## The kernels' own counters", "## Footprint"])
+			"## The kernels' own counters", "## Footprint", "## Appendix"])
+		# the tables behind the figures are the appendix's, in the figures' order
+		main, appendix = text.split("\n## Appendix\n")
+		self.assertNotIn("### Numbers:", main)
+		self.assertEqual([l for l in appendix.splitlines() if l.startswith("### ")], [
+			"### Numbers: every size, each layout against the reference",
+			"### Numbers: lookup/random: ns/op", "### Numbers: lookup/random-cold: ns/op",
+			"### Numbers: folio/getput-neighbours: ns/op",
+			"### Numbers: sim_D1_misses per op, mix desktop (model_D1_misses as x)",
+			"### Numbers: sim_LL_misses per op, mix desktop",
+			"### Numbers: lookup/seq: ns/op", "### Numbers: alloc/order0-zero: ns/op",
+			"### Numbers: folio/getput-neighbours: ns/op against threads",
+			"### Numbers: sharing_pairs", "### Numbers: metadata_share",
+			"### Numbers: footprint per GiB of RAM"])
+		self.assertNotIn("| variant | RAM | RAM/LLC |", main)
 		self.assert_files(["summary", "time-lookup-random", "time-lookup-random-cold",
 				   "time-folio-getput-neighbours", "sim_D1_misses-desktop",
 				   "sim_LL_misses-desktop", "time-lookup-seq", "time-alloc-order0-zero",
@@ -500,6 +532,15 @@ class PlotScale(PlotCase):
 			      "at: page64 2GiB, page32 4GiB, memdesc8 no size run (below it throughout).",
 			      text)
 		self.assertNotIn("working_set_bytes per op", text)	# a size, not a counter
+
+	def test_setup_parameters_a_table(self):
+		"""batch is what alloc/order0-zero chose, not what it measured: a
+		table of its values, no kcounter figure (test_report_order_and_sections)."""
+		text = self.plot(fixture("scale"))
+		part = text[text.index("## Set-up parameters"):text.index("## Time per op")]
+		self.assertEqual(table_rows(part), [
+			["parameter", "kernel", "variant", "page64", "page32", "memdesc8"],
+			["batch", "alloc/order0-zero", "-", "16", "16", "16"]])
 
 	def test_conditions_summarised(self):
 		text = self.plot(fixture("scale"))
@@ -526,8 +567,9 @@ class PlotScale(PlotCase):
 		self.assertIn("### sim_LL_misses per op, mix desktop\n", part)
 		self.assertNotIn("model_LL_misses", text)
 		self.assertIn("lookup/random-cold: sim_LL_misses is 0 at every size and layout: no panel "
-			      "(in the table below).", part)
-		self.assert_rows(part, [["lookup/random-cold", "-", "4GiB", "0", "0", "0"]])
+			      "(in the appendix's table).", part)
+		self.assert_rows(text[text.index("## Appendix"):],
+				 [["lookup/random-cold", "-", "4GiB", "0", "0", "0"]])
 
 
 def md_first_seen(items):
