@@ -106,6 +106,30 @@ class RunJob(Scratch):
 			      argvs[5])
 		self.assertEqual(len(argvs), 6)
 
+	def test_the_settle_command_runs_as_printed(self):
+		"""At a margin of 0.1% a headline row is left undecided: the command
+		printed for it runs from the clone's root as it stands, its filter
+		and margin kept, and writes the settle run beside this one."""
+		rc, out, err = self.job("--margin=0.001")
+		self.assertEqual(rc, 1, err)
+		line = out.splitlines()[-2]
+		self.assertRegex(line, r"^1 rows undecided: `.*` settles them \(~1 min\), run from ")
+		cmd = line.split("`")[1]
+		stamp = os.readlink(os.path.join(self.results, "latest"))
+		settle = os.path.join(self.results, stamp + "-settle")
+		self.assertTrue(cmd.startswith("tests/scripts/fake_mdbench.py --profile=quick --rounds=10 "
+					       "'--benchmark_filter=^(scan/compaction/page64/mix:desktop/"
+					       "ram:4GiB|"), cmd)
+		self.assertTrue(cmd.endswith(f" && scripts/plot {settle} --headline --margin=0.001"), cmd)
+		rc, _, err = run(["sh", "-c", cmd], cwd=rn.TOP,
+				 env=dict(os.environ, FAKE_MDBENCH_LOG=self.log))
+		self.assertEqual(rc, 0, err)
+		with open(os.path.join(settle, "mdbench.json")) as f:
+			names = {b["run_name"] for b in json.load(f)["benchmarks"]}
+		self.assertEqual(names, {f"scan/compaction/{l}/mix:desktop/ram:4GiB"
+					 for l in ("page64", "page32", "memdesc8")})
+		self.assertTrue(os.path.exists(os.path.join(settle, "report.md")))
+
 	def test_verbose_shows_the_log(self):
 		"""-v: Google Benchmark's line per result on the console as well."""
 		rc, out, err = self.job("-v", "--rounds=1")
