@@ -65,7 +65,7 @@ enum mdb_round_est {
 };
 
 #define MDB_ROUND_REPS		10
-#define MDB_ROUND_VALUE		MDB_EST_MEDIAN
+#define MDB_ROUND_VALUE		MDB_EST_TRIM20
 
 /* "min", "median", "trim20", "mean": the names the dump and mdb_stats use. */
 extern const char *const mdb_round_est_names[MDB_NR_EST];

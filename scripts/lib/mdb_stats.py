@@ -59,7 +59,7 @@ DECIDED = TIME_WORDS + VALUE_WORDS
 _K_CACHE = {}
 # rounds.h's enum mdb_round_est, in its order, and MDB_ROUND_VALUE.
 ROUND_ESTIMATORS = ("min", "median", "trim20", "mean")
-ROUND_VALUE = "median"
+ROUND_VALUE = "trim20"
 _P_CACHE = {}
 
 

@@ -34,5 +34,14 @@ for v, line in zip(cases, lines):
 if len(set(mdb_stats.round_value(cases[2], e) for e in mdb_stats.ROUND_ESTIMATORS)) != 4:
 	print("the estimators agree on the spiked sample: the cases test too little")
 	bad += 1
+# One estimator in force on both sides: rounds.h's MDB_ROUND_VALUE is ROUND_VALUE.
+import os, re  # noqa: E402
+h = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "mdbench", "rounds.h")).read()
+enum = re.findall(r"^\s*MDB_EST_(\w+),", h, re.M)
+chosen = re.search(r"#define MDB_ROUND_VALUE\s+MDB_EST_(\w+)", h).group(1)
+if [e.lower() for e in enum] != list(mdb_stats.ROUND_ESTIMATORS) or \
+		chosen.lower() != mdb_stats.ROUND_VALUE:
+	print(f"rounds.h: {enum}, {chosen}; mdb_stats: {mdb_stats.ROUND_ESTIMATORS}, {mdb_stats.ROUND_VALUE}")
+	bad += 1
 print(f"test_round_value: {len(cases) - bad} of {len(cases)} agree")
 sys.exit(1 if bad else 0)
