@@ -106,6 +106,22 @@ class CompareDumps(CompareCase):
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
 				 ["2.000", "-", "0.0286", "too few runs (5 needed): slower in 16 of 16 pairs"])
 
+	def test_what_stands_behind_a_round(self):
+		"""context round_value: one note per side where the sides differ."""
+		docs = []
+		for reps in (10, 1):
+			doc = load(fixture("one", "mdbench.json"))
+			doc["context"]["memdesc_bench"]["round_value"] = {
+				"estimator": "trim20" if reps > 1 else "one run", "reps": reps,
+				"min_time": 0.05 / reps, "applies": "..."}
+			docs.append(self.write_dump(doc, f"reps{reps}"))
+		text = self.compare(*docs, "--metric", "real_time")
+		self.assertIn("\nA: each round: the trim20 of 10 short runs of 0.005 s at least (one run "
+			      "for a kernel that changes its memmap); B: each round: one Google Benchmark "
+			      "run of each benchmark.\n", text)
+		text = self.compare(docs[0], "--layouts", "page64", "memdesc8", "--metric", "real_time")
+		self.assertIn("\neach round: the trim20 of 10 short runs", text)
+
 	def test_alpha(self):
 		"""At 0.05 the interval is the 3rd to 23rd of the 25 pairwise ratios."""
 		rows = self.rows(self.compare(*self.runs("one"), "--", *self.runs("two"), "--alpha",
