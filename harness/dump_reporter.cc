@@ -125,6 +125,85 @@ const std::vector<benchmark::BenchmarkReporter::Run> &as_gb19(
 }
 #endif
 
+typedef benchmark::BenchmarkReporter::Run gb_run;
+
+/* value() of f(r) over the runs reps. */
+template <typename F>
+double reduce(const std::vector<gb_run> &reps, double (*value)(const double *, size_t), F f)
+{
+	std::vector<double> v;
+
+	for (const gb_run &r : reps)
+		v.push_back(f(r));
+	return value(v.data(), v.size());
+}
+
+double counter_of(const gb_run &r, const std::string &name)
+{
+	auto it = r.counters.find(name);
+
+	return it == r.counters.end() ? NAN : it->second.value;
+}
+
+double min_of(const double *v, size_t n)
+{
+	return *std::min_element(v, v + n);
+}
+
+/*
+ * One round from its repetitions (mdb_set_round()): the first's identity,
+ * each time per iteration and each counter the round's value of the
+ * repetitions' (they ran one iteration count); a failed repetition stands
+ * for the round.  Times are reduced per iteration and rates as their
+ * inverse: every estimator of rounds.h commutes with scaling, so real_time
+ * is the estimate of the repetitions' real_time and items_per_second goes
+ * with cpu_time.
+ */
+gb_run round_of(const std::vector<gb_run> &reps, double (*value)(const double *, size_t))
+{
+	gb_run out = reps[0];
+
+	for (const gb_run &r : reps)
+		if (run_failed(r))
+			out = r;
+	out.repetitions = 1;
+	out.repetition_index = 0;
+	/* The instance's own name: what MinTime() and Repetitions() appended is ours. */
+	out.run_name.min_time.clear();
+	out.run_name.repetitions.clear();
+	if (run_failed(out) || !out.iterations)
+		return out;
+	out.real_accumulated_time = (double)out.iterations * reduce(reps, value, [](const gb_run &r) {
+		return r.real_accumulated_time / (double)r.iterations; });
+	out.cpu_accumulated_time = (double)out.iterations * reduce(reps, value, [](const gb_run &r) {
+		return r.cpu_accumulated_time / (double)r.iterations; });
+	for (auto &c : out.counters) {
+		const std::string &name = c.first;
+		/* A rate is per second: reduced as seconds per unit, it goes with the times. */
+		bool rate = (c.second.flags & benchmark::Counter::kIsRate) &&
+			    reduce(reps, min_of, [&name](const gb_run &r) { return counter_of(r, name); }) > 0;
+
+		c.second.value = reduce(reps, value, [&name, rate](const gb_run &r) {
+			return rate ? 1 / counter_of(r, name) : counter_of(r, name); });
+		if (rate)
+			c.second.value = 1 / c.second.value;
+	}
+	return out;
+}
+
+/* round_rep of an entry: the repetitions' times as the dump gives them. */
+json_t *round_rep_json(const std::vector<gb_run> &reps)
+{
+	json_t *o = json_pack("{s:I, s:[], s:[]}", "reps", (json_int_t)reps.size(), "real_time",
+			      "cpu_time");
+
+	for (const gb_run &r : reps) {
+		json_array_append_new(json_object_get(o, "real_time"), json_real(r.GetAdjustedRealTime()));
+		json_array_append_new(json_object_get(o, "cpu_time"), json_real(r.GetAdjustedCPUTime()));
+	}
+	return o;
+}
+
 /* Fields of an entry that say which it is, not what it measured: no median of them. */
 bool identity_field(const char *key)
 {
@@ -190,6 +269,7 @@ void add_medians(json_t *benchmarks)
 		json_object_set_new(agg, "repetitions", json_integer((json_int_t)r.size()));
 		json_object_set_new(agg, "iterations", json_integer((json_int_t)r.size()));
 		json_object_del(agg, "repetition_index");
+		json_object_del(agg, "round_rep");	/* one round's runs, not the median's */
 		json_object_foreach(agg, key, v) {
 			std::vector<double> vals;
 
@@ -263,9 +343,19 @@ public:
 
 	void ReportRuns(const std::vector<Run> &gb_runs) override
 	{
-		const std::vector<Run> &runs = as_gb19(gb_runs);
+		const std::vector<Run> &all = as_gb19(gb_runs);
+		bool rounds = rep_->round_value && !all.empty() && all[0].repetitions > 1;
+		std::vector<Run> runs;
 		struct mdb_err err;
-		json_t *entries = gb_runs_json(runs, &err);
+		json_t *entries;
+
+		/* Our repetitions are a round: Google Benchmark's aggregates of them are not. */
+		if (rounds && all[0].run_type == Run::RT_Aggregate)
+			return;
+		runs = rounds ? std::vector<Run>{ round_of(all, rep_->round_value) } : all;
+		entries = gb_runs_json(runs, &err);
+		if (entries && rounds)
+			json_object_set_new(json_array_get(entries, 0), "round_rep", round_rep_json(all));
 
 		if (entries && rep_->annotate) {
 			size_t i;

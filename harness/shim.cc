@@ -94,6 +94,8 @@ struct mdb_state {
 };
 
 static struct mdb_counters *g_counters;
+static unsigned int g_round_reps = 1;	/* mdb_set_round() */
+static double g_round_min_time;
 static pthread_t g_counters_thread;	/* the thread that opened them, the only one they count */
 
 /* ------------------------------------------------------------------ */
@@ -621,17 +623,31 @@ extern "C" int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err)
 	return 0;
 }
 
+extern "C" void mdb_set_round(unsigned int reps, double min_time)
+{
+	g_round_reps = reps;
+	g_round_min_time = min_time;
+}
+
+/* The round mdb_set_round() asked for, on b. */
+static benchmark::internal::Benchmark *as_round(benchmark::internal::Benchmark *b)
+{
+	if (g_round_reps > 1 && g_round_min_time > 0)
+		b->Repetitions((int)g_round_reps)->MinTime(g_round_min_time);
+	return b;
+}
+
 extern "C" void mdb_register(const char *name, mdb_bench_fn fn, void *arg)
 {
-	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, false); })
-		->Unit(benchmark::kNanosecond);
+	as_round(benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, false); })
+		->Unit(benchmark::kNanosecond));
 }
 
 extern "C" void mdb_register_manual_time(const char *name, mdb_bench_fn fn, void *arg)
 {
-	benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, true); })
+	as_round(benchmark::RegisterBenchmark(name, [fn, arg](benchmark::State &s) { run_gb(s, fn, arg, true); })
 		->UseManualTime()
-		->Unit(benchmark::kNanosecond);
+		->Unit(benchmark::kNanosecond));
 }
 
 extern "C" void mdb_register_threads(const char *name, mdb_bench_fn fn, void *arg,
@@ -649,9 +665,9 @@ extern "C" void mdb_register_threads(const char *name, mdb_bench_fn fn, void *ar
 	pthread_barrier_init(&ctl->start, nullptr, t->nr);
 	pthread_barrier_init(&ctl->end, nullptr, t->nr);
 	thread_ctls.emplace_back(ctl);
-	auto *b = benchmark::RegisterBenchmark(name, [ctl](benchmark::State &s) { run_gb_threads(s, ctl); })
+	auto *b = as_round(benchmark::RegisterBenchmark(name, [ctl](benchmark::State &s) { run_gb_threads(s, ctl); })
 		->Threads((int)t->nr)
-		->Unit(benchmark::kNanosecond);
+		->Unit(benchmark::kNanosecond));
 	if (t->manual_time)
 		b->UseManualTime();
 }

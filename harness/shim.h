@@ -79,6 +79,14 @@ struct mdb_thread_run {
 /* t is copied.  Runs in registration order with the others. */
 void mdb_register_threads(const char *name, mdb_bench_fn fn, void *arg,
 			  const struct mdb_thread_run *t);
+/*
+ * The benchmarks registered from now on run reps repetitions of at least
+ * min_time seconds each (Google Benchmark's Repetitions() and MinTime(): one
+ * iteration count, found by the first): a round of reps short runs, which
+ * mdb_benchmark_run() reduces to one entry with rep->round_value.  reps <= 1:
+ * one run, as --benchmark_repetitions and --benchmark_min_time say.
+ */
+void mdb_set_round(unsigned int reps, double min_time);
 /* Counters read around every timed loop from now on; NULL for none. */
 void mdb_use_counters(struct mdb_counters *set);
 /* A key: value in Google Benchmark's own context (its --benchmark_out files too). */
@@ -106,6 +114,15 @@ struct mdb_report {
 	 * the run ends.  elapsed: seconds since the first pass began.
 	 */
 	unsigned long (*next_pass)(void *arg, double elapsed, double *est);
+	/*
+	 * A round's value from its repetitions' (mdb_set_round()), NULL when
+	 * no benchmark has more than one of ours: the repetitions of a
+	 * benchmark are reported as one entry, the first's with each time
+	 * and counter replaced by this of the repetitions' values, and
+	 * round_rep: {reps, real_time[], cpu_time[]}; Google Benchmark's
+	 * aggregates of them are not kept.
+	 */
+	double (*round_value)(const double *v, size_t n);
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "grow.h"
 #include "jsonio.h"
 #include "mdbench.h"
+#include "rounds.h"
 #include "shim.h"
 #include "units.h"
 
@@ -558,6 +559,18 @@ static json_t *hvo_json(const struct mdb_run *run)
 			 "max_map_count", (json_int_t)hvo_max_map_count());
 }
 
+/* What a timed round's value is (rounds.h): its short runs and their estimator. */
+static json_t *round_value_json(const struct mdb_run *run)
+{
+	unsigned int reps = run->min_time > 0 ? run->round_reps : 1;
+
+	return json_pack("{s:s, s:i, s:f, s:s}",
+			 "estimator", reps > 1 ? mdb_round_est_names[MDB_ROUND_VALUE] : "one run",
+			 "reps", (int)reps, "min_time", run->min_time / reps,
+			 "applies", "every timed kernel that reuses its group's memmap; one run for "
+				    "a kernel that changes its memmap (a build each run) and a report");
+}
+
 /* --rounds=auto: the rule, and per group the rounds it took and why it stopped. */
 static json_t *rounds_auto_json(const struct mdb_run *run)
 {
@@ -574,7 +587,7 @@ static json_t *rounds_auto_json(const struct mdb_run *run)
 			"rounds", (int)grp->rounds, "undecided", (int)grp->undecided,
 			"stopped", grp->stopped ? json_string(grp->stopped) : json_null()));
 	}
-	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:s, s:I, s:o, s:o}",
+	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:s, s:I, s:o, s:o, s:o}",
 			 "statistic", "Hodges-Lehmann ratio of a layout's times to the reference "
 				      "layout's, its interval by inverting the two-sided Mann-Whitney "
 				      "U test (the reports' verdict(), scripts/lib/mdb_stats.py)",
@@ -587,7 +600,7 @@ static json_t *rounds_auto_json(const struct mdb_run *run)
 				  "budget; each round's layouts in a random order seeded by seed",
 			 "seed", (json_int_t)run->cond.opts.seed,
 			 "time_budget", run->time_budget > 0 ? json_real(run->time_budget) : json_null(),
-			 "groups", groups);
+			 "groups", groups, "round_value", round_value_json(run));
 }
 
 /* A build's known difference (bench/kernel.h: -DMDB_KNOWN_EXTRA), or null. */
@@ -866,6 +879,7 @@ json_t *mdb_context(const struct mdb_run *run, bool complete)
 	json_object_set_new(o, "nr_selected", json_integer((json_int_t)run->nr_selected));
 	json_object_set_new(o, "rounds", json_integer(run->rounds));
 	json_object_set_new(o, "rounds_auto", rounds_auto_json(run));
+	json_object_set_new(o, "round_value", round_value_json(run));
 	json_object_set_new(o, "known_extra", known_extra_json());
 	/* The reference layout's placebo twin at the headline size (twin_headline). */
 	json_object_set_new(o, "twin", run->twin_headline && run->machine.headline_ram ?

@@ -19,6 +19,7 @@
 #include "interrupt.h"
 #include "mdbench.h"
 #include "meminfo.h"
+#include "rounds.h"
 #include "shim.h"
 #include "units.h"
 
@@ -34,12 +35,13 @@ struct options {
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *desc_rcu, *slub;
 	const char *large_desc;
-	const char *compaction, *slab_cpus;
+	const char *compaction, *slab_cpus, *round_reps;
 	const char *base_page;
 	const char *llc;
 	const char *min_time;		/* --benchmark_min_time's value */
 	bool simulate, force;
 	bool gb_out, gb_list_tests;	/* --benchmark_out, --benchmark_list_tests=true */
+	bool gb_repetitions;		/* --benchmark_repetitions */
 };
 
 /*
@@ -218,10 +220,14 @@ static const struct opt_spec opt_table[] = {
 	OPT_STRING("--seed", seed, "N", "placement of the mix and the descriptor churn (default 1)"),
 	OPT_STRING("--rounds", rounds, "N|auto",
 		   "run every benchmark N times, round after round (default 1;\n"
-		   "a report kernel once); auto: 3 rounds, then more of each\n"
-		   "group (all layouts of a kernel/mix/RAM/threads) until the\n"
-		   "99% sign-test interval of every layout's ratio to the\n"
-		   "reference spans <= 10% of it, 30 rounds, or the time budget"),
+		   "a report kernel once); auto: 5 rounds at the headline size,\n"
+		   "then more of each group (all layouts of a kernel/mix/RAM/\n"
+		   "threads) until every layout's 99% interval against the\n"
+		   "reference is decided, 30 rounds, or the time budget"),
+	OPT_STRING("--round-reps", round_reps, "K",
+		   "a timed round is K short runs (min time / K each) reduced\n"
+		   "to one value (rounds.h; default 10, 1: one run; a kernel\n"
+		   "that rebuilds its memmap each run: 1)"),
 	OPT_STRING("--time-budget", time_budget, "SECONDS",
 		   "--rounds=auto: no extra round that would end past it; the\n"
 		   "headline size's groups are offered it first"),
@@ -443,6 +449,8 @@ static void parse_args(int argc, char **argv, struct options *o, char **gb_argv,
 				o->min_time = arg + 21;
 			if (same_gb_flag(arg, "--benchmark_out"))
 				o->gb_out = true;
+			if (same_gb_flag(arg, "--benchmark_repetitions"))
+				o->gb_repetitions = true;
 			if (same_gb_flag(arg, "--benchmark_list_tests"))
 				o->gb_list_tests = gb_true(arg);
 		} else {
@@ -861,6 +869,15 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		run->time_budget = (double)parse_number("--time-budget", o->time_budget, 7 * 24 * 3600);
 		if (!run->time_budget)
 			mdb_dief("--time-budget=0: at least 1 second");
+	}
+	/* Google Benchmark's repetitions, when asked for, are the user's own. */
+	run->round_reps = o->gb_repetitions || o->simulate || o->fixed_ops ? 1 : MDB_ROUND_REPS;
+	if (o->round_reps) {
+		run->round_reps = (unsigned int)parse_number("--round-reps", o->round_reps, 100);
+		if (!run->round_reps)
+			mdb_dief("--round-reps=0: at least 1");
+		if (run->round_reps > 1 && o->gb_repetitions)
+			mdb_dief("--round-reps with --benchmark_repetitions: a round is one or the other");
 	}
 	if (run->rounds_auto && (o->simulate || o->fixed_ops))
 		mdb_dief("--rounds=auto: only for a timed run (not --simulate or --fixed-ops)");

@@ -126,6 +126,7 @@ struct mdb_run {
 	unsigned int rounds;		/* --rounds: each instance this many times, round-major */
 	bool rounds_auto;		/* --rounds=auto: rounds is the minimum */
 	double time_budget;		/* --time-budget in seconds; 0: none */
+	unsigned int round_reps;	/* --round-reps: short runs a timed round is made of (rounds.h) */
 	struct mdb_group *groups;	/* --rounds=auto's, once it ran */
 	size_t nr_groups;
 	uint64_t fixed_ops;		/* --fixed-ops, checked with the other options; 0: not given */

@@ -216,9 +216,24 @@ static struct samples {
 static double auto_est;			/* estimates of everything registered so far */
 static uint64_t auto_rng;		/* the layouts' order in a round (seeded by --seed) */
 
+/*
+ * The short runs one round of in is made of (rounds.h): one where each run
+ * builds a memmap of its own (a kernel that changes it: K builds would
+ * cost K times the set-up) or where the values are exact (a report).
+ */
+static unsigned int round_reps(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	if (in->kernel->class == MDB_REPORT || (in->kernel->flags & MDB_K_MUTATES) || !run->min_time)
+		return 1;
+	return run->round_reps;
+}
+
 static void register_instance(const struct mdb_run *run, const struct mdb_instance *in)
 {
 	char name[MDB_NAME_LEN];
+	unsigned int reps = round_reps(run, in);
+
+	mdb_set_round(reps, run->min_time / reps);
 
 	if (in->real) {	/* timed by the module itself */
 		mdb_register_manual_time(in->name, mdb_real_bench, (void *)in);
@@ -624,6 +639,7 @@ int mdb_run_native(struct mdb_run *run)
 		.annotate = annotate,
 		.est_seconds = est_seconds,
 		.next_pass = run->rounds_auto ? auto_next_pass : NULL,
+		.round_value = run->round_reps > 1 ? mdb_round_value : NULL,
 	};
 	struct mdb_err err;
 	unsigned int r;

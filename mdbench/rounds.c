@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rounds.c - the Hodges-Lehmann interval of the inverted Mann-Whitney test
- * (see rounds.h), as mdb_stats computes it with scipy.
+ * (see rounds.h), as mdb_stats computes it with scipy, and a round's value
+ * from its repetitions.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -150,4 +151,49 @@ unsigned int mdb_rounds_needed(double alpha)
 			return n;
 		n++;
 	}
+}
+
+const char *const mdb_round_est_names[MDB_NR_EST] = {
+	[MDB_EST_MIN] = "min",
+	[MDB_EST_MEDIAN] = "median",
+	[MDB_EST_TRIM20] = "trim20",
+	[MDB_EST_MEAN] = "mean",
+};
+
+/* The mean of sorted s[lo, hi), summed from the smallest as Python's sum() would. */
+static double mean_of(const double *s, size_t lo, size_t hi)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = lo; i < hi; i++)
+		sum += s[i];
+	return sum / (double)(hi - lo);
+}
+
+double mdb_round_estimate(enum mdb_round_est e, const double *v, size_t n)
+{
+	double *s, x;
+	size_t cut;
+
+	if (!n)
+		return NAN;
+	s = sorted_copy(v, n);
+	switch (e) {
+	case MDB_EST_MIN:
+		x = s[0];
+		break;
+	case MDB_EST_MEDIAN:
+		x = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+		break;
+	case MDB_EST_TRIM20:
+		cut = n / 5;		/* int(0.2 * n), as scipy.stats.trim_mean */
+		x = mean_of(s, cut, n - cut);
+		break;
+	default:
+		x = mean_of(s, 0, n);
+		break;
+	}
+	free(s);
+	return x;
 }

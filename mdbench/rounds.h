@@ -45,4 +45,38 @@ bool mdb_hl_interval(const double *a, size_t m, const double *b, size_t n, doubl
  */
 unsigned int mdb_rounds_needed(double alpha);
 
+/*
+ * A round's value.  One Google Benchmark run per instance and round leaves
+ * the round to whatever interference hits that run: on a shared VM one
+ * preempted run (folio/getput at 170 ns among rounds of 60-70) moves the
+ * whole round.  A timed round is instead MDB_ROUND_REPS short repetitions of
+ * the instance (each min_time / MDB_ROUND_REPS, one iteration count for
+ * all), reduced to one value per field by one estimator, mdb_round_value();
+ * mdb_stats.round_value() is the same function (test_round_value.py holds
+ * them equal).  The estimator was chosen by the A/A interval widths it gave
+ * on the development VM (docs/conditions.md, "The round's value").
+ */
+enum mdb_round_est {
+	MDB_EST_MIN,		/* the least: interference only adds time */
+	MDB_EST_MEDIAN,
+	MDB_EST_TRIM20,		/* mean of the middle, 20% cut at each end (scipy's trim_mean) */
+	MDB_EST_MEAN,
+	MDB_NR_EST
+};
+
+#define MDB_ROUND_REPS		10
+#define MDB_ROUND_VALUE		MDB_EST_TRIM20
+
+/* "min", "median", "trim20", "mean": the names the dump and mdb_stats use. */
+extern const char *const mdb_round_est_names[MDB_NR_EST];
+
+/* The estimate e of v[0, n), n >= 1 (v is left as it is); NAN for n = 0. */
+double mdb_round_estimate(enum mdb_round_est e, const double *v, size_t n);
+
+/* A round's value from its repetitions' values: MDB_ROUND_VALUE's estimate. */
+static inline double mdb_round_value(const double *v, size_t n)
+{
+	return mdb_round_estimate(MDB_ROUND_VALUE, v, n);
+}
+
 #endif /* MDB_ROUNDS_H */

@@ -362,6 +362,20 @@ def n_text(b):
 	return str(len(b.sample("real_time")[0]))
 
 
+def round_text(dump):
+	"""What stands behind each round of the run (context round_value):
+	how many short runs and their estimator; None when the dump does
+	not say (older runs: one run a round)."""
+	rv = dump.mb.get("round_value")
+	if not isinstance(rv, dict) or not isinstance(rv.get("reps"), int):
+		return None
+	if rv["reps"] <= 1:
+		return "each round: one Google Benchmark run of each benchmark"
+	return (f"each round: the {rv.get('estimator')} of {rv['reps']} short runs of "
+		f"{md.fmt(rv.get('min_time', 0))} s at least (one run for a kernel that changes "
+		f"its memmap)")
+
+
 def headline_cells(dump, alpha, margin=st.DEFAULT_MARGIN):
 	"""(sizes, sentence, [(row label, RAM, layout, Ratio)]): the headline,
 	per kernel of HEADLINE_CLASSES (dependent first) at its highest thread
@@ -561,6 +575,8 @@ def headline(dump, alpha, margin=st.DEFAULT_MARGIN):
 		out += md.text_table(headline_header(rows), rows)
 		at = HEADLINE_HEADER.index("verdict")
 		out.append(f"  {len(rows)} rows: " + st.tally_text(r[at] for r in rows))
+		if round_text(dump):
+			out.append(f"  n: rounds; {round_text(dump)}")
 	else:
 		out.append(f"  no timed benchmark that {ref} and another layout both ran")
 	names, fp = footprint_rows(dump)

@@ -8,6 +8,7 @@ import datetime
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -36,22 +37,25 @@ def mdbench_path(build_dir):
 	return os.path.join(build_dir, "mdbench", "mdbench")
 
 
-def build(build_dir, setup=True):
+def build(build_dir, setup=True, sink=None):
 	"""scripts/setup (unless told not to), then cmake's Release build of
-	mdbench in build_dir; the binary's path."""
+	mdbench in build_dir; the binary's path.  sink: every line setup and
+	cmake print goes there instead of our stdout and stderr (run.log)."""
+	child = Child()
 	if setup:
-		subprocess.run([os.path.join(TOP, "scripts", "setup")], check=True)
+		rc = child.run([os.path.join(TOP, "scripts", "setup")], sink=sink)
+		if rc:
+			raise subprocess.CalledProcessError(rc, "scripts/setup")
 	if not shutil.which("cmake"):
 		raise md.DumpError("cmake is missing (run without --no-setup)")
 	# cmake and the compilers it starts in a process group of their own, so
 	# that a stop signal ends them all (setup stays in ours: sudo may ask
 	# the terminal for a password)
-	child = Child()
 	for cmd, out in ((["cmake", "-S", TOP, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
 			  subprocess.DEVNULL),
 			 (["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
 			   "--target", "mdbench"], None)):
-		rc = child.run(cmd, group=True, stdout=out)
+		rc = child.run(cmd, group=True, stdout=out, sink=sink)
 		if rc:
 			raise subprocess.CalledProcessError(rc, cmd)
 	return mdbench_path(build_dir)
@@ -360,25 +364,33 @@ class Child:
 		self.proc = None
 		self.group = False
 
-	def run(self, cmd, log=None, progress=None, group=False, stdout=None):
+	def run(self, cmd, log=None, progress=None, group=False, stdout=None, sink=None):
 		"""Exit status of cmd; with log, stdout and stderr go there, else
 		stdout to stdout (a file object or descriptor; default ours).  With
 		progress, mdbench's stderr is read line by line: its progress lines
 		go to progress(done, total, est_left), the others to log or our
-		stderr.  With group, cmd runs in a process group of its own (a
+		stderr.  With sink, every line of stdout (unless stdout is given)
+		and stderr but the progress lines goes to sink(line, from_stderr),
+		nothing to ours.  With group, cmd runs in a process group of its own (a
 		workload: the shell and all it starts), which a stop signals whole."""
 		f = open(log, "w") if log else None
 		try:
 			if f:
 				f.write("$ " + " ".join(cmd) + "\n")
 				f.flush()
-			err = subprocess.PIPE if progress else (subprocess.STDOUT if f else None)
+			if sink:
+				sink("$ " + " ".join(cmd) + "\n", False)
+			err = subprocess.PIPE if progress or sink else (subprocess.STDOUT if f else None)
+			out = stdout if stdout is not None or not sink else subprocess.PIPE
 			self.group = group
-			self.proc = subprocess.Popen(cmd, stdout=f or stdout, stderr=err,
-						     text=True if progress else None,
-						     errors="replace" if progress else None,
+			text = bool(progress) and not sink	# sink: drain() reads raw bytes
+			self.proc = subprocess.Popen(cmd, stdout=f or out, stderr=err,
+						     text=True if text else None,
+						     errors="replace" if text else None,
 						     process_group=0 if group else None)
 			try:
+				if sink:
+					return self.drain(progress, sink)
 				if progress:
 					for line in self.proc.stderr:
 						p = parse_progress(line)
@@ -395,6 +407,31 @@ class Child:
 			self.proc = None
 			if f:
 				f.close()
+
+	def drain(self, progress, sink):
+		"""The running child's stdout (when piped) and stderr, line by line
+		as they come, to sink (progress lines to progress); its exit
+		status."""
+		streams = {self.proc.stderr.fileno(): [True, b""]}
+		if self.proc.stdout:
+			streams[self.proc.stdout.fileno()] = [False, b""]
+		while streams:
+			for fd in select.select(list(streams), [], [])[0]:
+				is_err, held = streams[fd]
+				chunk = os.read(fd, 65536)
+				lines = (held + chunk).split(b"\n")
+				streams[fd][1] = lines.pop() if chunk else b""
+				if not chunk:
+					del streams[fd]
+					lines = [x for x in lines if x]
+				for raw in lines:
+					line = raw.decode(errors="replace") + "\n"
+					p = parse_progress(line) if progress and is_err else None
+					if p:
+						progress(*p)
+					else:
+						sink(line, is_err)
+		return self.proc.wait()
 
 	def stop(self, sig=signal.SIGINT):
 		"""mdbench: SIGINT (the terminal's reached it too; make sure), then

@@ -29,6 +29,13 @@ Two samples A and B of one metric (one value per repetition: mdbench's
   4 of 5 rounds' (paired rounds of one run) or 'in 18 of 25 pairs'.  An interval
   that holds 1 but reaches past the margin is never read as equality.
 
+A round's value: mdbench makes a timed round of k short runs (its
+--round-reps, 10 by default) and reduces them to one value per field with
+round_value(), the same function as mdbench/rounds.c's
+mdb_round_estimate() (tests/mdbench/test_round_value.py holds them equal):
+ROUND_VALUE names the estimator it uses, ROUND_ESTIMATORS the candidates
+docs/conditions.md ("The round's value") weighed.
+
 A metric that does not vary within either side (footprint bytes,
 deterministic counters, callgrind's counts) is compared exactly: 'equal'
 or 'higher/lower (exact)', no test; a report kernel's values (exact=True)
@@ -50,6 +57,9 @@ DECIDED = TIME_WORDS + VALUE_WORDS
 # scipy's exact Mann-Whitney distribution depends on (m, n, U) alone when a
 # sample has no ties: the interval's rank k is kept per (m, n, alpha).
 _K_CACHE = {}
+# rounds.h's enum mdb_round_est, in its order, and MDB_ROUND_VALUE.
+ROUND_ESTIMATORS = ("min", "median", "trim20", "mean")
+ROUND_VALUE = "trim20"
 _P_CACHE = {}
 
 
@@ -184,6 +194,29 @@ def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None, margin=DEFAULT_MARGIN, w
 		c.verdict = c.verdict or verdict(c, alpha, margin, words[i] if words else TIME_WORDS)
 		out.append(c)
 	return out
+
+
+def round_value(values, estimator=ROUND_VALUE):
+	"""One round's value from its short runs' values, as mdbench computes
+	it (rounds.h): 'min', 'median', 'trim20' (the mean of what is left
+	with int(0.2 n) cut at each end, scipy's trim_mean) or 'mean'; sums
+	run from the smallest value, as rounds.c's."""
+	s = sorted(values)
+	n = len(s)
+	if not n:
+		return math.nan
+	if estimator == "min":
+		return s[0]
+	if estimator == "median":
+		return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+	cut = n // 5 if estimator == "trim20" else 0
+	if estimator not in ("trim20", "mean"):
+		raise ValueError(f"unknown estimator {estimator!r}: one of {', '.join(ROUND_ESTIMATORS)}")
+	kept = s[cut:n - cut]
+	total = 0.0
+	for x in kept:
+		total += x
+	return total / len(kept)
 
 
 def rounds_needed(alpha):

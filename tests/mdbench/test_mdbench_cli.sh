@@ -87,6 +87,9 @@ expect "^mdbench: --seed=1e3: not a decimal number" --seed=1e3 $L
 expect "^mdbench: --rounds=0: at least 1$" --rounds=0 $L
 expect "^mdbench: --rounds=1001: not a decimal number from 0 to 1000$" --rounds=1001 $L
 expect "^mdbench: --rounds=two: not a decimal number" --rounds=two $L
+expect "^mdbench: --round-reps=0: at least 1$" --round-reps=0 $L
+expect "^mdbench: --round-reps=101: not a decimal number from 0 to 100$" --round-reps=101 $L
+expect "^mdbench: --round-reps with --benchmark_repetitions: a round is one or the other$" --round-reps=5 --benchmark_repetitions=3 $L
 expect "^mdbench: --fixed-ops=0: at least one op$" --fixed-ops=0 $R
 
 # Counters.

@@ -6,9 +6,13 @@
  * and 5: P(U <= 0) = 1/252; the rounds the test needs at 1%: 5).  With
  * "-": one sample pair a line on stdin, "m n a_1 .. a_m b_1 .. b_n", and
  * one line out, "est lo hi" (%.17g) or "est none", for
- * test_rounds_scipy.py to hold against mdb_stats.hodges_lehmann().
+ * test_rounds_scipy.py to hold against mdb_stats.hodges_lehmann().  With
+ * "round": one sample a line, "n v_1 .. v_n", and one line out, every
+ * estimator of a round's value in rounds.h's order (%.17g), for
+ * test_round_value.py to hold against mdb_stats.round_value().
  */
 #include <math.h>
+#include <string.h>
 
 #include "rounds.h"
 #include "test_common.h"
@@ -36,13 +40,44 @@ static int from_stdin(void)
 	return fflush(stdout) != 0;
 }
 
-int main(int argc, char **argv __attribute__((unused)))
+static int round_from_stdin(void)
 {
+	static double v[MDB_HL_MAX];
+	size_t n, i;
+	int e;
+
+	while (scanf("%zu", &n) == 1) {
+		if (!n || n > MDB_HL_MAX)
+			return 2;
+		for (i = 0; i < n; i++)
+			if (scanf("%lf", &v[i]) != 1)
+				return 2;
+		for (e = 0; e < MDB_NR_EST; e++)
+			printf("%s%.17g", e ? " " : "", mdb_round_estimate(e, v, n));
+		printf("\n");
+	}
+	return fflush(stdout) != 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* Ten runs, one hit by a preemption: the estimators differ by how far it moves them. */
+	double reps[] = { 61, 60, 62, 170, 63, 60, 64, 61, 62, 65 };
+
 	double a5[] = { 0, 1, 2, 3, 4 }, b5[] = { 10, 11, 12, 13, 14 }, b4[] = { 10, 11, 12, 13 };
 	double est, lo, hi;
 
 	if (argc > 1)
-		return from_stdin();
+		return strcmp(argv[1], "round") ? from_stdin() : round_from_stdin();
+	CHECK(mdb_round_estimate(MDB_EST_MIN, reps, 10) == 60 &&
+	      mdb_round_estimate(MDB_EST_MEDIAN, reps, 10) == 62 &&
+	      mdb_round_estimate(MDB_EST_TRIM20, reps, 10) == 373.0 / 6 &&
+	      mdb_round_estimate(MDB_EST_MEAN, reps, 10) == 72.8,
+	      "min %g median %g trim20 %g mean %g", mdb_round_estimate(MDB_EST_MIN, reps, 10),
+	      mdb_round_estimate(MDB_EST_MEDIAN, reps, 10), mdb_round_estimate(MDB_EST_TRIM20, reps, 10),
+	      mdb_round_estimate(MDB_EST_MEAN, reps, 10));
+	CHECK(reps[3] == 170 && isnan(mdb_round_estimate(MDB_EST_MEAN, reps, 0)),
+	      "the values are left in their order; none: NAN");
 	CHECK(mdb_rounds_needed(0.01) == 5 && mdb_rounds_needed(0.05) == 4,
 	      "needed %u at 1%%, %u at 5%%", mdb_rounds_needed(0.01), mdb_rounds_needed(0.05));
 	CHECK(fabs(mdb_mwu_p(5, 5, 0, 0) - 2.0 / 252) < 1e-15, "p %g", mdb_mwu_p(5, 5, 0, 0));

@@ -201,6 +201,8 @@ def progress(entries):
 	for i, x in enumerate(names):
 		left -= est_seconds(x)
 		el += est_seconds(x)
+		# Google Benchmark's console line of the result, on stdout
+		print(f"{x:<60} {entries[i].get('real_time', 0):>10} ns", flush=True)
 		print(f"mdbench: progress {i + 1}/{total} elapsed={el:.3f} est_left={max(left, 0):.3f} {x}",
 		      file=sys.stderr, flush=True)
 

@@ -25,6 +25,14 @@ class CompareCase(Scratch):
 		self.text = out
 		return out
 
+	def runs(self, name, factors=(1, 0.98, 1.02, 0.99, 1.01)):
+		"""Runs of fixture name, one a factor, each its times scaled by its
+		factor: medians t x factors, as the fixture's rounds are t x (1,
+		0.98, 1.02, 0.99, 1.01), so that five runs a side give the same
+		sample of times as five rounds did."""
+		return [self.write_dump(scaled(load(fixture(name, "mdbench.json")), f), f"{name}-{i}")
+			for i, f in enumerate(factors)]
+
 	def rows(self, text, width=9):
 		"""{(benchmark[, metric]): cells after them}"""
 		out = {}
@@ -43,34 +51,34 @@ class CompareDumps(CompareCase):
 		rows = self.rows(text)
 		self.assertFalse([k for k, c in rows.items()
 				  if c[-1].split(" ")[0] in ("faster", "slower", "higher", "lower")])
+		# one run a side: times have a ratio of the runs' medians, no test
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)],
-				 ["5", "80", "5", "80", "1.000", "0.961..1.041", "1", "same within \u00b15%"])
+				 ["1", "80", "1", "80", "1.000", "-", "-",
+				  "too few runs (5 needed): no direction: 0 of 1 pairs each way"])
 		self.assertEqual(rows[("footprint/memdesc8/mix:server/ram:4GiB", "bytes_per_GiB")],
 				 ["5", "4456448", "5", "4456448", "1.000", "-", "-", "equal"])
-		self.assertIn("Rows: 250 equal, 1 failed, 61 same within \u00b15%", text)
+		self.assertIn("Rows: 250 equal, 1 failed, 61 too few runs", text)
 
 	def test_two_machines(self):
+		"""One run a side: the times get a ratio of the runs' medians but no
+		test (the run is their unit); counters and bytes pool the rounds."""
 		text = self.compare(fixture("one"), fixture("two"))
 		rows = self.rows(text)
-		want = {"lookup/random": ["2.000", "1.922..2.082", "0.00794", "slower"],
-			"lookup/seq": ["0.500", "0.480..0.520", "0.00794", "faster"],
-			"folio/tail": ["1.500", "1.441..1.561", "0.00794", "slower"],
-			# 0.970..1.051 reaches past 1.05: not the same within 5%
-			"scan/compaction": ["1.010", "0.970..1.051", "0.463",
-					    "undecided: slower in 16 of 25 pairs"],
-			"baseline/latency": ["2.000", "1.922..2.082", "0.00794", "slower"]}
+		few = "too few runs (5 needed): "
+		want = {"lookup/random": ["2.000", "-", "-", few + "slower in 1 of 1 pairs"],
+			"lookup/seq": ["0.500", "-", "-", few + "faster in 1 of 1 pairs"],
+			"scan/compaction": ["1.010", "-", "-", few + "slower in 1 of 1 pairs"],
+			"baseline/latency": ["2.000", "-", "-", few + "slower in 1 of 1 pairs"]}
 		for (name, *metric), cells in rows.items():
 			kernel = next((k for k in want if name.startswith(k + "/")), None)
 			if kernel and not metric:
 				self.assertEqual(cells[4:], want[kernel], name)
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:1GiB",)][:4],
-				 ["5", "20.25", "5", "40.5"])
+				 ["1", "20.25", "1", "40.5"])
 		# a failed benchmark is failed, never "no change"
 		self.assertEqual(rows[("alloc/order0/memdesc8/mix:desktop/ram:4GiB",)],
-				 ["0", "failed in 5 of 5 rounds: memmap: out of memory", "5", "18", "-", "-",
+				 ["0", "failed in 5 of 5 rounds: memmap: out of memory", "1", "18", "-", "-",
 				  "-", "failed"])
-		self.assertEqual(rows[("alloc/order0/page64/mix:desktop/ram:4GiB",)][4:],
-				 ["1.000", "0.961..1.041", "1", "same within \u00b15%"])
 		# counters both sides counted, compared too; deterministic ones exactly
 		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB", "page_faults")],
 				 ["5", "0.125", "5", "0.25", "2.000", "-", "-", "higher (exact)"])
@@ -80,13 +88,44 @@ class CompareDumps(CompareCase):
 				 ["5", "14680064", "5", "14680064", "1.000", "-", "-", "equal"])
 		self.assertIn("Only in A (9): convert/pfn_to_page/page64/mix:desktop/ram:256MiB,", text)
 		self.assertNotIn("Only in B", text)
-		self.assertIn("Rows: 144 equal, 2 failed, 9 faster, 44 higher, 8 same within \u00b15%, "
-			      "26 slower, 9 undecided", text)
+		self.assertIn("Rows: 144 equal, 2 failed, 44 higher, 52 too few runs", text)
+
+	def test_the_run_is_the_unit_of_absolute_times(self):
+		"""Five runs a side: one value a run (the median of its rounds),
+		the figures five rounds gave; four runs: too few for a U test at
+		1%.  Counters pool every round of every run."""
+		a, b = self.runs("one"), self.runs("two")
+		rows = self.rows(self.compare(*a, "--", *b))
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)],
+				 ["5", "80", "5", "160", "2.000", "1.922..2.082", "0.00794", "slower"])
+		self.assertEqual(rows[("scan/compaction/page64/mix:desktop/ram:1GiB",)][4:],
+				 ["1.010", "0.970..1.051", "0.463", "undecided: slower in 16 of 25 pairs"])
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB", "page_faults")][:4],
+				 ["25", "0.125", "25", "0.25"])
+		rows = self.rows(self.compare(*a[:4], "--", *b[:4]))
+		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
+				 ["2.000", "-", "0.0286", "too few runs (5 needed): slower in 16 of 16 pairs"])
+
+	def test_what_stands_behind_a_round(self):
+		"""context round_value: one note per side where the sides differ."""
+		docs = []
+		for reps in (10, 1):
+			doc = load(fixture("one", "mdbench.json"))
+			doc["context"]["memdesc_bench"]["round_value"] = {
+				"estimator": "trim20" if reps > 1 else "one run", "reps": reps,
+				"min_time": 0.05 / reps, "applies": "..."}
+			docs.append(self.write_dump(doc, f"reps{reps}"))
+		text = self.compare(*docs, "--metric", "real_time")
+		self.assertIn("\nA: each round: the trim20 of 10 short runs of 0.005 s at least (one run "
+			      "for a kernel that changes its memmap); B: each round: one Google Benchmark "
+			      "run of each benchmark.\n", text)
+		text = self.compare(docs[0], "--layouts", "page64", "memdesc8", "--metric", "real_time")
+		self.assertIn("\neach round: the trim20 of 10 short runs", text)
 
 	def test_alpha(self):
 		"""At 0.05 the interval is the 3rd to 23rd of the 25 pairwise ratios."""
-		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--alpha", "0.05",
-					      "--metric", "real_time"))
+		rows = self.rows(self.compare(*self.runs("one"), "--", *self.runs("two"), "--alpha",
+					      "0.05", "--metric", "real_time"))
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
 				 ["2.000", "1.941..2.061", "0.00794", "slower"])
 		self.assertIn("faster/slower: the 95% interval excludes 1 (U test p < 0.05)", self.text)
@@ -101,7 +140,7 @@ class CompareDumps(CompareCase):
 		text = self.compare(fixture("one"), fixture("gbnative", "out.json"), warn=(
 			f"compare: warning: run 20251203T060000Z-0a1b2c3d is on both sides "
 			f"({fixture('one')}, {fixture('gbnative', 'out.json')}): A and B share its values\n"))
-		self.assertIn("Rows: 250 equal, 1 failed, 61 same within \u00b15%", text)
+		self.assertIn("Rows: 250 equal, 1 failed, 61 too few runs", text)
 
 	def test_report_values_of_one_round(self):
 		"""A footprint pass runs one round: its bytes are counts, compared exactly."""
@@ -115,7 +154,7 @@ class CompareDumps(CompareCase):
 		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc)))
 		self.assertEqual(rows[("footprint/page32/mix:server/ram:1GiB", "total_bytes")],
 				 ["5", "10747904", "1", "10747904", "1.000", "-", "-", "equal"])
-		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1], "same within \u00b15%")
+		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][:4], ["1", "1.75", "1", "1.75"])
 
 	def test_aggregates_only(self):
 		"""--benchmark_report_aggregates_only: medians, no test."""
@@ -216,7 +255,7 @@ class CompareRuns(CompareCase):
 		self.assertIn("Geometric mean of B/A over 35 rows with a ratio: 1.000", text)
 		rows = self.rows(text)
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
-				 ["1.300", "1.261..1.340", "0.00258", "slower"])
+				 ["1.300", "-", "-", "too few runs (5 needed): slower in 2 of 2 pairs"])
 		self.assertIn("A1 = labbox-a", text)
 		self.assertIn("A2 = labbox-a", text)
 		self.assertIn("\nB = labbox-a", text)
@@ -307,7 +346,8 @@ class CompareForPeople(CompareCase):
 	counted once, --fail-on for CI, --margin."""
 
 	def test_summary_leads_with_the_decided_rows(self):
-		text = self.compare(fixture("one"), fixture("two"), "--metric", "real_time", every=False)
+		text = self.compare(*self.runs("one"), "--", *self.runs("two"), "--metric", "real_time",
+				    every=False)
 		part = text.split("## real_time", 1)[1]
 		rows = [c for c in table_rows(part, 9) if c[0] != "benchmark"]
 		verdicts = [c[-1].split(":")[0] for c in rows]
@@ -332,7 +372,7 @@ class CompareForPeople(CompareCase):
 			f"already as {one}: counted once\n")
 		rows = self.rows(self.compare(one, one, "--", again, "--metric", "real_time", warn=warn))
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][:3],
-				 ["5", "80", "5"])
+				 ["1", "80", "1"])
 
 	def test_a_run_on_both_sides(self):
 		one = fixture("one")
@@ -341,23 +381,27 @@ class CompareForPeople(CompareCase):
 			f"A and B share its values\n"))
 
 	def test_fail_on(self):
-		cmd = [PY, script("compare"), fixture("one"), fixture("two"), "--metric", "real_time"]
+		cmd = [PY, script("compare"), *self.runs("one"), "--", *self.runs("two"), "--metric",
+		       "real_time"]
 		rc, out, err = run(cmd + ["--fail-on=slower"])
 		self.assertEqual(rc, 1)
-		self.assertEqual(err, "compare: 26 rows slower (--fail-on), first "
-				 "lookup/random/page64/mix:desktop/ram:256MiB: slower\n")
+		# 26 of the times, 2 of the ratios (25 rounds a side)
+		self.assertEqual(err, "compare: 28 rows slower (--fail-on), first "
+				 "scan/compaction/memdesc8/mix:desktop/ram:256MiB: slower\n")
 		rc, out, err = run(cmd + ["--fail-on=faster,slower", "--filter", "alloc/"])
 		self.assertEqual((rc, err), (0, ""))
 		self.refused(cmd + ["--fail-on=worse"], "--fail-on 'worse'")
 
 	def test_real_and_cpu_time_part(self):
 		"""B's CPU time half its real time (it waited): flagged, the verdict kept."""
-		doc = load(fixture("one", "mdbench.json"))
-		for b in doc["benchmarks"]:
-			if b["name"].startswith("lookup/seq/") and "cpu_time" in b:
-				b["cpu_time"] = b["real_time"] / 2
-		rows = self.rows(self.compare(fixture("one"), self.write_dump(doc), "--metric",
-					      "real_time"))
+		b = []
+		for i, d in enumerate(self.runs("one")):
+			doc = load(d + "/mdbench.json")
+			for e in doc["benchmarks"]:
+				if e["name"].startswith("lookup/seq/") and "cpu_time" in e:
+					e["cpu_time"] = e["real_time"] / 2
+			b.append(self.write_dump(doc, f"waited-{i}"))
+		rows = self.rows(self.compare(*self.runs("one"), "--", *b, "--metric", "real_time"))
 		self.assertEqual(rows[("lookup/seq/page32/mix:desktop/ram:1GiB",)][-1],
 				 "same within \u00b15% (CPU time B/A 0.500: real and CPU time part)")
 		self.assertEqual(rows[("lookup/random/page32/mix:desktop/ram:1GiB",)][-1],
@@ -365,8 +409,8 @@ class CompareForPeople(CompareCase):
 
 	def test_margin(self):
 		"""1.010 (0.970..1.051): undecided at 5%, the same within 6%."""
-		rows = self.rows(self.compare(fixture("one"), fixture("two"), "--metric", "real_time",
-					      "--margin", "0.06"))
+		rows = self.rows(self.compare(*self.runs("one"), "--", *self.runs("two"), "--metric",
+					      "real_time", "--margin", "0.06"))
 		self.assertEqual(rows[("scan/compaction/page64/mix:desktop/ram:1GiB",)][-1],
 				 "same within \u00b16%")
 		self.assertIn("same within \u00b16%: the whole interval inside [0.943, 1.060]", self.text)

@@ -3,6 +3,7 @@
 files, merging rounds, escaping, and the statistics against values worked
 out by hand or from tables."""
 
+import json
 import math
 import os
 import random
@@ -253,6 +254,37 @@ class Statistics(Scratch):
 		self.assertAlmostEqual(a, 3145728)
 		self.assertAlmostEqual(n, 65536)
 		self.assertAlmostEqual(r, 1.0)
+
+	def test_aa_widths_of_each_round_value(self):
+		"""scripts/lib/mdb_estimators.py on fixture one with page64's twin,
+		every round 10 short runs at the round's time: the twin's first
+		round has one run 3x as long.  min, median and the trimmed mean
+		leave it out (their A/A intervals those of the rounds as they
+		are); the mean takes a tenth of it (wider)."""
+		import mdb_dump as md
+		import mdb_estimators as me
+		import mdb_stats as st
+		doc = load(fixture("one", "mdbench.json"))
+		twins = []
+		for b in doc["benchmarks"]:
+			b["round_rep"] = {"reps": 10, "real_time": [b["real_time"]] * 10,
+					  "cpu_time": [b["real_time"]] * 10}
+			if b["name"] == "lookup/random/page64/mix:desktop/ram:4GiB":
+				t = json.loads(json.dumps(b))
+				t["name"] = t["run_name"] = t["name"] + "/twin:b"
+				twins.append(t)
+		spike = twins[0]["round_rep"]["real_time"]
+		spike[9] *= 3
+		doc["benchmarks"] += twins
+		doc["context"]["memdesc_bench"]["twin"] = "twin:b"
+		w = me.aa_widths(md.Dump(self.write_dump(doc)), st.ROUND_ESTIMATORS)
+		name = "lookup/random/page64/mix:desktop/ram:4GiB"
+		plain = st.compare(*[[b["real_time"] for b in doc["benchmarks"] if b["name"] == n]
+				     for n in (name, name + "/twin:b")]).ci
+		for e in ("min", "median", "trim20"):	# trim20: a sum of equal values, to rounding
+			self.assertAlmostEqual(me.width(w[e][name]), me.width(plain), places=12, msg=e)
+		self.assertGreater(me.width(w["mean"][name]), me.width(plain) + 0.01)
+		self.assertAlmostEqual(st.round_value(spike, "mean"), spike[0] * 1.2, places=9)
 
 
 class MachineText(Scratch):

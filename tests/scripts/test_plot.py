@@ -82,6 +82,20 @@ class Twin(Scratch):
 			text = f.read()
 		self.assertIn("| interval | verdict | A/A interval |", text)
 
+	def test_what_stands_behind_a_round(self):
+		"""context round_value: the terminal's headline and report.md say
+		how many short runs make a round, and by which estimator."""
+		doc = load(fixture("one", "mdbench.json"))
+		doc["context"]["memdesc_bench"]["round_value"] = {
+			"estimator": "median", "reps": 10, "min_time": 0.005, "applies": "..."}
+		out, err = self.ok([PY, script("plot"), self.write_dump(doc), "--headline", "--out",
+				    self.tmp])
+		line = ("n: rounds; each round: the median of 10 short runs of 0.005 s at least (one "
+			"run for a kernel that changes its memmap)")
+		self.assertIn("  " + line, out.splitlines())
+		with open(os.path.join(self.tmp, "report.md")) as f:
+			self.assertIn(line + ".\n", f.read())
+
 	def test_compare_carries_it(self):
 		"""B's twin 10% slower than its page64: the within-run A/A row says so."""
 		a = self.write_dump(with_twin(load(fixture("one", "mdbench.json"))), "a")

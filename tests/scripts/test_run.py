@@ -30,13 +30,23 @@ class RunJob(Scratch):
 
 	def test_plan_adaptive_rounds_footprint_headline(self):
 		rc, out, err = self.job("--cpu=1")
-		# the fixture's alloc/order0 of memdesc8 at 4GiB fails: exit 1, said once
-		self.assertEqual(rc, 1, out + err)
-		self.assertEqual(err.count("run: some benchmarks failed (see above); going on\n"), 1)
-		self.assertNotIn("mdbench: progress", out + err)	# read, not shown
 		latest = os.path.join(self.results, "latest")
 		stamp = os.readlink(latest)
 		out_dir = os.path.join(self.results, stamp)
+		# the fixture's alloc/order0 of memdesc8 at 4GiB fails: exit 1, said once
+		self.assertEqual(rc, 1, out + err)
+		self.assertEqual(err.count(f"run: some benchmarks failed (see {out_dir}/run.log); "
+					   f"going on\n"), 1)
+		self.assertNotIn("mdbench: progress", out + err)	# read, not shown
+		# Google Benchmark's line per result goes to run.log, mdbench's own to both
+		result = "lookup/seq/page32/mix:desktop/ram:1GiB "
+		self.assertNotIn(result, out + err)
+		with open(os.path.join(out_dir, "run.log")) as f:
+			log = f.read()
+		self.assertEqual(log.count("\n" + result), 5)
+		self.assertIn("mdbench: 319 benchmarks written to", err)
+		self.assertIn("mdbench: 319 benchmarks written to", log)
+		self.assertIn(f"$ {FAKE} --profile=quick --cpu=1 --rounds=auto --time-budget=808 ", log)
 		t = self.timing()
 		est = {s["key"]: s["est_seconds"] for s in t["stages"]}
 		# the fake's est_seconds: 0.5 s a GiB of RAM, 0.01 s at least; the
@@ -95,6 +105,36 @@ class RunJob(Scratch):
 		self.assertIn("vm-host-512g.json --ram=8GiB,16GiB --benchmark_filter=^(footprint)/",
 			      argvs[5])
 		self.assertEqual(len(argvs), 6)
+
+	def test_the_settle_command_runs_as_printed(self):
+		"""At a margin of 0.1% a headline row is left undecided: the command
+		printed for it runs from the clone's root as it stands, its filter
+		and margin kept, and writes the settle run beside this one."""
+		rc, out, err = self.job("--margin=0.001")
+		self.assertEqual(rc, 1, err)
+		line = out.splitlines()[-2]
+		self.assertRegex(line, r"^1 rows undecided: `.*` settles them \(~1 min\), run from ")
+		cmd = line.split("`")[1]
+		stamp = os.readlink(os.path.join(self.results, "latest"))
+		settle = os.path.join(self.results, stamp + "-settle")
+		self.assertTrue(cmd.startswith("tests/scripts/fake_mdbench.py --profile=quick --rounds=10 "
+					       "'--benchmark_filter=^(scan/compaction/page64/mix:desktop/"
+					       "ram:4GiB|"), cmd)
+		self.assertTrue(cmd.endswith(f" && scripts/plot {settle} --headline --margin=0.001"), cmd)
+		rc, _, err = run(["sh", "-c", cmd], cwd=rn.TOP,
+				 env=dict(os.environ, FAKE_MDBENCH_LOG=self.log))
+		self.assertEqual(rc, 0, err)
+		with open(os.path.join(settle, "mdbench.json")) as f:
+			names = {b["run_name"] for b in json.load(f)["benchmarks"]}
+		self.assertEqual(names, {f"scan/compaction/{l}/mix:desktop/ram:4GiB"
+					 for l in ("page64", "page32", "memdesc8")})
+		self.assertTrue(os.path.exists(os.path.join(settle, "report.md")))
+
+	def test_verbose_shows_the_log(self):
+		"""-v: Google Benchmark's line per result on the console as well."""
+		rc, out, err = self.job("-v", "--rounds=1")
+		self.assertEqual(rc, 1, err)
+		self.assertEqual(out.count("\nlookup/seq/page32/mix:desktop/ram:1GiB "), 1)
 
 	def test_fixed_rounds_and_the_last_runs_times(self):
 		rc, out, err = self.job("--time-budget=300")
