@@ -45,8 +45,8 @@ def draw(p, name):
 				f"(built alike, same rounds): the smallest change this run could "
 				f"have shown.\n")
 		p.table(mr.headline_header(hrows), hrows)
-if mr.round_text(d):
-	p.md(f"n: rounds; {mr.round_text(d)}.\n")
+		if mr.round_text(d):
+			p.md(f"n: rounds; {mr.round_text(d)}.\n")
 		names, fp = mr.footprint_rows(d)
 		if fp:
 			p.md(f"Footprint in bytes per GiB of RAM{md.md_cell(mr.base_page_text(d))}, "
