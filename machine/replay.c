@@ -160,6 +160,18 @@ static bool order_room(struct loader *l)
 	return true;
 }
 
+/* Allocation nr_alloc, of order, counted: per order, and the pages live and at the peak. */
+static void count_alloc(struct loader *l, unsigned int order)
+{
+	struct age_replay *r = l->r;
+
+	r->alloc_by_order[order]++;
+	r->nr_alloc++;
+	l->live += 1UL << order;
+	if (l->live > r->peak_pages)
+		r->peak_pages = l->live;
+}
+
 /* A pfn that a placed event names: below 2^32 (struct age_event), and the end it reaches. */
 static int placed_pfn(struct loader *l, const char *s, unsigned int order, uint64_t *pfn,
 		      char *why, size_t len)
@@ -248,11 +260,7 @@ static int parse_placed(struct loader *l, char **f, int n, char *why, size_t len
 	e.rec = (uint32_t)r->nr_alloc;
 	if (add_event(l, e))
 		return why[0] = 0, -1;
-	r->alloc_by_order[order]++;
-	r->nr_alloc++;
-	l->live += 1UL << order;
-	if (l->live > r->peak_pages)
-		r->peak_pages = l->live;
+	count_alloc(l, (unsigned int)order);
 	return 0;
 }
 
@@ -326,11 +334,7 @@ static int parse_line(struct loader *l, char *line, char *why, size_t len)
 	if (add_event(l, (struct age_event){ .rec = (uint32_t)r->nr_alloc, .order = (uint8_t)order,
 					     .kind = f[3][0] == 'a' ? PK_ANON : PK_FILE }))
 		return why[0] = 0, -1;
-	r->alloc_by_order[order]++;
-	r->nr_alloc++;
-	l->live += 1UL << order;
-	if (l->live > r->peak_pages)
-		r->peak_pages = l->live;
+	count_alloc(l, (unsigned int)order);
 	return 0;
 }
 
