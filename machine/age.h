@@ -171,7 +171,9 @@ void age_replay_release(struct age_replay *r);
  * plan's order, gives the plan's anon and file folios to the buddy and
  * replays the recorded events instead: the folios it leaves live are the
  * machine's anon and file folios.  Hugetlb folios stay where the plan put
- * them.
+ * them.  A placed trace (the kernel's page events) is the whole machine:
+ * the plan places nothing, every page starts held, and each event takes or
+ * gives the kernel's own pfns (trace_placed() in age.c).
  *
  * Compaction (unless how->no_compaction): an allocation of order > 0 that
  * fails is retried after direct compaction; when the trace ends with no
