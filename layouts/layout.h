@@ -233,6 +233,10 @@ struct memmap_obtained {
 	unsigned long age_compactions;	/* aged, trace: pageblocks compaction emptied */
 	unsigned long age_migrated;	/* and the folios it moved */
 	unsigned long age_pageblocks[AGE_MT_NR];	/* aged, trace: pageblocks of each migratetype */
+	/* aged, trace: buddy blocks by order and migratetype at the end (age_trace's free_blocks) */
+	unsigned long age_free_blocks[BASE_PAGE_MAX_PAGE_ORDER + 1][AGE_MT_NR];
+	unsigned long age_pcp_pages;	/* placed trace: on the per-cpu lists at the end */
+	unsigned long age_conflicts;	/* placed trace: allocations over pages it held */
 };
 
 /*

@@ -214,6 +214,7 @@ static void init_caches(struct memmap *mm, const struct memmap_opts *opts, const
 struct age_plan {
 	struct age_list folios, free;
 	bool traced;
+	bool placed;	/* a placed trace is the whole machine: the plan places nothing */
 };
 
 static void age_release_plan(struct age_plan *ap)
@@ -227,6 +228,8 @@ static int place(struct memmap *mm, const struct mix_block *b, struct age_plan *
 {
 	struct age_list *folios = ap ? &ap->folios : NULL;
 
+	if (ap && ap->placed)
+		return 0;
 	switch (b->kind) {
 	case PK_FREE:
 		if (ap && ap->traced)
@@ -362,7 +365,12 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 		mdb_errf(err, "--desc-age=trace without a trace");
 		goto out;
 	}
-	if (how.replay && how.replay->peak_pages > mm->nr_pfns) {
+	if (how.replay && how.replay->placed && how.replay->end_pfn > mm->nr_pfns) {
+		mdb_errf(err, "%s: names pfn %lu, past the %lu of the RAM", how.replay->path,
+			 how.replay->end_pfn - 1, mm->nr_pfns);
+		goto out;
+	}
+	if (how.replay && !how.replay->placed && how.replay->peak_pages > mm->nr_pfns) {
 		mdb_errf(err, "%s: holds %lu pages at its peak, more than the %lu of the RAM",
 			 how.replay->path, how.replay->peak_pages, mm->nr_pfns);
 		goto out;
@@ -399,6 +407,9 @@ static int age_traced(struct memmap *mm, const struct age_plan *ap, struct mdb_e
 	mm->obtained.age_compactions = t.compactions;
 	mm->obtained.age_migrated = t.migrated;
 	memcpy(mm->obtained.age_pageblocks, t.pageblocks, sizeof(t.pageblocks));
+	memcpy(mm->obtained.age_free_blocks, t.free_blocks, sizeof(t.free_blocks));
+	mm->obtained.age_pcp_pages = t.pcp_pages;
+	mm->obtained.age_conflicts = t.conflicts;
 	ret = 0;
 out:
 	age_trace_release(&t);
@@ -703,6 +714,7 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	aged = opts->age == DESC_AGED || opts->age == DESC_AGED_PERMUTE || opts->age == DESC_TRACE;
 	/* A snapshot's blocks stay where it saw them: its descriptors churn, its pfns do not. */
 	ap.traced = (opts->age == DESC_AGED || opts->age == DESC_TRACE) && !mix->placed;
+	ap.placed = ap.traced && opts->age == DESC_TRACE && opts->replay && opts->replay->placed;
 	if (opts->age == DESC_TRACE && mix->placed) {
 		mdb_errf(err, "mix %s: a snapshot keeps its pfns, a recorded trace replays onto a drawn "
 			 "mix only", mix->name);

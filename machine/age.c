@@ -2,6 +2,7 @@
 /*
  * age.c - the descriptor churn that ages a machine (see age.h).
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -658,6 +659,9 @@ struct trace_state {
 	uint32_t *owner;
 	uint16_t *blk_used;
 	struct migrated *moved;		/* compact_block()'s, room for a pageblock of folios */
+	uint8_t *pstate;		/* placed: each page's state (enum placed_state) */
+	uint32_t *cover;		/* placed: the record holding each PS_REC page */
+	uint8_t *pb_seen;		/* placed: pageblocks whose type an event has said */
 	bool compaction;
 	bool deferred;			/* compaction found no block; none until a free */
 	unsigned long free_target;	/* pages free after boot, which reclaim keeps */
@@ -691,7 +695,8 @@ static void disown(struct trace_state *s, uint32_t r)
  * cc->freepages[order]; compaction_alloc_noprof() serves a folio of order
  * from the smallest list that fits, the rest of a split block back onto
  * the lists, and scans another pageblock when they hold none.  Only
- * movable pageblocks, and free ones, are targets (suitable_migration_target()).
+ * movable pageblocks are targets, and none that is a free pageblock
+ * already (suitable_migration_target()).
  */
 struct compact_free {
 	struct flist list[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* cc->freepages[], linked through the buddy's arrays */
@@ -699,9 +704,16 @@ struct compact_free {
 	unsigned long skip;			/* the pageblock being emptied */
 };
 
+/*
+ * suitable_migration_target(): a movable pageblock with free pages, unless
+ * it starts with a free block of the pageblock order or more (the free
+ * scanner breaks up no block that already is what compaction is after).
+ */
 static bool cf_target(const struct age_buddy *b, unsigned long pb)
 {
-	return b->blk_free[pb] && (b->pb_mt[pb] == AGE_MT_MOVABLE || b->blk_free[pb] == PB_PAGES);
+	int8_t first = b->head[pb << PAGEBLOCK_ORDER];
+
+	return b->blk_free[pb] && b->pb_mt[pb] == AGE_MT_MOVABLE && first < (int8_t)PAGEBLOCK_ORDER;
 }
 
 static void cf_isolate_block(struct trace_state *s, struct compact_free *cf, unsigned long pb)
@@ -896,7 +908,9 @@ static int compact_proactive(struct trace_state *s)
 	pcp_drain(&s->b, s->b.pcp_count);
 	if (frag_score(&s->b) <= PROACTIVE_WMARK_HIGH)
 		return 0;
-	while (ret > 0 && frag_score(&s->b) > PROACTIVE_WMARK_LOW)
+	/* kcompactd defers proactive compaction once a pass leaves the score where it was */
+	for (unsigned long score = frag_score(&s->b), prev = 101; ret > 0 && score > PROACTIVE_WMARK_LOW &&
+	     score < prev; prev = score, score = frag_score(&s->b))
 		ret = compact_one(s, PAGEBLOCK_ORDER);
 	return ret < 0 ? -1 : 0;
 }
@@ -992,6 +1006,15 @@ static int trace_boot(struct trace_state *s, const struct age_list *l, uint32_t 
 	return 0;
 }
 
+/* The buddy's blocks by order and the list they are on (/proc/pagetypeinfo's table). */
+static void count_free_blocks(const struct age_buddy *b, struct age_trace *t)
+{
+	for (unsigned int o = 0; o <= MAX_PAGE_ORDER; o++)
+		for (unsigned int mt = 0; mt < AGE_MT_NR; mt++)
+			for (uint32_t pfn = b->area[o][mt].head; pfn != NONE; pfn = b->next[pfn])
+				t->free_blocks[o][mt]++;
+}
+
 /* Pages free: in buddy blocks and on the pcp lists. */
 static unsigned long nr_free_pages(const struct age_buddy *b)
 {
@@ -1003,32 +1026,69 @@ static unsigned long nr_free_pages(const struct age_buddy *b)
 }
 
 /*
+ * The zone's high watermark in pages, as __setup_per_zone_wmarks() sets it
+ * on a machine of nr_pfns pages with the defaults: min_free_kbytes
+ * sqrt(16 x lowmem KiB) within [128 KiB, 256 MiB] (calculate_min_free_kbytes()),
+ * then min plus twice the larger of min/4 and watermark_scale_factor (10)
+ * ten-thousandths of the zone.
+ */
+static unsigned long high_wmark_pages(unsigned long nr_pfns)
+{
+	unsigned long kib = nr_pfns << (mdb_base.shift - 10), min_kib = 0, min, gap;
+
+	while ((min_kib + 1) * (min_kib + 1) <= 16 * kib)
+		min_kib++;
+	min_kib = min_kib < 128 ? 128 : min_kib > 262144 ? 262144 : min_kib;
+	min = min_kib >> (mdb_base.shift - 10);
+	gap = nr_pfns * 10 / 10000 > min / 4 ? nr_pfns * 10 / 10000 : min / 4;
+	return min + 2 * gap;
+}
+
+/*
+ * The short-lived records first..first+t-1 that are live freed, oldest
+ * first: the page cache ones (file) when file, the others when not;
+ * SIZE_MAX: none.
+ */
+static void free_transients(struct trace_state *s, size_t first, size_t t, bool file)
+{
+	if (first == SIZE_MAX)
+		return;
+	for (size_t i = first; i < first + t; i++)
+		if (s->rec[i].kind != AGE_GONE && (s->rec[i].kind == PK_FILE) == file &&
+		    s->owner[s->rec[i].pfn] == i)
+			trace_free(s, (uint32_t)i);
+}
+
+/*
  * One round of the seeded trace, in LRU order, at a steady state: the
  * workload allocates the k folios allocated longest ago (lru[0..k-1]) again,
  * in that order (it touches them again: the same orders and kinds,
  * wherever the buddy puts them now), interleaved at random with t
  * short-lived allocations of the plan's kinds and orders (records
- * n..n+t-1: page cache read once, a compiler's heap and page tables, slab
- * objects, skbs), freed at the round's end oldest first.  Reclaim keeps
- * free memory where boot left it (the mix's free share), freeing the
- * oldest of those k, in LRU order, before an allocation would take it
- * below (as kswapd and direct reclaim take the inactive list's tail); a
- * folio is freed before it is allocated again.  The reallocated ones are
- * then the youngest.  A folio the buddy cannot serve waits for the round's
- * end; if it fails then too it is gone (t->failures).
+ * base..base+t-1: page cache read once, a compiler's heap and page tables,
+ * slab objects, skbs).  Those stay until the end of the next round, oldest
+ * first (the page cache read once is reclaimed once older pages are), so
+ * memory fills as on a machine that has run a while: reclaim keeps free
+ * memory at the zone's high watermark (free_target), freeing the oldest of
+ * the k, in LRU order, before an allocation would take it below (kswapd
+ * reclaims to the high watermark; direct reclaim takes the inactive list's
+ * tail too); a folio is freed before it is allocated again.  An allocation
+ * of order > 0 then often finds no free block and compacts.  The
+ * reallocated ones are then the youngest.  A folio the buddy cannot serve
+ * waits for the round's end; if it fails then too it is gone
+ * (t->failures).
  */
 static int trace_round(struct trace_state *s, const struct age_list *l, uint32_t *lru,
 		       size_t nr_lru, const uint32_t *pool, size_t nr_pool, uint32_t *late_id,
-		       size_t k, size_t t)
+		       size_t k, size_t t, size_t base, size_t prev)
 {
-	size_t n = l->nr;
 	struct age_folio *rec = s->rec;
 	size_t i, rec_n = 0, made = 0, late = 0, freed = 0;
 	int ret;
 
 	while (rec_n < k || made < t) {
 		bool transient = made < t && mdb_rng_below(&s->rng, k - rec_n + t - made) < t - made;
-		uint32_t r = transient ? (uint32_t)(n + made++) : lru[rec_n++];
+		uint32_t r = transient ? (uint32_t)(base + made++) : lru[rec_n++];
 
 		if (transient) {
 			uint32_t like = pool[mdb_rng_below(&s->rng, nr_pool)];
@@ -1055,9 +1115,8 @@ static int trace_round(struct trace_state *s, const struct age_list *l, uint32_t
 				late_id[late++] = r;
 		}
 	}
-	for (i = 0; i < t; i++)
-		if (rec[n + i].kind != AGE_GONE)
-			trace_free(s, (uint32_t)(n + i));
+	free_transients(s, prev, t, true);
+	free_transients(s, base, t, false);
 	for (i = 0; i < late; i++)
 		if (alloc_or_gone(s, late_id[i]))
 			return -1;
@@ -1072,7 +1131,9 @@ static int trace_round(struct trace_state *s, const struct age_list *l, uint32_t
 /*
  * DESC_AGED: boot (the plan's blocks in random order, drawn from the seed),
  * then AGE_ROUNDS rounds over the anon and file folios in LRU order, the
- * order boot allocated them first.
+ * order boot allocated them first; the last round's short-lived folios go
+ * at the end.  The rounds' short-lived records alternate between n.. and
+ * n + tn.. (the previous round's are still live).
  */
 static int trace_seeded(struct trace_state *s, const struct age_list *l)
 {
@@ -1089,7 +1150,6 @@ static int trace_seeded(struct trace_state *s, const struct age_list *l)
 		swap_u32(&order[i - 1], &order[mdb_rng_below(&s->rng, i)]);
 	if (trace_boot(s, l, 0, order, late))
 		goto out;
-	s->free_target = nr_free_pages(&s->b);
 	for (i = 0; i < n; i++) {
 		if (has_desc(l->f[order[i]].kind))
 			lru[nr_lru++] = order[i];
@@ -1098,9 +1158,13 @@ static int trace_seeded(struct trace_state *s, const struct age_list *l)
 	}
 	k = nr_lru / AGE_FRACTION_DEN;
 	tn = k / AGE_TRANSIENT_DEN;
+	s->free_target = high_wmark_pages(s->b.nr_pfns);
 	for (unsigned int r = 0; r < AGE_ROUNDS && k; r++)
-		if (trace_round(s, l, lru, nr_lru, pool, nr_pool, late, k, tn))
+		if (trace_round(s, l, lru, nr_lru, pool, nr_pool, late, k, tn, n + (r & 1) * tn,
+				r ? n + ((r - 1) & 1) * tn : SIZE_MAX))
 			goto out;
+	if (k)
+		free_transients(s, n + ((AGE_ROUNDS - 1) & 1) * tn, tn, true);
 	ret = 0;
 out:
 	free(order);
@@ -1149,23 +1213,277 @@ out:
 	return ret;
 }
 
-/* The records live at the end: DESC_AGED's blocks, every one; DESC_TRACE's, those not freed. */
-static int trace_final(struct trace_state *s, size_t nr_rec, bool all)
+/*
+ * A placed trace (the kernel's page events at its pfns): no buddy of the
+ * replay's own decides where anything goes.  Every page starts held (by
+ * what the kernel allocated before the recording began, or never gave the
+ * buddy: memblock's reservations, holes); an allocation takes its pages
+ * wherever they are (the buddy, the per-cpu lists, held), a free puts them
+ * on the per-cpu lists (orders free_frozen_pages() keeps there:
+ * pcp_allowed_order()) or in the buddy, where __free_one_page() merges
+ * them; drains and refills move them between the two as the kernel's did.
+ * A pageblock's type is what an extfrag event says, else the migratetype
+ * of the first allocation in it (an allocation comes from its own type's
+ * lists unless an extfrag event says it fell back).  No compaction: the
+ * kernel's migrations are in the trace as allocations and frees.
+ */
+enum placed_state { PS_HELD, PS_BUDDY, PS_PCP, PS_REC };
+
+static bool pcp_allowed_order(unsigned int order)
+{
+	return order <= PCP_MAX_ORDER || order == PAGEBLOCK_ORDER;
+}
+
+/* The buddy block holding pfn (its head, its order in *o), or NONE. */
+static uint32_t buddy_block_of(const struct age_buddy *b, uint32_t pfn, unsigned int *o)
+{
+	for (unsigned int k = 0; k <= MAX_PAGE_ORDER; k++) {
+		uint32_t h = pfn & ~((1U << k) - 1);
+
+		if (b->head[h] == (int8_t)k) {
+			*o = k;
+			return h;
+		}
+	}
+	return NONE;
+}
+
+/*
+ * The buddy's pages of the aligned block (pfn, order) taken off its lists:
+ * a free block holding it split down to it, its other halves back on the
+ * list it was on (as expand() does), or else each half alone.
+ */
+static void buddy_carve(struct age_buddy *b, uint32_t pfn, unsigned int order)
+{
+	unsigned int o;
+	uint32_t h = buddy_block_of(b, pfn, &o);
+
+	if (h != NONE && o >= order) {
+		unsigned int mt = b->head_mt[h];
+
+		area_del(b, h, o);
+		while (o > order) {
+			o--;
+			if (pfn & (1U << o)) {
+				area_add(b, h, o, mt);
+				h += 1U << o;
+			} else {
+				area_add(b, h + (1U << o), o, mt);
+			}
+		}
+		return;
+	}
+	if (order) {
+		buddy_carve(b, pfn, order - 1);
+		buddy_carve(b, pfn + (1U << (order - 1)), order - 1);
+	}
+}
+
+/* The pages of (pfn, order) that are not free given to the buddy, in aligned blocks. */
+static void placed_give(struct trace_state *s, uint32_t pfn, unsigned int order)
+{
+	uint32_t n = 1U << order, i;
+
+	for (i = 0; i < n && s->pstate[pfn + i] != PS_BUDDY; i++)
+		;
+	if (i == n) {
+		memset(s->pstate + pfn, PS_BUDDY, n);
+		buddy_free(&s->b, pfn, order);
+	} else if (order) {
+		placed_give(s, pfn, order - 1);
+		placed_give(s, pfn + n / 2, order - 1);
+	}
+}
+
+/* Record q gone (freed, or its pages freed or taken in pieces): its other pages stay held. */
+static void placed_drop(struct trace_state *s, uint32_t q)
+{
+	struct age_folio *f = &s->rec[q];
+
+	if (has_desc(f->kind))
+		s->ops->desc_free(s->ops->arg, s->rec_desc[q], f->order);
+	hash_event(&s->h, 'F', f->pfn, f->order);
+	disown(s, q);
+	for (uint32_t p = f->pfn; p < f->pfn + (1U << f->order); p++)
+		if (s->pstate[p] == PS_REC && s->cover[p] == q)
+			s->pstate[p] = PS_HELD;
+	f->kind = AGE_GONE;
+}
+
+/* The records holding pages of (pfn, order) dropped; how many pages were held by one. */
+static unsigned long placed_release(struct trace_state *s, uint32_t pfn, unsigned int order)
+{
+	unsigned long held = 0;
+
+	for (uint32_t p = pfn; p < pfn + (1U << order); p++)
+		if (s->pstate[p] == PS_REC) {
+			placed_drop(s, s->cover[p]);
+			held++;
+		}
+	return held;
+}
+
+/* Pageblock pb is of type mt (move_freepages_block() when it changes). */
+static void placed_pb_mt(struct trace_state *s, unsigned long pb, unsigned int mt)
+{
+	s->pb_seen[pb] = 1;
+	if (s->b.pb_mt[pb] != mt)
+		move_freepages_block(&s->b, pb, mt);
+}
+
+/* The pages of (pfn, order) out of the buddy and the per-cpu lists, into state st. */
+static void placed_take(struct trace_state *s, uint32_t pfn, unsigned int order, uint8_t st)
+{
+	buddy_carve(&s->b, pfn, order);
+	memset(s->pstate + pfn, st, 1U << order);
+}
+
+static int placed_alloc(struct trace_state *s, const struct age_event *e)
+{
+	uint32_t r = e->rec, n = 1U << e->order;
+	unsigned long pb;
+
+	for (pb = e->pfn >> PAGEBLOCK_ORDER; pb <= (e->pfn + n - 1) >> PAGEBLOCK_ORDER; pb++)
+		if (!s->pb_seen[pb])
+			placed_pb_mt(s, pb, e->mt);
+	s->t->conflicts += placed_release(s, e->pfn, e->order);
+	placed_take(s, e->pfn, e->order, PS_REC);
+	for (uint32_t p = e->pfn; p < e->pfn + n; p++)
+		s->cover[p] = r;
+	s->rec[r] = (struct age_folio){ .pfn = e->pfn, .order = e->order, .kind = e->kind };
+	s->rec_mt[r] = e->mt;
+	own(s, r);
+	hash_event(&s->h, 'A', e->pfn, (unsigned int)e->order << 2 | e->mt);
+	if (!has_desc(e->kind))
+		return 0;
+	s->rec_desc[r] = s->next_id++;
+	return s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], e->order);
+}
+
+static int placed_event(struct trace_state *s, const struct age_event *e)
+{
+	uint32_t p, n = 1U << e->order;
+
+	switch (e->kind) {
+	case AGE_MT_EVENT:
+		placed_pb_mt(s, e->pfn >> PAGEBLOCK_ORDER, e->mt);
+		return 0;
+	case AGE_FREE_EVENT:
+		placed_release(s, e->pfn, e->order);
+		hash_event(&s->h, 'f', e->pfn, e->order);
+		if (!pcp_allowed_order(e->order)) {
+			placed_give(s, e->pfn, e->order);
+			return 0;
+		}
+		for (p = e->pfn; p < e->pfn + n; p++)
+			if (s->pstate[p] != PS_BUDDY)
+				s->pstate[p] = PS_PCP;
+		return 0;
+	case AGE_DRAIN_EVENT:
+		s->t->conflicts += placed_release(s, e->pfn, e->order);
+		hash_event(&s->h, 'd', e->pfn, e->order);
+		placed_give(s, e->pfn, e->order);
+		return 0;
+	case AGE_REFILL_EVENT:
+		s->t->conflicts += placed_release(s, e->pfn, e->order);
+		hash_event(&s->h, 'r', e->pfn, e->order);
+		placed_take(s, e->pfn, e->order, PS_PCP);
+		return 0;
+	default:
+		return placed_alloc(s, e);
+	}
+}
+
+/* Pages on the per-cpu lists at the end; then given to the buddy, where they are free memory. */
+static unsigned long placed_drain(struct trace_state *s)
+{
+	unsigned long n = 0;
+
+	for (uint32_t p = 0; p < s->b.nr_pfns; p++)
+		if (s->pstate[p] == PS_PCP) {
+			n++;
+			placed_give(s, p, 0);
+		}
+	return n;
+}
+
+/*
+ * The pages no event gave a record and none freed, at the end: held since
+ * before the recording by nothing the trace names (reserved), in naturally
+ * aligned blocks of at most MAX_FOLIO_ORDER (the orders a mix reserves).
+ */
+static int placed_held(const struct trace_state *s, struct age_list *held)
+{
+	uint32_t p = 0, end = (uint32_t)s->b.nr_pfns;
+
+	while (p < end) {
+		unsigned int o = 0;
+
+		if (s->pstate[p] != PS_HELD) {
+			p++;
+			continue;
+		}
+		while (o < MAX_FOLIO_ORDER && !(p & ((2U << o) - 1)) && p + (2U << o) <= end) {
+			uint32_t q = p + (1U << o);
+
+			while (q < p + (2U << o) && s->pstate[q] == PS_HELD)
+				q++;
+			if (q < p + (2U << o))
+				break;
+			o++;
+		}
+		if (age_list_add(held, p, o, PK_RESERVED))
+			return -1;
+		p += 1U << o;
+	}
+	return 0;
+}
+
+/* DESC_TRACE of a placed trace: its events, at the kernel's pfns, from every page held. */
+static int trace_placed(struct trace_state *s, const struct age_replay *rp)
+{
+	unsigned long n = s->b.nr_pfns;
+
+	s->pstate = calloc(n ? n : 1, 1);	/* PS_HELD */
+	s->cover = malloc((n ? n : 1) * sizeof(*s->cover));
+	s->pb_seen = calloc(nr_blocks(n ? n : 1), 1);
+	if (!s->pstate || !s->cover || !s->pb_seen)
+		return -1;
+	for (size_t i = 0; i < rp->nr_events; i++)
+		if (placed_event(s, &rp->ev[i]))
+			return -1;
+	/* A kernel block above a folio's order is held pages, cut as placed_held() cuts them. */
+	for (uint32_t r = 0; r < rp->nr_alloc; r++)
+		if (s->rec[r].kind != AGE_GONE && s->rec[r].order > MAX_FOLIO_ORDER &&
+		    s->owner[s->rec[r].pfn] == r)
+			placed_drop(s, r);
+	return 0;
+}
+
+/*
+ * The records live at the end: DESC_AGED's blocks, every one; DESC_TRACE's,
+ * those not freed, after a placed trace's held blocks.
+ */
+static int trace_final(struct trace_state *s, size_t nr_rec, bool all, const struct age_list *held)
 {
 	struct age_trace *t = s->t;
-	size_t i, n = 0;
+	size_t i, n = 0, nr = nr_rec + held->nr;
 
-	t->final = malloc((nr_rec ? nr_rec : 1) * sizeof(*t->final));
-	t->final_desc = malloc((nr_rec ? nr_rec : 1) * sizeof(*t->final_desc));
+	t->final = malloc((nr ? nr : 1) * sizeof(*t->final));
+	t->final_desc = malloc((nr ? nr : 1) * sizeof(*t->final_desc));
 	if (!t->final || !t->final_desc)
 		return -1;
+	for (i = 0; i < held->nr; i++) {
+		t->final[n] = held->f[i];
+		t->final_desc[n++] = ULONG_MAX;		/* no descriptor */
+	}
 	for (i = 0; i < nr_rec; i++) {
 		bool live = s->rec[i].kind != AGE_GONE && s->owner[s->rec[i].pfn] == i;
 
 		if (!all && !live)
 			continue;
 		t->final[n] = s->rec[i];
-		t->final_desc[n++] = s->rec_desc[i];
+		t->final_desc[n++] = has_desc(s->rec[i].kind) ? s->rec_desc[i] : ULONG_MAX;
 	}
 	t->nr_final = n;
 	for (i = 0; i < nr_blocks(s->b.nr_pfns); i++)
@@ -1188,7 +1506,7 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 		  const struct age_trace_ops *ops, struct age_trace *t)
 {
 	const struct age_replay *rp = how ? how->replay : NULL;
-	struct age_list kept = { 0 };
+	struct age_list kept = { 0 }, held = { 0 };
 	size_t nr_churn = 0, tn, nr_rec, i;
 	struct trace_state s = { .ops = ops, .t = t, .rng = seed ^ AGE_SALT, .h = FNV_OFFSET,
 				 .compaction = !how || !how->no_compaction };
@@ -1198,9 +1516,9 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 	for (i = 0; i < folios->nr; i++)
 		nr_churn += has_desc(folios->f[i].kind);
 	tn = nr_churn / AGE_FRACTION_DEN / AGE_TRANSIENT_DEN;
-	if (rp && kept_of(folios, &kept))
+	if (rp && !rp->placed && kept_of(folios, &kept))
 		goto out;
-	nr_rec = rp ? rp->nr_alloc + kept.nr : folios->nr + tn;
+	nr_rec = rp ? rp->nr_alloc + kept.nr : folios->nr + 2 * tn;
 	s.rec = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec));
 	s.rec_mt = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec_mt));
 	s.rec_desc = calloc(nr_rec ? nr_rec : 1, sizeof(*s.rec_desc));
@@ -1211,6 +1529,16 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 	    buddy_init(&s.b, nr_pfns))
 		goto out;
 	memset(s.owner, 0xff, nr_pfns * sizeof(*s.owner));
+	if (rp && rp->placed) {
+		/* The kernel's events at its pfns: the plan places nothing (trace_placed()). */
+		if (trace_placed(&s, rp) || placed_held(&s, &held))
+			goto out;
+		count_free_blocks(&s.b, t);
+		t->pcp_pages = placed_drain(&s);
+		if (trace_final(&s, nr_rec, false, &held))
+			goto out;
+		goto listed;
+	}
 	/* Boot: the plan's free blocks to the buddy; the trace allocates the rest again. */
 	for (i = 0; i < free_blocks->nr; i++)
 		buddy_free(&s.b, free_blocks->f[i].pfn, free_blocks->f[i].order);
@@ -1225,11 +1553,13 @@ int age_trace_run(const struct age_list *folios, const struct age_list *free_blo
 	if (compact(&s, PAGEBLOCK_ORDER))
 		goto out;
 	s.deferred = false;
-	if (compact_proactive(&s) || trace_final(&s, rp ? nr_rec : folios->nr, !rp))
+	if (compact_proactive(&s) || trace_final(&s, rp ? nr_rec : folios->nr, !rp, &held))
 		goto out;
+	pcp_drain(&s.b, s.b.pcp_count);
+	count_free_blocks(&s.b, t);
+listed:
 	t->nr_ids = s.next_id;
 	/* What the buddy holds at the end is free memory, in pfn order. */
-	pcp_drain(&s.b, s.b.pcp_count);
 	for (i = 0; i < nr_pfns; i++)
 		if (s.b.head[i] >= 0 && age_list_add(&t->free, i, (unsigned int)s.b.head[i], 0))
 			goto out;
@@ -1238,6 +1568,10 @@ out:
 	t->digest = s.h;
 	buddy_release(&s.b);
 	age_list_release(&kept);
+	age_list_release(&held);
+	free(s.pstate);
+	free(s.cover);
+	free(s.pb_seen);
 	free(s.rec);
 	free(s.rec_mt);
 	free(s.rec_desc);

@@ -91,30 +91,55 @@ int age_churn(const struct age_list *l, uint64_t seed, const struct age_ops *ops
 	      uint64_t *digest);
 
 /*
- * A recorded trace (DESC_TRACE), read from a file of one event a line:
+ * A recorded trace (DESC_TRACE), read from a file of one event a line,
+ * in one of two forms.  Folio events, replayed through the trace's buddy:
  *
  *	a ID ORDER KIND		allocate folio ID: ORDER 0..MAX_FOLIO_ORDER, KIND anon or file
  *	f ID			free folio ID, which an earlier line allocated
  *
- * ID is any unsigned number below 2^64 naming a live folio (ftrace's head
- * pfn does: docs/conditions.md says how to make one from mm_page_alloc and
- * mm_page_free); it may be allocated again once freed.  Fields are
- * separated by spaces or tabs; blank lines and lines starting with '#' are
- * skipped.  Anything else is refused with the file and line.
+ * ID is any unsigned number below 2^64 naming a live folio; it may be
+ * allocated again once freed.  Or the kernel's own page events, placed at
+ * its pfns (scripts/trace --ftrace writes them from mm_page_alloc,
+ * mm_page_free, mm_page_pcpu_drain, mm_page_alloc_zone_locked and
+ * mm_page_alloc_extfrag):
+ *
+ *	a PFN ORDER KIND MT	the kernel allocated 2^ORDER pages at PFN: ORDER
+ *				0..MAX_PAGE_ORDER, KIND anon, file or kernel (no
+ *				folio: slab, page tables, the rest), MT the
+ *				allocation's migratetype (0 unmovable, 1 movable,
+ *				2 reclaimable, as ftrace prints it)
+ *	f PFN ORDER		it freed them (to its per-cpu lists when ORDER is
+ *				one they keep: 0..3 and PAGEBLOCK_ORDER)
+ *	d PFN ORDER		the per-cpu lists gave them to the buddy
+ *	r PFN ORDER		the buddy gave them to the per-cpu lists
+ *	m PFN MT		the pageblock holding PFN is now of type MT
+ *
+ * A placed trace needs no ID to be live: a free of pages allocated before
+ * the recording began is what it says.  Fields are separated by spaces or
+ * tabs; blank lines and lines starting with '#' are skipped.  A file holds
+ * one form; anything else is refused with the file and line.
  */
 struct age_event {
 	uint32_t rec;		/* the allocation this event is about: 0, 1, ... in file order */
+	uint32_t pfn;		/* a placed event's pfn */
 	uint8_t order;
-	uint8_t kind;		/* PK_ANON or PK_FILE; for a free, AGE_FREE_EVENT */
+	uint8_t kind;		/* PK_ANON, PK_FILE, PK_RESERVED (placed kernel); AGE_*_EVENT */
+	uint8_t mt;		/* a placed allocation's or pageblock's migratetype */
+	uint8_t zero;
 };
 
-#define AGE_FREE_EVENT	0xfe
+#define AGE_FREE_EVENT		0xfe
+#define AGE_DRAIN_EVENT		0xfd	/* placed: per-cpu lists to the buddy */
+#define AGE_REFILL_EVENT	0xfc	/* placed: the buddy to the per-cpu lists */
+#define AGE_MT_EVENT		0xfb	/* placed: a pageblock's migratetype */
 
 struct age_replay {
 	char *path;			/* as given */
 	char sha256[65];		/* of the file's bytes, hex */
 	struct age_event *ev;
 	size_t nr_events;
+	bool placed;			/* the kernel's page events, at its pfns */
+	unsigned long end_pfn;		/* placed: one past the highest pfn an event names */
 	unsigned long nr_alloc, nr_free;	/* events of each verb */
 	unsigned long alloc_by_order[BASE_PAGE_MAX_PAGE_ORDER + 1];	/* in base pages */
 	unsigned long peak_pages;	/* the most pages the trace holds at once */
@@ -146,7 +171,9 @@ void age_replay_release(struct age_replay *r);
  * plan's order, gives the plan's anon and file folios to the buddy and
  * replays the recorded events instead: the folios it leaves live are the
  * machine's anon and file folios.  Hugetlb folios stay where the plan put
- * them.
+ * them.  A placed trace (the kernel's page events) is the whole machine:
+ * the plan places nothing, every page starts held, and each event takes or
+ * gives the kernel's own pfns (trace_placed() in age.c).
  *
  * Compaction (unless how->no_compaction): an allocation of order > 0 that
  * fails is retried after direct compaction; when the trace ends with no
@@ -189,7 +216,7 @@ struct age_trace {
 	 * (descriptor ids mean something for anon and file folios only).
 	 */
 	struct age_folio *final;
-	unsigned long *final_desc;	/* each one's descriptor id */
+	unsigned long *final_desc;	/* each one's descriptor id; ULONG_MAX: none (not anon or file) */
 	size_t nr_final;
 	struct age_list free;		/* the free blocks at the end, pfn order */
 	unsigned long nr_ids;		/* descriptor ids handed out: 0 .. nr_ids - 1 */
@@ -197,6 +224,10 @@ struct age_trace {
 	unsigned long compactions;	/* pageblocks compaction emptied */
 	unsigned long migrated;		/* folios it moved to do so */
 	unsigned long pageblocks[AGE_MT_NR];	/* pageblocks of each type at the end */
+	/* Buddy blocks at the end by order and the list they are on (/proc/pagetypeinfo's table). */
+	unsigned long free_blocks[BASE_PAGE_MAX_PAGE_ORDER + 1][AGE_MT_NR];
+	unsigned long pcp_pages;	/* placed: on the per-cpu lists at the end, not in free_blocks */
+	unsigned long conflicts;	/* placed: allocations over pages the replay held */
 	uint64_t digest;		/* of every event: the same for every layout */
 };
 

@@ -102,6 +102,9 @@ static int trace_copy(struct age_trace *dst, const struct age_trace *src)
 	dst->compactions = src->compactions;
 	dst->migrated = src->migrated;
 	memcpy(dst->pageblocks, src->pageblocks, sizeof(dst->pageblocks));
+	memcpy(dst->free_blocks, src->free_blocks, sizeof(dst->free_blocks));
+	dst->pcp_pages = src->pcp_pages;
+	dst->conflicts = src->conflicts;
 	dst->digest = src->digest;
 	return 0;
 }

@@ -145,21 +145,154 @@ static int split(char *s, char **f, int max)
 	return n > max ? max + 1 : n;
 }
 
+/* Room for allocation nr_alloc's order; false when out of memory. */
+static bool order_room(struct loader *l)
+{
+	unsigned long n = l->r->nr_alloc;
+
+	if (!(n & (n + 1))) {	/* 0, 1, 3, 7, ...: room for twice as many */
+		uint8_t *o = realloc(l->order, 2 * (n + 1));
+
+		if (!o)
+			return false;
+		l->order = o;
+	}
+	return true;
+}
+
+/* Allocation nr_alloc, of order, counted: per order, and the pages live and at the peak. */
+static void count_alloc(struct loader *l, unsigned int order)
+{
+	struct age_replay *r = l->r;
+
+	r->alloc_by_order[order]++;
+	r->nr_alloc++;
+	l->live += 1UL << order;
+	if (l->live > r->peak_pages)
+		r->peak_pages = l->live;
+}
+
+/* A pfn that a placed event names: below 2^32 (struct age_event), and the end it reaches. */
+static int placed_pfn(struct loader *l, const char *s, unsigned int order, uint64_t *pfn,
+		      char *why, size_t len)
+{
+	if (!parse_u64(s, pfn) || *pfn >> 32 || (*pfn & ((1ULL << order) - 1)))
+		return snprintf(why, len, "PFN '%s': want a pfn below 2^32, aligned to its order", s), -1;
+	if (*pfn + (1ULL << order) > l->r->end_pfn)
+		l->r->end_pfn = (unsigned long)(*pfn + (1ULL << order));
+	return 0;
+}
+
+/*
+ * A placed line (the kernel's page events): the pages' state is the
+ * replay's (age.c), so no ID need be live; a live head's free of its own
+ * order is what live_pages and peak_pages follow.
+ */
+static int parse_placed(struct loader *l, char **f, int n, char *why, size_t len)
+{
+	static const char verbs[] = "afdrm";
+	static const uint8_t kinds[] = { 0, AGE_FREE_EVENT, AGE_DRAIN_EVENT, AGE_REFILL_EVENT,
+					 AGE_MT_EVENT };
+	struct age_replay *r = l->r;
+	const char *v = strchr(verbs, f[0][0]);
+	struct age_event e = { 0 };
+	uint64_t pfn, order = 0, mt;
+	size_t slot;
+
+	if (f[0][1] || !v)
+		return snprintf(why, len, "'%s': want a, f, d, r or m", f[0]), -1;
+	if (n != (*v == 'a' ? 5 : 3))
+		return snprintf(why, len, "'%s' takes %s", f[0], *v == 'a' ? "PFN ORDER KIND MT" :
+				*v == 'm' ? "PFN MT" : "PFN ORDER"), -1;
+	e.kind = kinds[v - verbs];
+	if (*v == 'm') {
+		if (placed_pfn(l, f[1], 0, &pfn, why, len))
+			return -1;
+		if (!parse_u64(f[2], &mt) || mt >= AGE_MT_NR)
+			return snprintf(why, len, "MT '%s': want 0, 1 or 2", f[2]), -1;
+		e.pfn = (uint32_t)pfn;
+		e.mt = (uint8_t)mt;
+		return add_event(l, e) ? (why[0] = 0, -1) : 0;
+	}
+	if (!parse_u64(f[2], &order) || order > MAX_PAGE_ORDER)
+		return snprintf(why, len, "ORDER '%s': want 0 to %d", f[2], MAX_PAGE_ORDER), -1;
+	if (placed_pfn(l, f[1], (unsigned int)order, &pfn, why, len))
+		return -1;
+	e.pfn = (uint32_t)pfn;
+	e.order = (uint8_t)order;
+	if (l->ids.used + 1 > l->ids.cap / 2 && id_rebuild(&l->ids))
+		return why[0] = 0, -1;
+	slot = id_find(&l->ids, pfn);
+	if (*v == 'f' && l->ids.rec[slot] != NO_REC && l->order[l->ids.rec[slot]] == order) {
+		l->ids.rec[slot] = TOMB;
+		l->ids.live--;
+		l->live -= 1UL << order;
+	}
+	if (*v == 'f')
+		r->nr_free++;
+	if (*v != 'a')
+		return add_event(l, e) ? (why[0] = 0, -1) : 0;
+	if (!strcmp(f[3], "anon") || !strcmp(f[3], "file"))
+		e.kind = f[3][0] == 'a' ? PK_ANON : PK_FILE;
+	else if (!strcmp(f[3], "kernel"))
+		e.kind = PK_RESERVED;
+	else
+		return snprintf(why, len, "KIND '%s': want anon, file or kernel", f[3]), -1;
+	if (e.kind != PK_RESERVED && order > MAX_FOLIO_ORDER)
+		return snprintf(why, len, "an %s folio of order %llu: at most %d", f[3],
+				(unsigned long long)order, MAX_FOLIO_ORDER), -1;
+	if (!parse_u64(f[4], &mt) || mt >= AGE_MT_NR)
+		return snprintf(why, len, "MT '%s': want 0, 1 or 2", f[4]), -1;
+	e.mt = (uint8_t)mt;
+	if (r->nr_alloc >= TOMB - 1)
+		return snprintf(why, len, "more than %u allocations", TOMB - 1), -1;
+	if (!order_room(l))
+		return why[0] = 0, -1;
+	if (l->ids.rec[slot] == NO_REC || l->ids.rec[slot] == TOMB) {
+		l->ids.key[slot] = pfn;
+		l->ids.used += l->ids.rec[slot] == NO_REC;
+		l->ids.live++;
+	} else {	/* its pages went back in pieces the head's free did not name */
+		l->live -= 1UL << l->order[l->ids.rec[slot]];
+	}
+	l->ids.rec[slot] = (uint32_t)r->nr_alloc;
+	l->order[r->nr_alloc] = (uint8_t)order;
+	e.rec = (uint32_t)r->nr_alloc;
+	if (add_event(l, e))
+		return why[0] = 0, -1;
+	count_alloc(l, (unsigned int)order);
+	return 0;
+}
+
+/* Whether a line's verb and field count say it is a placed event. */
+static bool is_placed(char **f, int n)
+{
+	return (f[0][0] == 'a' && n == 5) || (f[0][0] == 'f' && n == 3) ||
+	       ((f[0][0] == 'd' || f[0][0] == 'r' || f[0][0] == 'm') && !f[0][1]);
+}
+
 /* One line: 0, or -1 with its problem in why (or out of memory: why empty). */
 static int parse_line(struct loader *l, char *line, char *why, size_t len)
 {
 	struct age_replay *r = l->r;
 	uint64_t id, order;
-	char *f[5];
+	char *f[6];
 	size_t slot;
 	int n;
 
 	for (const char *c = line; *c; c++)
 		if ((unsigned char)*c < 0x20 && *c != '\t')
 			return snprintf(why, len, "a control character (0x%02x)", (unsigned char)*c), -1;
-	n = split(line, f, 4);
+	n = split(line, f, 5);
 	if (!n || f[0][0] == '#')
 		return 0;
+	if (!r->nr_events)
+		r->placed = is_placed(f, n);
+	else if (is_placed(f, n) != r->placed)
+		return snprintf(why, len, "a %s event in a trace of %s events",
+				r->placed ? "folio" : "placed", r->placed ? "placed" : "folio"), -1;
+	if (r->placed)
+		return parse_placed(l, f, n, why, len);
 	if (strcmp(f[0], "a") && strcmp(f[0], "f"))
 		return snprintf(why, len, "'%s': want 'a ID ORDER KIND' or 'f ID'", f[0]), -1;
 	if (n != (f[0][0] == 'a' ? 4 : 2))
@@ -190,13 +323,8 @@ static int parse_line(struct loader *l, char *line, char *why, size_t len)
 		return snprintf(why, len, "KIND '%s': want anon or file", f[3]), -1;
 	if (r->nr_alloc >= TOMB - 1)
 		return snprintf(why, len, "more than %u allocations", TOMB - 1), -1;
-	if (!(r->nr_alloc & (r->nr_alloc + 1))) {	/* 0, 1, 3, 7, ...: room for twice as many */
-		uint8_t *o = realloc(l->order, 2 * (r->nr_alloc + 1));
-
-		if (!o)
-			return why[0] = 0, -1;
-		l->order = o;
-	}
+	if (!order_room(l))
+		return why[0] = 0, -1;
 	l->order[r->nr_alloc] = (uint8_t)order;
 	l->ids.key[slot] = id;
 	l->ids.rec[slot] = (uint32_t)r->nr_alloc;
@@ -206,11 +334,7 @@ static int parse_line(struct loader *l, char *line, char *why, size_t len)
 	if (add_event(l, (struct age_event){ .rec = (uint32_t)r->nr_alloc, .order = (uint8_t)order,
 					     .kind = f[3][0] == 'a' ? PK_ANON : PK_FILE }))
 		return why[0] = 0, -1;
-	r->alloc_by_order[order]++;
-	r->nr_alloc++;
-	l->live += 1UL << order;
-	if (l->live > r->peak_pages)
-		r->peak_pages = l->live;
+	count_alloc(l, (unsigned int)order);
 	return 0;
 }
 

@@ -697,7 +697,9 @@ static json_t *desc_caches_json(const struct mdb_run *run)
  * The allocation trace's machine (machine/age.h), once per mix and RAM size
  * (every layout's trace is the same): pageblocks compaction emptied, the
  * folios it moved, blocks the buddy could not place, pageblocks of each
- * migratetype at the end; compacted_pageblocks sums them.  Null where no
+ * migratetype at the end, the buddy's free blocks by migratetype and order
+ * (as /proc/pagetypeinfo counts them; a placed trace's per-cpu pages, which
+ * it leaves out, beside them); compacted_pageblocks sums them.  Null where no
  * trace runs.
  */
 static json_t *aging_json(const struct mdb_run *run)
@@ -710,25 +712,41 @@ static json_t *aging_json(const struct mdb_run *run)
 		return json_decref(machines), json_null();
 	for (i = 0; i < notes.nr; i++) {
 		const struct memmap_note *n = &notes.note[i];
-		json_t *by_mt = json_object();
+		json_t *by_mt = json_object(), *free_mt = json_object();
 
 		for (j = 0; j < i; j++)
 			if (notes.note[j].cond.mix == n->cond.mix && notes.note[j].cond.ram_bytes == n->cond.ram_bytes)
 				break;
 		if (j < i || !n->first.age_digest) {
 			json_decref(by_mt);
+			json_decref(free_mt);
 			continue;
 		}
-		for (int mt = 0; mt < AGE_MT_NR; mt++)
+		for (int mt = 0; mt < AGE_MT_NR; mt++) {
+			json_t *orders = json_array();
+
 			json_object_set_new(by_mt, age_migratetype_name(mt),
 					    json_integer((json_int_t)n->first.age_pageblocks[mt]));
+			for (unsigned int o = 0; o <= MAX_PAGE_ORDER; o++)
+				json_array_append_new(orders,
+					json_integer((json_int_t)n->first.age_free_blocks[o][mt]));
+			json_object_set_new(free_mt, age_migratetype_name(mt), orders);
+		}
 		compacted += n->first.age_compactions;
-		json_array_append_new(machines, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}",
+		json_array_append_new(machines, json_pack("{s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:I}",
 			"mix", n->cond.mix->name, "ram_bytes", (json_int_t)n->cond.ram_bytes,
 			"compacted_pageblocks", (json_int_t)n->first.age_compactions,
 			"migrated_folios", (json_int_t)n->first.age_migrated,
-			"failures", (json_int_t)n->first.age_failures, "pageblocks", by_mt));
+			"failures", (json_int_t)n->first.age_failures, "pageblocks", by_mt,
+			"free_blocks", free_mt, "pcp_pages", (json_int_t)n->first.age_pcp_pages,
+			"placed_conflicts", (json_int_t)n->first.age_conflicts));
 	}
+	if (run->cond.opts.age == DESC_TRACE && run->replay.placed)
+		return json_pack("{s:s, s:s, s:s, s:I, s:o}",
+				 "mobility", "the kernel's: pageblock types from its extfrag events",
+				 "lifetimes", "recorded, placed at the kernel's pfns",
+				 "compaction", "the kernel's, as the trace's allocations and frees",
+				 "compacted_pageblocks", (json_int_t)compacted, "machines", machines);
 	return json_pack("{s:s, s:s, s:s, s:I, s:o}",
 			 "mobility", "grouped: pageblock migratetypes, __rmqueue_claim/steal fallbacks",
 			 "lifetimes", run->cond.opts.age == DESC_TRACE ? "recorded" :
@@ -746,13 +764,13 @@ static json_t *desc_trace_json(const struct mdb_run *run)
 
 	if (run->cond.opts.age != DESC_TRACE)
 		return json_decref(by_order), json_null();
-	for (unsigned int o = 0; o <= MAX_FOLIO_ORDER; o++)
+	for (unsigned int o = 0; o <= MAX_PAGE_ORDER; o++)
 		if (r->alloc_by_order[o]) {
 			snprintf(order, sizeof(order), "%u", o);
 			json_object_set_new(by_order, order, json_integer((json_int_t)r->alloc_by_order[o]));
 		}
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:o, s:I, s:I}", "file", r->path,
-			 "sha256", r->sha256, "events", (json_int_t)r->nr_events,
+	return json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:o, s:I, s:I}", "file", r->path,
+			 "sha256", r->sha256, "placed", r->placed, "events", (json_int_t)r->nr_events,
 			 "allocs", (json_int_t)r->nr_alloc, "frees", (json_int_t)r->nr_free,
 			 "allocs_by_order", by_order, "peak_pages", (json_int_t)r->peak_pages,
 			 "live_pages", (json_int_t)r->live_pages);

@@ -5,9 +5,10 @@
 # test that needs more done on exit sets its own trap, removing $tmp too);
 # $here is the test's folder and $top the clone's, wherever it lives.  Then
 # the helpers: skip, for every test; first_layout and short_run for the
-# mdbench tests (they need $mdbench set); guest_root, guest_init_head and
-# guest_pack for the tests that boot a qemu guest; refused and done_checks
-# for the tests of scripts/ ($fix: their fixtures, $fake: fake_mdbench.py).
+# mdbench tests (they need $mdbench set); guest_root, guest_init_head,
+# guest_pack and boot_kvm_or_tcg for the tests that boot a qemu guest;
+# refused and done_checks for the tests of scripts/ ($fix: their fixtures,
+# $fake: fake_mdbench.py).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${here%/tests/*}
@@ -69,6 +70,25 @@ EOF
 # guest_pack DIR CPIO: DIR as the initramfs CPIO (newc).
 guest_pack() {
 	(cd "$1" && find . | cpio -o -H newc --quiet) >"$2"
+}
+
+# boot_kvm_or_tcg: the caller's boot ACCEL CPU (writing $tmp/serial.log and
+# $tmp/qemu.log) with KVM where /dev/kvm is usable, then with TCG unless the
+# KVM guest printed '@@ begin' (KVM that cannot start, nested virtualisation
+# off or MSRs refused, fails before the guest prints anything); $qrc: boot's
+# exit status.
+boot_kvm_or_tcg() {
+	qrc=1
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		boot kvm host
+		qrc=$?
+		[ $qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null &&
+			echo "note: KVM did not start ($(tail -n 1 "$tmp/qemu.log")); using TCG"
+	fi
+	if [ $qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null; then
+		boot tcg max
+		qrc=$?
+	fi
 }
 
 # ---- scripts/ -------------------------------------------------------------

@@ -139,7 +139,10 @@ FTRACE_MAX_LINE = 4096		# an ftrace line is some 200 bytes; longer is not one
 FTRACE_MAX_LINES = 100_000_000
 FTRACE_MAX_BYTES = 1 << 30	# the log is read whole
 MIGRATE_MOVABLE = 1		# include/linux/mmzone.h
-FTRACE_EVENT = re.compile(r"\s(mm_page_alloc|mm_page_free|mm_page_free_batched):\s(.*)$")
+MIGRATE_PCPTYPES = 3		# unmovable, movable, reclaimable: the types a trace places
+MAX_PAGE_ORDER = 10
+FTRACE_EVENT = re.compile(r"\s(mm_page_alloc|mm_page_free|mm_page_free_batched|mm_page_pcpu_drain|"
+			  r"mm_page_alloc_zone_locked|mm_page_alloc_extfrag):\s(.*)$")
 
 
 def ftrace_fields(text):
@@ -147,20 +150,42 @@ def ftrace_fields(text):
 	return dict(f.split("=", 1) for f in text.split() if "=" in f)
 
 
+def _kind(mt, gfp):
+	"""anon, file or kernel: movable allocations with __GFP_ZERO
+	(vma_alloc_zeroed_movable_folio()) or GFP_TRANSHUGE (a THP fault) anon,
+	other movable ones file (a heuristic: mm_filemap_add_to_page_cache
+	would say it exactly), the rest kernel (slab, page tables, ...)."""
+	if mt != MIGRATE_MOVABLE:
+		return "kernel"
+	return "anon" if "__GFP_ZERO" in gfp or "GFP_TRANSHUGE" in gfp else "file"
+
+
+def _int(f, name, n, event):
+	try:
+		return int(f[name], 0)
+	except (KeyError, ValueError):
+		raise ValueError(f"line {n}: {event} without its {name}")
+
+
 def from_ftrace(lines):
-	"""(trace lines, stats) from a raw ftrace log of kmem:mm_page_alloc,
-	mm_page_free and mm_page_free_batched (include/trace/events/kmem.h:
-	'pfn=0x.. order=N migratetype=M gfp_flags=..', pfn in hex since 5.x and
-	in decimal before).  Kept: movable allocations (migratetype 1: anon and
-	page cache) of order 0..9, each named by its head pfn, anon when its gfp
-	has __GFP_ZERO (vma_alloc_zeroed_movable_folio()) or is GFP_TRANSHUGE
-	(a THP fault), else file (a heuristic: mm_filemap_add_to_page_cache would
-	say it exactly); the free of a kept pfn.  Dropped, counted: frees of
-	pages allocated before the log began, other migratetypes and orders,
-	a second allocation of a live pfn.  Raises ValueError on a line over
-	FTRACE_MAX_LINE bytes, a kmem event without its fields, or no event."""
-	live, out = {}, []
-	st = {"events": 0, "allocs": 0, "frees": 0, "dropped": 0}
+	"""(trace lines, stats) from a raw ftrace log of the kmem page events
+	(include/trace/events/kmem.h), as placed events at the kernel's pfns
+	(machine/age.h): mm_page_alloc 'a PFN ORDER KIND MT'; mm_page_free and
+	mm_page_free_batched 'f PFN ORDER' (a batched free is also an
+	mm_page_free where free_pages_prepare() traces it: the replay takes a
+	second free of a free page as nothing); mm_page_pcpu_drain 'd PFN
+	ORDER'; mm_page_alloc_zone_locked with percpu_refill=1 'r PFN ORDER';
+	mm_page_alloc_extfrag 'm PFN MT' for each pageblock of the fallback
+	block that now has a type (alloc_migratetype when change_ownership=1,
+	else fallback_migratetype).  pfn in hex since 5.x, decimal before.
+	Dropped, counted: a failed allocation (pfn -1), another migratetype
+	(highatomic, CMA, isolate), an order above MAX_PAGE_ORDER, a zone_locked
+	allocation that mm_page_alloc traces again.  Raises ValueError on a line
+	over FTRACE_MAX_LINE bytes, a kmem event without its fields, or no
+	event."""
+	out, heads = [], {}
+	st = {"events": 0, "allocs": 0, "frees": 0, "drains": 0, "refills": 0, "pageblocks": 0,
+	      "dropped": 0}
 	for n, line in enumerate(lines, 1):
 		if n > FTRACE_MAX_LINES:
 			raise ValueError(f"more than {FTRACE_MAX_LINES} lines")
@@ -170,30 +195,47 @@ def from_ftrace(lines):
 		if not m:
 			continue
 		st["events"] += 1
-		f = ftrace_fields(m.group(2))
-		try:
-			pfn, order = int(f["pfn"], 0), int(f["order"])
-			mt = int(f["migratetype"]) if m.group(1) == "mm_page_alloc" else None
-		except (KeyError, ValueError):
-			raise ValueError(f"line {n}: {m.group(1)} without a pfn, order or migratetype")
-		if pfn < 0:
-			raise ValueError(f"line {n}: pfn {pfn}")
-		if mt is None:
-			if pfn in live:
-				del live[pfn]
-				out.append(f"f {pfn}")
-				st["frees"] += 1
-			else:
+		ev, f = m.group(1), ftrace_fields(m.group(2))
+		pfn = _int(f, "pfn", n, ev)
+		if ev == "mm_page_alloc_extfrag":
+			mt = _int(f, "alloc_migratetype" if _int(f, "change_ownership", n, ev) else
+				  "fallback_migratetype", n, ev)
+			fo, po = _int(f, "fallback_order", n, ev), _int(f, "pageblock_order", n, ev)
+			if not 0 <= pfn < 1 << 32 or not 0 <= mt < MIGRATE_PCPTYPES or not 0 <= po <= fo <= MAX_PAGE_ORDER:
 				st["dropped"] += 1
+				continue
+			step = 1 << po
+			first = pfn & ~(step - 1)
+			for pb in range(first, first + max(step, 1 << fo), step):
+				out.append(f"m {pb} {mt}")
+				st["pageblocks"] += 1
 			continue
-		if mt != MIGRATE_MOVABLE or not 0 <= order <= 9 or pfn in live:
+		order = _int(f, "order", n, ev)
+		if not 0 <= pfn < 1 << 32 or not 0 <= order <= MAX_PAGE_ORDER or pfn % (1 << order):
+			st["dropped"] += 1		# pfn=0xffffffffffffffff: the allocation failed
+			continue
+		if ev == "mm_page_alloc":
+			mt = _int(f, "migratetype", n, ev)
+			if not 0 <= mt < MIGRATE_PCPTYPES:
+				st["dropped"] += 1
+				continue
+			out.append(f"a {pfn} {order} {_kind(mt, f.get('gfp_flags', ''))} {mt}")
+			heads[pfn] = order
+			st["allocs"] += 1
+		elif ev in ("mm_page_free", "mm_page_free_batched"):
+			out.append(f"f {pfn} {order}")
+			if heads.get(pfn) == order:
+				del heads[pfn]
+			st["frees"] += 1
+		elif ev == "mm_page_pcpu_drain":
+			out.append(f"d {pfn} {order}")
+			st["drains"] += 1
+		elif f.get("percpu_refill", "1") == "1":	# mm_page_alloc_zone_locked
+			out.append(f"r {pfn} {order}")
+			st["refills"] += 1
+		else:
 			st["dropped"] += 1
-			continue
-		gfp = f.get("gfp_flags", "")
-		live[pfn] = order
-		out.append(f"a {pfn} {order} {'anon' if '__GFP_ZERO' in gfp or 'GFP_TRANSHUGE' in gfp else 'file'}")
-		st["allocs"] += 1
 	if not st["events"]:
 		raise ValueError("no mm_page_alloc or mm_page_free event")
-	st["live"] = len(live)
+	st["live"] = len(heads)
 	return out, st

@@ -160,19 +160,7 @@ boot() {	# boot ACCEL CPU: 0 if the guest powered off
 		-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
 		-append "console=ttyS0 loglevel=1 panic=-1 oops=panic" >"$tmp/qemu.log" 2>&1
 }
-qrc=1
-if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	boot kvm host
-	qrc=$?
-	# KVM that cannot start (nested virtualisation off, MSRs refused) fails
-	# before the guest prints anything: then TCG.
-	[ $qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null &&
-		echo "note: KVM did not start ($(tail -n 1 "$tmp/qemu.log")); using TCG"
-fi
-if [ $qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null; then
-	boot tcg max
-	qrc=$?
-fi
+boot_kvm_or_tcg
 [ $qrc -eq 124 ] && fail "the guest did not power off within 300 s"
 [ $qrc -eq 0 ] || { cat "$tmp/qemu.log"; fail "qemu exited $qrc"; }
 [ -f "$tmp/serial.log" ] || fail "no serial log"

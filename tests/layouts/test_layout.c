@@ -301,10 +301,12 @@ static int in_range(unsigned long pfn, long start, unsigned int order)
 
 /*
  * Pages outside [a, a + 2^order) and [b, ...) must be as before, except that
- * free pages may now sit in other (split) free blocks.
+ * free pages may now sit in other (split) free blocks; after a free (merged),
+ * in the block the freed range merged into (__free_one_page() takes free
+ * buddies of the freed block into it).
  */
-static void check_rest(const struct memmap *mm, const struct page_info *before, long a, long b,
-		       unsigned int order, const char *what)
+static void check_rest_merged(const struct memmap *mm, const struct page_info *before, long a,
+			      long b, unsigned int order, const char *what, bool merged)
 {
 	unsigned long pfn;
 	struct page_info pi;
@@ -317,7 +319,7 @@ static void check_rest(const struct memmap *mm, const struct page_info *before, 
 		if (before[pfn].kind == PK_FREE) {
 			CHECK(pi.kind == PK_FREE && pi.head_pfn <= pfn &&
 			      pfn < pi.head_pfn + (1UL << pi.order) &&
-			      !in_range(pi.head_pfn, a, order) && !in_range(pi.head_pfn, b, order),
+			      (merged || !in_range(pi.head_pfn, a, order)) && !in_range(pi.head_pfn, b, order),
 			      "%s: free pfn %lu now %s head %lu order %u", what, pfn,
 			      page_kind_name(pi.kind), pi.head_pfn, pi.order);
 			continue;
@@ -325,6 +327,12 @@ static void check_rest(const struct memmap *mm, const struct page_info *before, 
 		CHECK(page_info_equal(&pi, &before[pfn]), "%s: pfn %lu was %s, now %s", what, pfn,
 		      page_info_str(&before[pfn], s0, sizeof(s0)), page_info_str(&pi, s1, sizeof(s1)));
 	}
+}
+
+static void check_rest(const struct memmap *mm, const struct page_info *before, long a, long b,
+		       unsigned int order, const char *what)
+{
+	check_rest_merged(mm, before, a, b, order, what, false);
 }
 
 static void check_range_free(const struct memmap *mm, long start, unsigned int order,
@@ -415,7 +423,7 @@ static void check_alloc_migrate_free(struct memmap *mm, unsigned int order, enum
 	before = snapshot(mm);
 	ops->folio_free(mm, new);
 	check_range_free(mm, new, order, "freed");
-	check_rest(mm, before, new, -1, order, "free");
+	check_rest_merged(mm, before, new, -1, order, "free", true);
 	ops->footprint(mm, &fp);
 	CHECK(fp.desc_bytes == fp0.desc_bytes && fp.desc_count == fp0.desc_count,
 	      "free: desc %zu, was %zu", fp.desc_bytes, fp0.desc_bytes);

@@ -473,6 +473,71 @@ static void test_replay_compaction(void)
 	free(rdn.live);
 }
 
+static unsigned long free_blocks_of(const struct age_trace *t, unsigned int order)
+{
+	unsigned long n = 0;
+
+	for (unsigned int mt = 0; mt < AGE_MT_NR; mt++)
+		n += t->free_blocks[order][mt];
+	return n;
+}
+
+/*
+ * placed.trace by hand, the kernel's events at its pfns from every page
+ * held: the file folio lands at 1024 and the kernel's order-3 block at 512
+ * (pageblock 1 unmovable: its first allocation's type); 1030 and 1031,
+ * freed and drained, merge at order 1 on the movable list; 2000's order-3
+ * block, freed and drained, goes to the reclaimable list with its
+ * pageblock; 1100's order-1 free stays on the per-cpu lists (2 pages, not
+ * in the buddy's blocks, free memory after); 1200, refilled then
+ * allocated, is a file folio; 1024 allocated again over its live folio
+ * (a conflict) ends that folio (descriptor 0) and makes an anon one.
+ */
+static void test_replay_placed(void)
+{
+	static const unsigned long F = 1UL << 63;
+	static const unsigned long want_log[] = { 0, 1, 2, 1 | F, 2 | F, 3, 0 | F, 4 };
+	struct age_replay rp;
+	struct age_trace t;
+	struct trace_rec r;
+	unsigned long held = 0;
+
+	replay("placed.trace", false, &rp, &t, &r);
+	CHECK(rp.placed && rp.nr_alloc == 6 && rp.nr_free == 4 && rp.end_pfn == 2008 &&
+	      rp.alloc_by_order[3] == 1 && rp.nr_events == 15,
+	      "placed.trace: placed %d, %lu allocations, %lu frees, end %lu, %zu events", rp.placed,
+	      rp.nr_alloc, rp.nr_free, rp.end_pfn, rp.nr_events);
+	CHECK(folio_is(final_of(&t, 4), 1024, 0, PK_ANON) && folio_is(final_of(&t, 3), 1200, 0, PK_FILE) &&
+	      !final_of(&t, 0) && !final_of(&t, 1) && !final_of(&t, 2),
+	      "placed.trace: the folios are not where the kernel put them");
+
+	for (size_t i = 0; i < t.nr_final; i++) {
+		const struct age_folio *f = &t.final[i];
+
+		if (f->pfn == 512)
+			CHECK(f->order == 3 && f->kind == PK_RESERVED, "placed.trace: 512 order %u kind %u",
+			      f->order, f->kind);
+		else if (f->kind == PK_RESERVED)
+			held += 1UL << f->order;
+	}
+	CHECK(held == REPLAY_PFNS - 2 - 8 - 12, "placed.trace: %lu pages held", held);
+	CHECK(t.free_blocks[1][AGE_MT_MOVABLE] == 1 && t.free_blocks[3][AGE_MT_RECLAIMABLE] == 1 &&
+	      free_blocks_of(&t, 0) == 0 && free_blocks_of(&t, 1) == 1 && free_blocks_of(&t, 3) == 1 &&
+	      t.pcp_pages == 2 && t.conflicts == 1 && free_pages(&t) == 12 && t.free.nr == 3,
+	      "placed.trace: free blocks %lu/%lu, %lu pcp pages, %lu conflicts, %lu free pages",
+	      t.free_blocks[1][AGE_MT_MOVABLE], t.free_blocks[3][AGE_MT_RECLAIMABLE], t.pcp_pages,
+	      t.conflicts, free_pages(&t));
+	CHECK(t.pageblocks[AGE_MT_UNMOVABLE] == 1 && t.pageblocks[AGE_MT_MOVABLE] == 2 &&
+	      t.pageblocks[AGE_MT_RECLAIMABLE] == 1 && !t.compactions && !t.failures,
+	      "placed.trace: pageblocks %lu/%lu/%lu, %lu compactions", t.pageblocks[0],
+	      t.pageblocks[1], t.pageblocks[2], t.compactions);
+	CHECK(r.nr_log == 8 && !memcmp(r.log, want_log, sizeof(want_log)) && !r.bad && t.nr_ids == 5,
+	      "placed.trace: descriptor events out of order (%lu, %lu bad)", r.nr_log, r.bad);
+	age_trace_release(&t);
+	age_replay_release(&rp);
+	free(r.live);
+}
+
 /* Each bad file: its one-line reason, naming the file and line. */
 static void test_replay_bad(void)
 {
@@ -485,7 +550,12 @@ static void test_replay_bad(void)
 		{ "order-too-big.trace", ":1: ORDER '10': want 0 to 9" },
 		{ "bad-kind.trace", ":1: KIND 'slab': want anon or file" },
 		{ "missing-field.trace", ":1: 'a' takes ID ORDER KIND" },
-		{ "extra-field.trace", ":1: 'a' takes ID ORDER KIND" },
+		{ "extra-field.trace", ":1: MT 'extra': want 0, 1 or 2" },	/* five fields: placed */
+		{ "placed-mixed.trace", ":2: a folio event in a trace of placed events" },
+		{ "placed-unaligned.trace", ":1: PFN '3': want a pfn below 2^32, aligned to its order" },
+		{ "placed-kind.trace", ":1: KIND 'slab': want anon, file or kernel" },
+		{ "placed-folio-order.trace", ":1: an anon folio of order 10: at most 9" },
+		{ "placed-mt.trace", ":1: MT '3': want 0, 1 or 2" },
 		{ "bad-verb.trace", ":1: 'x': want 'a ID ORDER KIND' or 'f ID'" },
 		{ "bad-id.trace", ":1: ID '-1': not a number below 2^64" },
 		{ "id-overflow.trace", ":1: ID '18446744073709551616': not a number below 2^64" },
@@ -705,6 +775,7 @@ int main(int argc, char **argv)
 	test_trace_mobility();
 	test_replay_lifo();
 	test_replay_compaction();
+	test_replay_placed();
 	test_replay_bad();
 	test_replay_layouts();
 	for (l = mdb_layouts; *l; l++)

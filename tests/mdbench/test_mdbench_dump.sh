@@ -198,7 +198,7 @@ T=$(cd "$(dirname "$0")/../machine/fixtures/trace" && pwd)
 import hashlib, json, sys
 c = json.load(open(sys.argv[1]))["context"]["memdesc_bench"]["conditions"]
 want = {"file": sys.argv[2], "sha256": hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest(),
-	"events": 246, "allocs": 128, "frees": 118, "allocs_by_order": {"4": 128},
+	"placed": False, "events": 246, "allocs": 128, "frees": 118, "allocs_by_order": {"4": 128},
 	"peak_pages": 2048, "live_pages": 160}
 m = c["memmaps"]
 ok = c["desc_age"] == "trace" and c["desc_trace"] == want and c["compaction"] == "on"
@@ -212,5 +212,44 @@ ok = ok and a["compacted_pageblocks"] == m[0]["age_compactions"] == a["machines"
 ok = ok and sum(a["machines"][0]["pageblocks"].values()) == 64 * 2**20 // 4096 // 512
 print(("ok" if ok else "FAIL") + ": --desc-age=trace:compact.trace:", c["desc_trace"], c["compaction"],
       [(x["layout"], x["age_digest"], x.get("age_compactions"), x.get("desc_adjacency")) for x in m], a)
+sys.exit(0 if ok else 1)
+PYEOF
+[ $? -eq 0 ] || exit 1
+
+# The kernel's events placed at its pfns (placed.trace, test_age.c says what
+# it leaves): every layout builds the machine, the dump has its free blocks
+# per migratetype and order, the per-cpu pages and the conflict.
+"$mdbench" --ram=64MiB --benchmark_min_time=0.01 --out="$tmp/placed" --counters=none \
+	--desc-age=trace:$T/placed.trace '--benchmark_filter=^test/mark/' >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: placed run"; cat "$tmp/err"; exit 1; }
+"$py" - "$tmp/placed/mdbench.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))["context"]["memdesc_bench"]
+a, t, m = d["aging"], d["conditions"]["desc_trace"], d["conditions"]["memmaps"]
+x = a["machines"][0]
+free = {k: [i for i, n in enumerate(v) if n] for k, v in x["free_blocks"].items()}
+ok = t["placed"] and t["allocs"] == 6 and t["frees"] == 4 and t["events"] == 15
+ok = ok and a["lifetimes"] == "recorded, placed at the kernel's pfns" and len(m) > 1
+ok = ok and free == {"unmovable": [], "movable": [1], "reclaimable": [3]}
+ok = ok and x["pcp_pages"] == 2 and x["placed_conflicts"] == 1 and x["compacted_pageblocks"] == 0
+ok = ok and len({y["age_digest"] for y in m}) == 1 and all(y["age_failures"] == 0 for y in m)
+print(("ok" if ok else "FAIL") + ": --desc-age=trace:placed.trace:", t, x)
+sys.exit(0 if ok else 1)
+PYEOF
+[ $? -eq 0 ] || exit 1
+
+# The acceptance of the aging's compaction: the default aged desktop machine
+# at 1 GiB compacts at least one pageblock (its page cache fills memory to
+# the high watermark, so THP allocations find no free pageblock).
+"$mdbench" --ram=1GiB --mix=desktop --layout="$L0" --benchmark_min_time=0.01 \
+	--out="$tmp/aged1g" --counters=none '--benchmark_filter=^test/mark/' >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: aged 1GiB run"; cat "$tmp/err"; exit 1; }
+"$py" - "$tmp/aged1g/mdbench.json" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))["context"]["memdesc_bench"]["aging"]
+x = a["machines"][0]
+ok = a["compacted_pageblocks"] >= 1 and x["ram_bytes"] == 2**30 and x["failures"] == 0
+ok = ok and sum(x["pageblocks"].values()) == 512
+print(("ok" if ok else "FAIL") + ": aged desktop at 1GiB:", {k: x[k] for k in x if k != "free_blocks"})
 sys.exit(0 if ok else 1)
 PYEOF

@@ -138,18 +138,23 @@ class Generator(Scratch):
 
 
 class Ftrace(Scratch):
-	"""--ftrace: fixtures/ftrace/kmem.txt, nine events by hand, converted."""
+	"""--ftrace: fixtures/ftrace/kmem.txt, fourteen events by hand, converted."""
 
 	def test_converted(self):
 		rc, out, err = run([PY, script("trace"), "--ftrace", fixture("ftrace", "kmem.txt")])
 		self.assertEqual(rc, 0, err)
-		# 0x134700 = 1263360: __GFP_ZERO anon, plain movable file, GFP_TRANSHUGE anon; the
-		# unmovable order-3 slab page and the free of a page allocated before the log dropped;
-		# the batched free kept; the pfn allocated again (in decimal, as older kernels print it)
+		# 0x134700 = 1263360: __GFP_ZERO anon, plain movable file, GFP_TRANSHUGE anon, the
+		# unmovable order-3 slab page kernel, each with its migratetype; every free kept with
+		# its order (one of a page allocated before the log, a batched one); the pfn allocated
+		# again (in decimal, as older kernels print it); a refill kept, a zone_locked
+		# allocation that mm_page_alloc traces dropped; a drain; an extfrag claim of an
+		# order-10 block types both its pageblocks; a failed allocation (pfn -1) dropped
 		self.assertEqual(out.splitlines()[1:], [
-			"a 1263360 0 anon", "a 1263361 0 file", "a 1263616 9 anon",
-			"f 1263360", "f 1263361", "a 1263360 0 file"])
-		self.assertIn("8 kmem events, 4 allocations and 2 frees kept, 2 dropped, 2 folios live",
+			"a 1263360 0 anon 1", "a 1263361 0 file 1", "a 1263616 9 anon 1",
+			"a 1263872 3 kernel 0", "f 1263360 0", "f 1264640 0", "f 1263361 0",
+			"a 1263360 0 file 1", "r 1265664 0", "d 1263360 0", "m 1267712 0", "m 1268224 0"])
+		self.assertIn("13 kmem events, 5 allocations, 3 frees, 1 per-cpu drains, 1 refills and "
+			      "2 pageblock types kept, 2 dropped, 3 allocations live at the end",
 			      out.splitlines()[0])
 
 	def test_bad_input(self):
@@ -162,7 +167,7 @@ class Ftrace(Scratch):
 		fifo = os.path.join(self.tmp, "fifo")
 		os.mkfifo(fifo)		# no writer: reading it would wait forever
 		for path, want in ((fifo, "not a regular file"), (long_line, "line 1: over 4096 bytes"),
-				   (no_pfn, "line 1: mm_page_alloc without a pfn"),
+				   (no_pfn, "line 1: mm_page_alloc without its pfn"),
 				   (fixture("vmstat", "before"), "no mm_page_alloc or mm_page_free event")):
 			rc, out, err = run([PY, script("trace"), "--ftrace", path])
 			self.assertEqual((rc, out), (2, ""), err)
