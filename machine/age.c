@@ -1301,7 +1301,7 @@ static void placed_drop(struct trace_state *s, uint32_t q)
 	struct age_folio *f = &s->rec[q];
 
 	if (has_desc(f->kind))
-		s->ops->desc_free(s->ops->arg, s->rec_desc[q], f->order);
+		s->ops->desc_free(s->ops->arg, s->rec_desc[q], f->order, f->kind);
 	hash_event(&s->h, 'F', f->pfn, f->order);
 	disown(s, q);
 	for (uint32_t p = f->pfn; p < f->pfn + (1U << f->order); p++)
@@ -1357,7 +1357,7 @@ static int placed_alloc(struct trace_state *s, const struct age_event *e)
 	if (!has_desc(e->kind))
 		return 0;
 	s->rec_desc[r] = s->next_id++;
-	return s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], e->order);
+	return s->ops->desc_alloc(s->ops->arg, s->rec_desc[r], e->order, e->kind);
 }
 
 static int placed_event(struct trace_state *s, const struct age_event *e)
