@@ -484,7 +484,8 @@ uint64_t mdb_smoke_ram(const struct mix *mix)
 
 bool mdb_headline_kernel(const struct mdb_kernel *k)
 {
-	return k->class == MDB_DEPENDENT && (k->ws == MDB_WS_ALL || k->ws == MDB_WS_FOLIOS ||
+	return k->class == MDB_DEPENDENT && !(k->flags & MDB_K_NOT_HEADLINE) &&
+	       (k->ws == MDB_WS_ALL || k->ws == MDB_WS_FOLIOS ||
 					     k->ws == MDB_WS_FOLIO_TAILS);
 }
 
