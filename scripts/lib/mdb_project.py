@@ -14,7 +14,7 @@ of kernel k's ops (a negative sum, possible only where one entry takes out
 events another kernel counts, is 0 with a note), ops(k) / seconds a second.
 Some counters count pages where an op is an allocation: pgalloc_* adds
 1 << order an allocation.  Those kernels name derived counters
-("derived:alloc_order0", ...; DERIVED below says how each is made): from
+("derived:alloc_order0", ...; counts() below says how each is made): from
 an ftrace log of the workload when there is one (project --trace: one
 mm_page_alloc event an allocation, its order given), else from the
 counters that count allocations of one order (thp_*_alloc, and the mTHP
@@ -265,7 +265,7 @@ def trace_reclaim(fields, task):
 
 # The events a trace is counted from, each as the counters it stands for:
 # the vmstat counter the same kernel code adds to, or the order of an
-# allocation ("trace:alloc_order<N>", which DERIVED turns into counts).
+# allocation ("trace:alloc_order<N>", which derive_allocs() turns into counts).
 TRACE_EVENTS = {
 	"mm_page_alloc": trace_alloc,
 	"mm_compaction_isolate_migratepages": trace_scanner("compact_migrate_scanned",
@@ -349,9 +349,12 @@ def derive_allocs(delta, traced):
 
 
 def derive_isolated(delta, traced):
-	"""compact_isolated split by scanner: the trace's nr_taken, else the
-	migration scanner's as the pages migrate_pages() was given (success +
-	fail), the free scanner's the rest."""
+	"""compact_isolated split by scanner: the trace's nr_taken, else the free
+	scanner's as the destinations migrate_pages() asked for (success +
+	fail: isolate_freepages() isolates until it has as many free pages as
+	the migration scanner gave it folios; in a 6.1 guest's compact_memory
+	exactly so), the migration scanner's the rest (it also takes folios
+	that are put back unmigrated)."""
 	if "trace:compact_isolated_migrate" in traced:
 		how = "counted: nr_taken of the trace's isolate events"
 		return {"compact_isolated_migrate": (traced["trace:compact_isolated_migrate"], how),
@@ -359,10 +362,10 @@ def derive_isolated(delta, traced):
 	iso = delta.get("compact_isolated")
 	if iso is None:
 		return {}
-	mig = min(iso, max(0, delta.get("pgmigrate_success", 0) + delta.get("pgmigrate_fail", 0)))
-	how = ("estimate: the migration scanner's as pgmigrate_success + pgmigrate_fail (every "
-	       "migration, not only compaction's), the free scanner's the rest")
-	return {"compact_isolated_migrate": (mig, how), "compact_isolated_free": (iso - mig, how)}
+	free = min(iso, max(0, delta.get("pgmigrate_success", 0) + delta.get("pgmigrate_fail", 0)))
+	how = ("estimate: the free scanner's as pgmigrate_success + pgmigrate_fail (every "
+	       "migration's destination, not only compaction's), the migration scanner's the rest")
+	return {"compact_isolated_migrate": (iso - free, how), "compact_isolated_free": (free, how)}
 
 
 def counts(delta, traced=None):
