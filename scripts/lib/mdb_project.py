@@ -319,9 +319,12 @@ def mthp_allocs(delta):
 	return out
 
 
+PMD_ALLOC_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc", "thp_file_alloc")
+
+
 def pmd_allocs(delta):
 	"""PMD-sized THPs allocated: faults, khugepaged's collapses, shmem's."""
-	return sum(delta.get(c, 0) for c in ("thp_fault_alloc", "thp_collapse_alloc", "thp_file_alloc"))
+	return sum(delta.get(c, 0) for c in PMD_ALLOC_COUNTERS)
 
 
 def derive_allocs(delta, traced):
@@ -344,7 +347,7 @@ def derive_allocs(delta, traced):
 		out["alloc_order0"] = (max(0, pages - (pmd << PMD_ORDER) - large_pages),
 				       "estimate: pgalloc_* less the pages of the counted large "
 				       "allocations; a large allocation no counter names (slab, page "
-				       "tables, readahead folios) counts as 1 << order of them")
+				       "tables, readahead folios) counts as 2^order of them")
 	return out
 
 
@@ -384,10 +387,12 @@ def counts(delta, traced=None):
 	return out, how
 
 
-# Counters the derived ones take apart, and which kernels' ops hold the parts:
+# Counters the derived ones are made of, and which kernels' ops hold the parts:
 # not left out, though no kernel names them.
 SPLIT_INTO = {
 	"pgalloc_*": "derived:alloc_order0, derived:alloc_large, derived:alloc_order9",
+	**{c: "derived:alloc_order9" for c in PMD_ALLOC_COUNTERS},
+	"pgmigrate_fail": "derived:compact_isolated_free",
 	"compact_isolated": "derived:compact_isolated_migrate (taken in scan/compaction's op), "
 			    "derived:compact_isolated_free (migrate/order0's destination)",
 }
