@@ -19,9 +19,9 @@
  *
  * The THPs are the mix's anon and file folios of PMD order, in random
  * order; where the mix has none, set-up allocates some.  A batch splits
- * SPLIT_BATCH of them, timed; the timing then pauses while they are made
- * THPs again (about 300 ns of a pause and resume stay in the timed region
- * per batch: under 1% of a split).
+ * SPLIT_BATCH of them (every one, where there are fewer), timed; the timing
+ * then pauses while they are made THPs again (about 300 ns of a pause and
+ * resume stay in the timed region per batch: under 1% of a split).
  */
 #include <stdio.h>
 
@@ -116,7 +116,7 @@ static int split_heads(struct pfn_list *list, const struct bench_env *env, unsig
 static void split_thp(struct mdb_state *st, const struct bench_env *env)
 {
 	unsigned int order = mix_order_from_4k(MIX_4K_MAX_FOLIO_ORDER);
-	unsigned long next = 0, first, i;
+	unsigned long next = 0, first, batch, i;
 	struct pfn_list list;
 
 	if (split_heads(&list, env, order)) {
@@ -127,13 +127,15 @@ static void split_thp(struct mdb_state *st, const struct bench_env *env)
 		mdb_skip_with_error(st, "split/thp: the mix has no THP and no free block to make one");
 		goto out;
 	}
-	while (mdb_keep_running_batch(st, SPLIT_BATCH)) {
+	/* A THP is split once a batch: a small mix may have fewer than SPLIT_BATCH. */
+	batch = list.nr < SPLIT_BATCH ? list.nr : SPLIT_BATCH;
+	while (mdb_keep_running_batch(st, batch)) {
 		first = next;
-		for (i = 0; i < SPLIT_BATCH; i++, next = bench_list_next(&list, next))
+		for (i = 0; i < batch; i++, next = bench_list_next(&list, next))
 			if (!split_one(env->mm, list.pfn[next], order))
 				goto refused;
 		mdb_pause_timing(st);
-		for (i = 0, next = first; i < SPLIT_BATCH; i++, next = bench_list_next(&list, next))
+		for (i = 0, next = first; i < batch; i++, next = bench_list_next(&list, next))
 			if (!split_undo(env->mm, list.pfn[next], order))
 				goto refused;
 		mdb_resume_timing(st);
