@@ -44,6 +44,19 @@ struct split_state {
 	unsigned int flags;	/* 1 << pageflag of split_flags[] set on the THP */
 };
 
+/* What the split carries from folio: its kind, mapping, index and flags. */
+static struct split_state split_state_of(const struct folio *folio)
+{
+	struct split_state s = { .kind = folio_kind(folio), .mapping = folio_mapping(folio),
+				 .index = folio_index(folio) };
+	unsigned int f;
+
+	for (f = 0; f < SPLIT_NR_FLAGS; f++)
+		if (folio_test_flag(folio, split_flags[f]))
+			s.flags |= 1U << split_flags[f];
+	return s;
+}
+
 static void split_set_state(struct folio *folio, const struct split_state *s, unsigned long i)
 {
 	unsigned int f;
@@ -58,14 +71,9 @@ static void split_set_state(struct folio *folio, const struct split_state *s, un
 static bool split_one(struct memmap *mm, unsigned long head, unsigned int order)
 {
 	struct folio *thp = page_folio(mm, pfn_to_page(mm, head)), *folio;
-	struct split_state s = { .kind = folio_kind(thp), .mapping = folio_mapping(thp),
-				 .index = folio_index(thp) };
+	struct split_state s = split_state_of(thp);
 	unsigned long i;
-	unsigned int f;
 
-	for (f = 0; f < SPLIT_NR_FLAGS; f++)
-		if (folio_test_flag(thp, split_flags[f]))
-			s.flags |= 1U << split_flags[f];
 	folio_destroy(mm, thp);
 	for (i = 0; i < 1UL << order; i++) {
 		folio = folio_create(mm, head + i, 0, s.kind);
@@ -79,15 +87,10 @@ static bool split_one(struct memmap *mm, unsigned long head, unsigned int order)
 /* The order-0 folios at head made one THP again (collapse_huge_page()'s result), untimed. */
 static bool split_undo(struct memmap *mm, unsigned long head, unsigned int order)
 {
-	struct folio *first = page_folio(mm, pfn_to_page(mm, head)), *thp;
-	struct split_state s = { .kind = folio_kind(first), .mapping = folio_mapping(first),
-				 .index = folio_index(first) };
+	struct split_state s = split_state_of(page_folio(mm, pfn_to_page(mm, head)));
+	struct folio *thp;
 	unsigned long i;
-	unsigned int f;
 
-	for (f = 0; f < SPLIT_NR_FLAGS; f++)
-		if (folio_test_flag(first, split_flags[f]))
-			s.flags |= 1U << split_flags[f];
 	for (i = 0; i < 1UL << order; i++)
 		folio_destroy(mm, page_folio(mm, pfn_to_page(mm, head + i)));
 	thp = folio_create(mm, head, order, s.kind);

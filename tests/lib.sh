@@ -127,10 +127,22 @@ guest_kernel() {
 	[ $# -eq 0 ] || [ -f "$kdir/Makefile" ] || skip "no kernel build tree at $kdir"
 }
 
-# guest_root DIR: DIR made the guest's root: busybox and the mount points.
+# guest_root DIR: DIR made the guest's root: busybox, the mount points and
+# the start of DIR/init (busybox's links, proc, sys, dev mounted, mark NAME
+# ... to print "@@ NAME ...", "@@ begin" printed), which the test appends to.
 guest_root() {
 	mkdir -p "$1/bin" "$1/proc" "$1/sys" "$1/dev" "$1/tmp"
 	cp "$busybox" "$1/bin/busybox"
+	cat >"$1/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mark() { echo "@@ $*"; }
+mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
+EOF
 }
 
 # guest_pack DIR: DIR (with its executable init) as $tmp/initrd.cpio.

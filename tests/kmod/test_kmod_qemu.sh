@@ -97,16 +97,8 @@ stty -F /dev/ttyS1 raw -echo; cat /tmp/dump/mdbench.json >/dev/ttyS1; mark dumps
 rc=\$?; sed 's/^/fixed| /' /tmp/fixed.out; mark fixed rc=\$rc
 echo 0 >/proc/sys/vm/nr_hugepages"
 fi
-cat >"$root/init" <<EOF
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+cat >>"$root/init" <<EOF
 hostname mdbguest	# names the kpageflags mix
-mark() { echo "@@ \$*"; }
-mark begin uptime=\$(cut -d' ' -f1 /proc/uptime)
 mark accel \$(dmesg | grep -o 'Hypervisor detected: .*' | head -n 1)
 /mdbench-kmod info 2>&1; mark absent rc=\$?
 sed 's/^/vmstat0| /' /proc/vmstat	# a workload for scripts/project: check_guest_vmstat.py

@@ -36,15 +36,7 @@ guest_kernel	# the image alone: no module is built here
 
 root=$tmp/root
 guest_root "$root"
-cat >"$root/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mark() { echo "@@ $*"; }
-mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
+cat >>"$root/init" <<'EOF'
 mount -t tracefs tracefs /sys/kernel/tracing; mark tracefs rc=$?
 t=/sys/kernel/tracing
 echo 65536 >$t/buffer_size_kb
