@@ -74,9 +74,13 @@ static void folio_getput_dep(struct mdb_state *st, const struct bench_env *env)
 	bench_walk(st, env, &getput_walk, WALK_DEPENDENT, getput_one);
 }
 
+static const struct walk_kernel getput_warm_walk = {
+	.name = "folio/getput-warm", .select = SELECT_FOLIO_PAGE, .empty = "the mix has no folio",
+};
+
 static void folio_getput_warm(struct mdb_state *st, const struct bench_env *env)
 {
-	bench_walk(st, env, &getput_walk, WALK_WARM, getput_one);
+	bench_walk(st, env, &getput_warm_walk, WALK_WARM, getput_one);
 }
 
 static void folio_getput_cold(struct mdb_state *st, const struct bench_env *env)
