@@ -111,7 +111,7 @@ MDB_KERNEL(folio_getput,
 
 MDB_KERNEL(folio_getput_warm,
 	   .name = "folio/getput-warm", .class = MDB_DEPENDENT, .unit = "get+put pair",
-	   .run = folio_getput_warm,
+	   .run = folio_getput_warm, .flags = MDB_K_NOT_HEADLINE,
 	   .ws = MDB_WS_NONE, .sim_ops = 1 << 16,
 	   /*
 	    * A fault takes and drops a reference on a folio it has just found

@@ -68,8 +68,9 @@ enum mdb_kernel_flags {
 	MDB_K_HVO_ON = 1 << 3,		/* needs HVO on (it remaps): only at hvo:on */
 	MDB_K_THREADED = 1 << 4,	/* runs on several threads at once: name ends /threads:N */
 	/*
-	 * A term of scripts/project's, not of the headline: a dependent kernel
-	 * that the headline's size and --simulate's headline set leave out.
+	 * A term of scripts/project's, not of the headline: the quick profile
+	 * runs it at 256MiB only (project takes it there), and a dependent one
+	 * is not in --simulate's headline set nor sizes the headline.
 	 */
 	MDB_K_NOT_HEADLINE = 1 << 5,
 };

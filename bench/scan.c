@@ -236,7 +236,7 @@ MDB_KERNEL(scan_compaction,
 
 MDB_KERNEL(scan_free,
 	   .name = "scan/free", .class = MDB_SEQUENTIAL, .unit = "pfn scanned",
-	   .run = scan_free, .sim_ops = 1 << 18,
+	   .run = scan_free, .flags = MDB_K_NOT_HEADLINE, .sim_ops = 1 << 18,
 	   /* isolate_freepages_block(): nr_scanned, the pfns it covered */
 	   .vmstat = MDB_VMSTAT({ "compact_free_scanned", 1 }));
 
