@@ -132,26 +132,41 @@ static unsigned long scan_set_lru(const struct memmap *mm, unsigned long nr_pfns
 	return n;
 }
 
-static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
-{
-	const struct memmap *mm = env->mm;
-	struct scan_found found = { 0 };
-	unsigned long pfn = 0, covered = 0, target = 0, step;
+typedef unsigned long scan_step_fn(const struct memmap *mm, unsigned long pfn,
+				   struct scan_found *found);
 
-	scan_set_lru(mm, env->nr_pfns, true);
-	/* A batch covers BENCH_BATCH pfns; a block crossing its end counts in it. */
+/*
+ * A scanner's timed loop: step pfn by pfn (a block at a time) round the
+ * memmap; a batch covers BENCH_BATCH pfns, a block crossing its end counts
+ * in it; items are the pfns covered.  step is a constant at every call:
+ * each scanner gets its own loop.
+ */
+static inline __attribute__((always_inline))
+void scan_pfns(struct mdb_state *st, const struct bench_env *env, scan_step_fn *step,
+	       struct scan_found *found)
+{
+	unsigned long pfn = 0, covered = 0, target = 0, n;
+
 	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
 		target += BENCH_BATCH;
 		while (covered < target) {
-			step = scan_step(mm, pfn, &found);
-			covered += step;
-			pfn += step;
+			n = step(env->mm, pfn, found);
+			covered += n;
+			pfn += n;
 			if (pfn >= env->nr_pfns)
 				pfn = 0;
 		}
 	}
-	scan_set_lru(mm, env->nr_pfns, false);
 	mdb_set_items_processed(st, covered);
+}
+
+static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
+{
+	struct scan_found found = { 0 };
+
+	scan_set_lru(env->mm, env->nr_pfns, true);
+	scan_pfns(st, env, scan_step, &found);
+	scan_set_lru(env->mm, env->nr_pfns, false);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "folios", (double)found.folios, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "isolated", (double)found.isolated, MDB_COUNTER_PER_ITEM);
@@ -181,21 +196,9 @@ static inline unsigned long scan_free_step(const struct memmap *mm, unsigned lon
 
 static void scan_free(struct mdb_state *st, const struct bench_env *env)
 {
-	const struct memmap *mm = env->mm;
 	struct scan_found found = { 0 };
-	unsigned long pfn = 0, covered = 0, target = 0, step;
 
-	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
-		target += BENCH_BATCH;
-		while (covered < target) {
-			step = scan_free_step(mm, pfn, &found);
-			covered += step;
-			pfn += step;
-			if (pfn >= env->nr_pfns)
-				pfn = 0;
-		}
-	}
-	mdb_set_items_processed(st, covered);
+	scan_pfns(st, env, scan_free_step, &found);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "compound", (double)found.folios, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);
