@@ -85,8 +85,7 @@ busybox=$cache/busybox/bin/busybox
 # --- host: the initramfs ------------------------------------------------------
 
 root=$tmp/root
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
-cp "$busybox" "$root/bin/busybox"
+guest_root "$root"	# the arm64 busybox: tests/lib.sh's root and /init's start
 cp "$mdbench" "$root/mdbench"
 # The libraries the ELF names, recursively, from the arm64 multiarch trees and the cross
 # toolchain's, at the loader's own path.
@@ -127,15 +126,7 @@ common="--ram=8MiB --desc-age=fresh"
 # 11 hardware events; instructions lands in the first group, arm_n1::INST_RETIRED in a later one.
 muxc=instructions,cycles,arm_n1::L1D_CACHE_REFILL,r04,r10,r12,r13,arm_n1::INST_RETIRED,r11,r1b,r02
 mux=$((f1 * 256))	# 4M ops of lookup/seq: 0.19 s of guest time (1 ns an instruction), ~48 turns of 4 ms
-cat >"$root/init" <<EOF2
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mark() { echo "@@ \$*"; }
-mark begin uptime=\$(cut -d' ' -f1 /proc/uptime)
+cat >>"$root/init" <<EOF2
 mark midr \$(cat /sys/devices/system/cpu/cpu0/regs/identification/midr_el1 2>/dev/null)
 mark cpupart \$(grep -m1 'CPU part' /proc/cpuinfo | sed 's/.*: //')
 mark pmu \$(dmesg | grep -o 'PMU driver, [0-9]* counters available' | head -n 1)
@@ -160,8 +151,7 @@ done
 mark end uptime=\$(cut -d' ' -f1 /proc/uptime)
 poweroff -f
 EOF2
-chmod 755 "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet) >"$tmp/initrd.cpio" || fail "cpio could not pack the initramfs"
+guest_pack "$root" || fail "cpio could not pack the initramfs"
 
 # --- guest -------------------------------------------------------------------------
 
