@@ -148,16 +148,21 @@ MDB_KERNEL(alloc_order0,
 	   .name = "alloc/order0", .class = MDB_MUTATING, .unit = "alloc+free pair",
 	   .run = alloc_order0,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 14,
-	   /* rmqueue() counts 1 << order pages; the THPs' pages are alloc/order9's */
-	   .vmstat = MDB_VMSTAT({ "pgalloc_*", 1 }, { "thp_fault_alloc", -MDB_THP_PAGES },
-				{ "thp_collapse_alloc", -MDB_THP_PAGES }));
+	   /*
+	    * Allocations, not pages (rmqueue() adds 1 << order to pgalloc_*):
+	    * scripts/project derives them per order.  One below PMD order
+	    * (slab, page tables, mTHP, readahead folios) counts as one op: one
+	    * descriptor and one pcp or buddy take; its tail entries are not
+	    * charged.
+	    */
+	   .vmstat = MDB_VMSTAT({ "derived:alloc_order0", 1 }, { "derived:alloc_large", 1 }));
 
 MDB_KERNEL(alloc_order9,
 	   .name = "alloc/order9", .class = MDB_MUTATING, .unit = "alloc+free pair",
 	   .run = alloc_order9,
 	   .flags = MDB_K_MUTATES, .sim_ops = 1 << 10,
-	   /* do_huge_pmd_anonymous_page(), collapse_huge_page(): one PMD folio each */
-	   .vmstat = MDB_VMSTAT({ "thp_fault_alloc", 1 }, { "thp_collapse_alloc", 1 }));
+	   /* do_huge_pmd_anonymous_page(), collapse_huge_page(), shmem: one PMD folio each */
+	   .vmstat = MDB_VMSTAT({ "derived:alloc_order9", 1 }));
 
 MDB_KERNEL(alloc_order0_zero,
 	   .name = "alloc/order0-zero", .class = MDB_MUTATING, .unit = "alloc+zero+free",

@@ -25,7 +25,9 @@
  * _pincount (a second line), a small one with GUP_PIN_COUNTING_BIAS more
  * references; page32 and memdesc8 in the descriptor's pincount.
  *
- * Each in three walks (bench/walk.h): throughput, -dep and -cold.
+ * Each in three walks (bench/walk.h): throughput, -dep and -cold; folio/getput
+ * also warm (-warm: a few folios over and over, what a page fault pays for
+ * the folio it has just found).
  */
 #include "walk_ops.h"
 
@@ -72,6 +74,15 @@ static void folio_getput_dep(struct mdb_state *st, const struct bench_env *env)
 	bench_walk(st, env, &getput_walk, WALK_DEPENDENT, getput_one);
 }
 
+static const struct walk_kernel getput_warm_walk = {
+	.name = "folio/getput-warm", .select = SELECT_FOLIO_PAGE, .empty = "the mix has no folio",
+};
+
+static void folio_getput_warm(struct mdb_state *st, const struct bench_env *env)
+{
+	bench_walk(st, env, &getput_warm_walk, WALK_WARM, getput_one);
+}
+
 static void folio_getput_cold(struct mdb_state *st, const struct bench_env *env)
 {
 	bench_walk(st, env, &getput_walk, WALK_COLD, getput_one);
@@ -96,15 +107,19 @@ MDB_KERNEL(folio_tail_cold,
 MDB_KERNEL(folio_getput,
 	   .name = "folio/getput", .class = MDB_DEPENDENT, .unit = "get+put pair",
 	   .run = folio_getput,
-	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16,
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16);
+
+MDB_KERNEL(folio_getput_warm,
+	   .name = "folio/getput-warm", .class = MDB_DEPENDENT, .unit = "get+put pair",
+	   .run = folio_getput_warm, .flags = MDB_K_NOT_HEADLINE,
+	   .ws = MDB_WS_NONE, .sim_ops = 1 << 16,
 	   /*
-	    * A fault takes and drops a folio reference (filemap_map_pages()'s
-	    * next_uptodate_folio(), wp_page_copy()'s folio_get(); a first-touch
-	    * anonymous fault only its allocation's: an upper bound there); a
-	    * compaction isolates a folio with folio_get_nontail_page() and puts
-	    * it after the move or putback_movable_pages().
+	    * A fault takes and drops a reference on a folio it has just found
+	    * (filemap_map_pages()'s next_uptodate_folio(), wp_page_copy()'s
+	    * folio_get(); a first-touch anonymous fault only its allocation's:
+	    * an upper bound there), its lines already cached.
 	    */
-	   .vmstat = MDB_VMSTAT({ "pgfault", 1 }, { "compact_isolated", 1 }));
+	   .vmstat = MDB_VMSTAT({ "pgfault", 1 }));
 
 MDB_KERNEL(folio_getput_pin,
 	   .name = "folio/getput-pin", .class = MDB_DEPENDENT, .unit = "get+pin+unpin",

@@ -67,6 +67,12 @@ enum mdb_kernel_flags {
 	MDB_K_HVO = 1 << 2,
 	MDB_K_HVO_ON = 1 << 3,		/* needs HVO on (it remaps): only at hvo:on */
 	MDB_K_THREADED = 1 << 4,	/* runs on several threads at once: name ends /threads:N */
+	/*
+	 * A term of scripts/project's, not of the headline: the quick profile
+	 * runs it at 256MiB only (project takes it there), and a dependent one
+	 * is not in --simulate's headline set nor sizes the headline.
+	 */
+	MDB_K_NOT_HEADLINE = 1 << 5,
 };
 
 /*
@@ -75,7 +81,7 @@ enum mdb_kernel_flags {
  */
 enum mdb_ws_reach {
 	MDB_WS_ALL,		/* every pfn (the default) */
-	MDB_WS_NONE,		/* address arithmetic only: no metadata read (convert/) */
+	MDB_WS_NONE,		/* no metadata beyond a few lines: address arithmetic (convert/), a warm walk */
 	MDB_WS_FOLIOS,		/* the pages of folios (anon, file, hugetlb) */
 	MDB_WS_FOLIO_TAILS,	/* the tail pages of large folios */
 	MDB_WS_HUGETLB,		/* the pages of hugetlb folios */
@@ -88,16 +94,19 @@ enum mdb_ws_reach {
  * scripts/project: a workload did sum(ops_per_event x the counter's delta)
  * of the kernel's ops (a negative entry takes out events another kernel
  * counts).  A counter ending in '*' stands for every counter it prefixes
- * (pgalloc_* for pgalloc_dma, pgalloc_dma32, pgalloc_normal, ...).
+ * (pgalloc_* for pgalloc_dma, pgalloc_dma32, pgalloc_normal, ...); one
+ * starting "derived:" is scripts/project's, made from others where an event
+ * is not an op (derived:alloc_order0: allocations, where pgalloc_* counts
+ * pages; scripts/lib/mdb_project.py says how each is made).
  */
 struct mdb_vmstat {
 	const char *counter;
 	double ops_per_event;
 };
 
-/* .vmstat = MDB_VMSTAT({ "pgalloc_*", 1 }, { "thp_fault_alloc", -MDB_THP_PAGES }) */
+/* .vmstat = MDB_VMSTAT({ "pgmigrate_success", 1 }, { "thp_migration_success", -MDB_THP_PAGES }) */
 #define MDB_VMSTAT(...)	((const struct mdb_vmstat[]){ __VA_ARGS__, { NULL, 0 } })
-/* HPAGE_PMD_NR of the 4 KiB host whose /proc/vmstat is projected: what one PMD THP adds to pgalloc_* and pgmigrate_success. */
+/* HPAGE_PMD_NR of the 4 KiB host whose /proc/vmstat is projected: what one PMD THP adds to pgmigrate_success. */
 #define MDB_THP_PAGES	(1 << MIX_4K_MAX_FOLIO_ORDER)
 
 struct mdb_kernel {

@@ -157,6 +157,15 @@ bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct
 		mdb_skip_with_error(st, msg);
 		return false;
 	}
+	if (!list->nr && env->mix->placed) {
+		/* A snapshot keeps its pfns: a RAM size below the machine's sees only its lowest. */
+		snprintf(msg, sizeof(msg), "%s: %s in the snapshot's first %lu MiB of pfns "
+			 "(--ram=<the machine's RAM> models all of them)", kernel, empty,
+			 env->nr_pfns >> (20 - MDB_PAGE_SHIFT));
+		mdb_skip_with_error(st, msg);
+		pfn_list_release(list);
+		return false;
+	}
 	if (!list->nr) {
 		snprintf(msg, sizeof(msg), "%s: %s", kernel, empty);
 		mdb_skip_with_error(st, msg);

@@ -29,10 +29,33 @@
  *
  * Blocks are naturally aligned, so the walk lands only on heads.  Items are
  * pfns covered, so the figure is per pfn of RAM scanned.
+ *
+ * scan/free: compaction's other scanner, isolate_freepages_block(), looking
+ * for free pages to migrate into.  Per pfn it lands on: PageCompound() ->
+ * compound_order() skips a large block whole (read as the migration scanner
+ * reads it, without a reference: page_order_unsafe()); !PageBuddy() steps
+ * one pfn; a buddy block's order skips it whole.  It reads no descriptor in
+ * any layout: what it asks is in the memmap.  Left out: the isolation of
+ * the free block it finds (__isolate_free_page()'s unlink and split_page()),
+ * which is the destination migrate/order0 takes from the buddy, the zone
+ * lock and the pageblock suitability checks.
+ *
+ * reclaim/scan: one folio of the inactive LRU's tail as shrink_lruvec()
+ * scans it: isolate_lru_folios() takes it (isolate.h, the LRU list's next
+ * folio known only from the last: the dependent walk over the mix's folio
+ * pages in random order, bench/walk.h), shrink_folio_list() ->
+ * folio_check_references() asks folio_referenced() whether any mapping
+ * used it (the mapcount and mapping say whether there is an rmap to walk)
+ * and reads PG_referenced, and the folio is kept: folio_putback_lru()
+ * (PG_lru again, the reference dropped).  Left out: the rmap walk itself
+ * (page_vma_mapped_walk() over each mapping's page table), lruvec_del_folio()'s
+ * unlink, the lru_lock, writeback and the free of a reclaimed folio (the
+ * free half of an alloc/order0 pair).
  */
 #include "bench.h"
 #include "isolate.h"
 #include "model.h"
+#include "walk.h"
 
 struct scan_found {
 	unsigned long free_blocks, folios, isolated, others;
@@ -109,35 +132,126 @@ static unsigned long scan_set_lru(const struct memmap *mm, unsigned long nr_pfns
 	return n;
 }
 
-static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
-{
-	const struct memmap *mm = env->mm;
-	struct scan_found found = { 0 };
-	unsigned long pfn = 0, covered = 0, target = 0, step;
+typedef unsigned long scan_step_fn(const struct memmap *mm, unsigned long pfn,
+				   struct scan_found *found);
 
-	scan_set_lru(mm, env->nr_pfns, true);
-	/* A batch covers BENCH_BATCH pfns; a block crossing its end counts in it. */
+/*
+ * A scanner's timed loop: step pfn by pfn (a block at a time) round the
+ * memmap; a batch covers BENCH_BATCH pfns, a block crossing its end counts
+ * in it; items are the pfns covered.  step is a constant at every call:
+ * each scanner gets its own loop.
+ */
+static inline __attribute__((always_inline))
+void scan_pfns(struct mdb_state *st, const struct bench_env *env, scan_step_fn *step,
+	       struct scan_found *found)
+{
+	unsigned long pfn = 0, covered = 0, target = 0, n;
+
 	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
 		target += BENCH_BATCH;
 		while (covered < target) {
-			step = scan_step(mm, pfn, &found);
-			covered += step;
-			pfn += step;
+			n = step(env->mm, pfn, found);
+			covered += n;
+			pfn += n;
 			if (pfn >= env->nr_pfns)
 				pfn = 0;
 		}
 	}
-	scan_set_lru(mm, env->nr_pfns, false);
 	mdb_set_items_processed(st, covered);
+}
+
+static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
+{
+	struct scan_found found = { 0 };
+
+	scan_set_lru(env->mm, env->nr_pfns, true);
+	scan_pfns(st, env, scan_step, &found);
+	scan_set_lru(env->mm, env->nr_pfns, false);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "folios", (double)found.folios, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "isolated", (double)found.isolated, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);
 }
 
+/* isolate_freepages_block()'s step from pfn: the pfns it covers. */
+static inline unsigned long scan_free_step(const struct memmap *mm, unsigned long pfn,
+					   struct scan_found *found)
+{
+	const struct page *page = pfn_to_page(mm, pfn);
+	enum page_kind kind = page_kind(mm, page);
+	int buddy;
+
+	if (page_kind_is_folio(kind) || kind == PK_SLAB) {
+		found->folios++;
+		return 1UL << page_order_unsafe(mm, page);
+	}
+	buddy = page_buddy_order(mm, page);
+	if (buddy < 0) {
+		found->others++;
+		return 1;
+	}
+	found->free_blocks++;
+	return 1UL << buddy;
+}
+
+static void scan_free(struct mdb_state *st, const struct bench_env *env)
+{
+	struct scan_found found = { 0 };
+
+	scan_pfns(st, env, scan_free_step, &found);
+	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
+	mdb_counter(st, "compound", (double)found.folios, MDB_COUNTER_PER_ITEM);
+	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);
+}
+
+/* reclaim/scan's op: 0 when the folio was taken, looked at and put back unreferenced. */
+static inline unsigned long reclaim_one(const struct memmap *mm, unsigned long pfn)
+{
+	struct folio *folio = page_folio(mm, pfn_to_page(mm, pfn));
+	unsigned long seen;
+
+	if (!isolate_take(folio))
+		return 1;
+	seen = (unsigned long)folio_mapcount(folio) + (folio_mapping(folio) & 1) +
+	       folio_test_flag(folio, PG_referenced);
+	folio_set_flag(folio, PG_lru);
+	folio_put(folio);
+	return seen;
+}
+
+static const struct walk_kernel reclaim_walk = {
+	.name = "reclaim/scan", .select = SELECT_FOLIO_PAGE, .empty = "the mix has no folio",
+};
+
+static void reclaim_scan(struct mdb_state *st, const struct bench_env *env)
+{
+	scan_set_lru(env->mm, env->nr_pfns, true);
+	bench_walk(st, env, &reclaim_walk, WALK_DEPENDENT, reclaim_one);
+	scan_set_lru(env->mm, env->nr_pfns, false);
+}
+
 MDB_KERNEL(scan_compaction,
 	   .name = "scan/compaction", .class = MDB_SEQUENTIAL, .unit = "pfn scanned",
 	   .run = scan_compaction,
 	   .sim_ops = 1 << 18, .model = model_scan_compaction,
-	   /* isolate_migratepages_block(), isolate_freepages_block(): per pfn looked at */
-	   .vmstat = MDB_VMSTAT({ "compact_migrate_scanned", 1 }, { "compact_free_scanned", 1 }));
+	   /* isolate_migratepages_block(): nr_scanned, the pfns it covered */
+	   .vmstat = MDB_VMSTAT({ "compact_migrate_scanned", 1 }));
+
+MDB_KERNEL(scan_free,
+	   .name = "scan/free", .class = MDB_SEQUENTIAL, .unit = "pfn scanned",
+	   .run = scan_free, .flags = MDB_K_NOT_HEADLINE, .sim_ops = 1 << 18,
+	   /* isolate_freepages_block(): nr_scanned, the pfns it covered */
+	   .vmstat = MDB_VMSTAT({ "compact_free_scanned", 1 }));
+
+MDB_KERNEL(reclaim_scan,
+	   .name = "reclaim/scan", .class = MDB_DEPENDENT, .unit = "folio scanned",
+	   .run = reclaim_scan, .flags = MDB_K_NOT_HEADLINE,
+	   .ws = MDB_WS_FOLIOS, .ws_sampled = true, .sim_ops = 1 << 16,
+	   /*
+	    * shrink_inactive_list(): pgscan_{kswapd,direct,khugepaged} count the
+	    * pages isolate_lru_folios() took (a large folio's pages: an upper
+	    * bound on folios); pgsteal_* the reclaimed among them, whose free
+	    * is alloc/order0's half.
+	    */
+	   .vmstat = MDB_VMSTAT({ "pgscan_kswapd", 1 }, { "pgscan_direct", 1 },
+				{ "pgscan_khugepaged", 1 }));

@@ -18,6 +18,11 @@
  *  - cold ("-cold"): the dependent walk, with every line the next COLD_OPS
  *    ops will read flushed from every cache and the TLB swept before them,
  *    timing paused (cold.h): a kernel path that starts cold.
+ *  - warm ("-warm"): the throughput walk over the list's first WARM_PFNS
+ *    entries only, so every line an op reads is in L1 from the second lap
+ *    on: the folio a page fault has just found (filemap_map_pages(),
+ *    do_wp_page(): the fault read its PTE and looked the folio up first),
+ *    whose reference costs what the layout's atomics cost, not a miss.
  *
  * An op is a function (const struct memmap *, pfn) -> a value that depends
  * on every load it made; bench_walk() inlines it into each loop.
@@ -32,7 +37,11 @@ enum walk_mode {
 	WALK_THROUGHPUT,
 	WALK_DEPENDENT,
 	WALK_COLD,
+	WALK_WARM,
 };
+
+/* Pfns the warm walk cycles over: their lines (a folio, its entry: at most 4 each) fit any L1. */
+#define WARM_PFNS	16
 
 struct walk_kernel {
 	const char *name;		/* for the reasons of a skip */
@@ -112,6 +121,10 @@ void bench_walk(struct mdb_state *st, const struct bench_env *env, const struct 
 	if (!bench_random_list(st, &list, env, w->select, w->name, w->empty))
 		return;
 	switch (mode) {
+	case WALK_WARM:
+		if (list.nr > WARM_PFNS)
+			list.nr = WARM_PFNS;
+		__attribute__((fallthrough));
 	case WALK_THROUGHPUT:
 		bench_list_for_each_op(st, &list, next, i)
 			mdb_do_not_optimize(op(mm, list.pfn[next]));

@@ -154,7 +154,8 @@ static const struct opt_spec opt_table[] = {
 	OPT_STRING("--mix", mix, "desktop,...", "built-in mix, JSON file, or kpageflags (default: desktop)"),
 	OPT_STRING("--profile", profile, "quick|full|smoke",
 		   "quick (default): 256MiB and the headline size (there only\n"
-		   "the kernels that keep their memmap), short runs;\n"
+		   "the kernels that keep their memmap, projection-only\n"
+		   "ones aside), short runs;\n"
 		   "full: 256MiB..64GiB; smoke: every kernel of every layout\n"
 		   "once, 64MiB (2GiB for 1 GiB hugetlb mixes), shortest"),
 	OPT_STRING("--counters", counters, "a,b,...|none",

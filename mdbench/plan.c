@@ -65,7 +65,7 @@ struct group {
 	bool hvo_named;			/* the names say hvo:<mode> */
 	bool hvo_kernels_only;		/* HVO on by default: the MDB_K_HVO kernels and reports */
 	bool real;			/* the live kernel's */
-	bool lean;			/* the quick profile's headline size: no kernel that changes its memmap */
+	bool lean;			/* the quick profile's headline size: no kernel that changes its memmap, no projection-only one */
 	bool cache_named;		/* another --desc-cache option's report group */
 	enum desc_cache_kind desc_cache;	/* its option, when cache_named */
 	bool twin;			/* the reference layout's placebo twin: timed kernels only */
@@ -259,7 +259,7 @@ static bool in_group(const struct mdb_kernel *k, const struct layout_ops *on,
 		return false;
 	if ((k->flags & MDB_K_HVO_ON) && g->hvo != HVO_ON)
 		return false;
-	if (g->lean && (k->flags & MDB_K_MUTATES))
+	if (g->lean && (k->flags & (MDB_K_MUTATES | MDB_K_NOT_HEADLINE)))
 		return false;
 	if (g->twin && report)		/* the same bytes: nothing to resolve */
 		return false;
@@ -484,7 +484,8 @@ uint64_t mdb_smoke_ram(const struct mix *mix)
 
 bool mdb_headline_kernel(const struct mdb_kernel *k)
 {
-	return k->class == MDB_DEPENDENT && (k->ws == MDB_WS_ALL || k->ws == MDB_WS_FOLIOS ||
+	return k->class == MDB_DEPENDENT && !(k->flags & MDB_K_NOT_HEADLINE) &&
+	       (k->ws == MDB_WS_ALL || k->ws == MDB_WS_FOLIOS ||
 					     k->ws == MDB_WS_FOLIO_TAILS);
 }
 

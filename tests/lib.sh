@@ -5,10 +5,9 @@
 # test that needs more done on exit sets its own trap, removing $tmp too);
 # $here is the test's folder and $top the clone's, wherever it lives.  Then
 # the helpers: skip, for every test; first_layout and short_run for the
-# mdbench tests (they need $mdbench set); guest_root, guest_init_head,
-# guest_pack and boot_kvm_or_tcg for the tests that boot a qemu guest;
-# refused and done_checks for the tests of scripts/ ($fix: their fixtures,
-# $fake: fake_mdbench.py).
+# mdbench tests (they need $mdbench set); refused and done_checks for the
+# tests of scripts/ ($fix: their fixtures, $fake: fake_mdbench.py); guest_*
+# for the tests that boot a qemu guest.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${here%/tests/*}
@@ -40,54 +39,6 @@ short_run() {
 		echo "FAIL: mdbench exited $rc, want $1"
 		cat "$tmp/err"
 		exit 1
-	fi
-}
-
-# ---- qemu guests ----------------------------------------------------------
-
-# guest_root DIR BUSYBOX: an initramfs tree in DIR: the static BUSYBOX and
-# the folders its /init mounts on.
-guest_root() {
-	mkdir -p "$1/bin" "$1/proc" "$1/sys" "$1/dev" "$1/tmp" && cp "$2" "$1/bin/busybox"
-}
-
-# guest_init_head: the opening of a guest's /init, on stdout: busybox's
-# applets on PATH, /proc, /sys and /dev mounted, mark (a line "@@ WHAT ..."
-# on the console, which the host greps for) and "@@ begin" with the uptime.
-guest_init_head() {
-	cat <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mark() { echo "@@ $*"; }
-mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
-EOF
-}
-
-# guest_pack DIR CPIO: DIR as the initramfs CPIO (newc).
-guest_pack() {
-	(cd "$1" && find . | cpio -o -H newc --quiet) >"$2"
-}
-
-# boot_kvm_or_tcg: the caller's boot ACCEL CPU (writing $tmp/serial.log and
-# $tmp/qemu.log) with KVM where /dev/kvm is usable, then with TCG unless the
-# KVM guest printed '@@ begin' (KVM that cannot start, nested virtualisation
-# off or MSRs refused, fails before the guest prints anything); $qrc: boot's
-# exit status.
-boot_kvm_or_tcg() {
-	qrc=1
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-		boot kvm host
-		qrc=$?
-		[ $qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null &&
-			echo "note: KVM did not start ($(tail -n 1 "$tmp/qemu.log")); using TCG"
-	fi
-	if [ $qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null; then
-		boot tcg max
-		qrc=$?
 	fi
 }
 
@@ -130,4 +81,112 @@ refused() {
 done_checks() {
 	echo "$1: $cases cases, $fails failed"
 	[ "$fails" -eq 0 ]
+}
+
+# ---- qemu guests ------------------------------------------------------------
+# An x86-64 guest of Debian's kernel with a busybox initramfs whose /init the
+# test writes (tests/kmod): guest_tools, guest_kernel, guest_root DIR, then
+# the test's DIR/init, guest_pack DIR, guest_boot.  Under TCG a boot takes
+# about 5 s.  The arm64 guest (tests/pmu) builds its root with guest_root and
+# guest_pack from its own $busybox, and boots itself.
+
+# guest_tools: skips without qemu-system-x86_64, cpio or busybox-static;
+# $busybox is the static busybox.
+guest_tools() {
+	command -v qemu-system-x86_64 >/dev/null ||
+		skip "qemu-system-x86_64 missing (Debian: qemu-system-x86)"
+	command -v cpio >/dev/null || skip "cpio missing (Debian: cpio)"
+	busybox=$(command -v busybox || true)
+	[ -n "$busybox" ] || skip "busybox missing (Debian: busybox-static)"
+	if ldd "$busybox" >/dev/null 2>&1; then
+		skip "$busybox is dynamic; the initramfs needs busybox-static"
+	fi
+}
+
+# guest_kernel [headers]: $vmlinuz: MDB_KMOD_VMLINUZ, else the newest
+# /boot/vmlinuz-*; with "headers", also $kdir, its build tree (MDB_KMOD_KDIR,
+# else the newest image whose headers are installed).  Skips without them.
+guest_kernel() {
+	vmlinuz=${MDB_KMOD_VMLINUZ:-}
+	kdir=${MDB_KMOD_KDIR:-}
+	if [ -z "$vmlinuz" ]; then
+		for v in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -rV); do
+			[ $# -eq 0 ] && { vmlinuz=/boot/vmlinuz-$v; break; }
+			for d in "/lib/modules/$v/build" "/usr/src/linux-headers-$v"; do
+				if [ -f "$d/Makefile" ]; then
+					vmlinuz=/boot/vmlinuz-$v
+					kdir=$d
+					break 2
+				fi
+			done
+		done
+		[ -n "$vmlinuz" ] || skip "no /boot/vmlinuz-*${1:+ with its headers} (Debian:" \
+			"linux-image-amd64${1:+ linux-headers-amd64})"
+	fi
+	[ -e "$vmlinuz" ] || skip "no kernel image $vmlinuz"
+	[ -r "$vmlinuz" ] || skip "cannot read $vmlinuz (run as root)"
+	[ $# -eq 0 ] || [ -f "$kdir/Makefile" ] || skip "no kernel build tree at $kdir"
+}
+
+# guest_root DIR: DIR made the guest's root: busybox, the mount points and
+# the start of DIR/init (busybox's links, proc, sys, dev mounted, mark NAME
+# ... to print "@@ NAME ...", "@@ begin" printed), which the test appends to.
+guest_root() {
+	mkdir -p "$1/bin" "$1/proc" "$1/sys" "$1/dev" "$1/tmp"
+	cp "$busybox" "$1/bin/busybox"
+	cat >"$1/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mark() { echo "@@ $*"; }
+mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
+EOF
+}
+
+# guest_pack DIR: DIR (with its executable init) as $tmp/initrd.cpio.
+guest_pack() {
+	chmod 755 "$1/init"
+	(cd "$1" && find . | cpio -o -H newc --quiet) >"$tmp/initrd.cpio"
+}
+
+# guest_boot: boots $vmlinuz with $tmp/initrd.cpio, 1 CPU, $guest_mem of RAM
+# (qemu's -m; 1G unless the test sets it), under KVM where it starts, else TCG; the console (ttyS0) in $tmp/serial.log, CRs
+# stripped in $tmp/log, the second serial port (ttyS1) in $tmp/ttyS1.out.
+# 0 when the guest powered off (/init ends in reboot -f), 124 when it did not
+# within $guest_timeout seconds (300 unless set), else qemu's status (its output in $tmp/qemu.log).
+guest_boot() {
+	guest_qrc=1
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		guest_qemu kvm host
+		guest_qrc=$?
+		# KVM that cannot start (nested virtualisation off, MSRs refused) fails
+		# before the guest prints anything: then TCG.
+		[ $guest_qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null &&
+			echo "note: KVM did not start ($(tail -n 1 "$tmp/qemu.log")); using TCG"
+	fi
+	if [ $guest_qrc -ne 0 ] && ! grep -q '^@@ begin' "$tmp/serial.log" 2>/dev/null; then
+		guest_qemu tcg max
+		guest_qrc=$?
+	fi
+	[ -f "$tmp/serial.log" ] && tr -d '\r' <"$tmp/serial.log" >"$tmp/log"
+	return $guest_qrc
+}
+
+# guest_qemu ACCEL CPU: one boot (guest_boot's).
+guest_qemu() {
+	rm -f "$tmp/serial.log" "$tmp/ttyS1.out"
+	timeout "${guest_timeout:-300}" qemu-system-x86_64 -accel "$1" -cpu "$2" -smp 1 \
+		-m "${guest_mem:-1G}" -no-reboot \
+		-display none -monitor none -serial "file:$tmp/serial.log" \
+		-serial "file:$tmp/ttyS1.out" \
+		-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
+		-append "console=ttyS0 loglevel=1 panic=-1 oops=panic" >"$tmp/qemu.log" 2>&1
+}
+
+# guest_mark NAME: the text after the guest's first "@@ NAME " line in $tmp/log.
+guest_mark() {
+	grep "^@@ $1 " "$tmp/log" | head -n 1 | sed "s/^@@ $1 //"
 }

@@ -12,6 +12,15 @@ counters count its op and how many ops one event is; a counter ending in
 
 of kernel k's ops (a negative sum, possible only where one entry takes out
 events another kernel counts, is 0 with a note), ops(k) / seconds a second.
+Some counters count pages where an op is an allocation: pgalloc_* adds
+1 << order an allocation.  Those kernels name derived counters
+("derived:alloc_order0", ...; counts() below says how each is made): from
+an ftrace log of the workload when there is one (project --trace: one
+mm_page_alloc event an allocation, its order given), else from the
+counters that count allocations of one order (thp_*_alloc, and the mTHP
+sizes' stats under /sys/kernel/mm/transparent_hugepage, which the record
+keeps beside /proc/vmstat); what no counter tells apart stays an estimate,
+and the projection says so.
 On a layout L against the reference layout R, one op of k costs
 
 	d(k, L) = the Hodges-Lehmann estimate of t_L - t_R in ns,
@@ -89,6 +98,44 @@ def read_vmstat(path=VMSTAT):
 	return parse_vmstat(md.read_text(path, VMSTAT_MAX_BYTES), path)
 
 
+MTHP = "/sys/kernel/mm/transparent_hugepage"
+# The mTHP stats that count an allocation of the size (anon faults, shmem, the page cache).
+MTHP_ALLOC_STATS = ("anon_fault_alloc", "shmem_alloc", "file_alloc")
+MTHP_RE = re.compile(r"hugepages-([0-9]{1,9})kB/(" + "|".join(MTHP_ALLOC_STATS) + r")")
+PAGE_KB = 4
+PMD_ORDER = 9		# HPAGE_PMD_ORDER of a 4 KiB host
+
+
+def read_mthp(top=MTHP):
+	"""{'hugepages-<N>kB/<stat>': count} of the mTHP sizes' allocation
+	stats (kernels from 6.9 have them; none before)."""
+	out = {}
+	try:
+		sizes = sorted(os.listdir(top))
+	except OSError:
+		return out
+	for d in sizes:
+		for stat in MTHP_ALLOC_STATS:
+			name = f"{d}/{stat}"
+			if not MTHP_RE.fullmatch(name):
+				continue
+			try:
+				with open(os.path.join(top, d, "stats", stat)) as f:
+					out[name] = int(f.read(32).strip())
+			except (OSError, ValueError):
+				pass
+	return out
+
+
+def mthp_order(name):
+	"""The order of an mTHP stat's size ('hugepages-64kB/...': 4); None if not one."""
+	m = MTHP_RE.fullmatch(name)
+	if not m or int(m.group(1)) % PAGE_KB:
+		return None
+	pages = int(m.group(1)) // PAGE_KB
+	return pages.bit_length() - 1 if pages & (pages - 1) == 0 else None
+
+
 def mem_total_bytes():
 	try:
 		with open(MEMINFO) as f:
@@ -108,12 +155,12 @@ def run_workload(cmd, child, log=None):
 	goes to log, else to our stderr: never into what we write on stdout
 	(a trace, a projection)."""
 	started = time.time()
-	before = read_vmstat()
+	before = {**read_vmstat(), **read_mthp()}
 	t0 = time.monotonic()
 	rc = child.run(["/bin/sh", "-c", cmd], log, group=True,
 		       stdout=None if log else sys.stderr.fileno())
 	seconds = time.monotonic() - t0
-	after = read_vmstat()
+	after = {**read_vmstat(), **read_mthp()}
 	return {"command": cmd, "seconds": seconds, "exit_status": rc,
 		"host": socket.gethostname(), "mem_total_bytes": mem_total_bytes(),
 		"started": datetime.datetime.fromtimestamp(started, datetime.timezone.utc)
@@ -164,6 +211,191 @@ def deltas(rec):
 	"""{counter: after - before} of the counters both readings have."""
 	b, a = rec["vmstat_before"], rec["vmstat_after"]
 	return {k: a[k] - b[k] for k in a if k in b}
+
+
+# -- a trace of the workload ----------------------------------------------------
+
+TRACE_MAX_BYTES = 1 << 30
+# One ftrace line: task-pid, [cpu], flags, timestamp, event, its fields.
+TRACE_LINE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>[0-9]+)\s+(?:\([^)]*\)\s+)?\[[0-9]+\]"
+			r"\s+(?:\S+\s+)?[0-9]+\.[0-9]+:\s+(?P<event>\w+):\s?(?P<fields>.*)$")
+TRACE_FIELD = re.compile(r"(\w+)=(\S+)")
+
+
+def trace_int(fields, key):
+	"""A field of an event as an integer (decimal or 0x hex); None if absent."""
+	v = fields.get(key)
+	try:
+		return int(v, 0) if v is not None else None
+	except ValueError:
+		return None
+
+
+def trace_alloc(fields, task):
+	"""mm_page_alloc (__alloc_pages(), one a successful allocation): its order."""
+	if fields.get("page") in ("(nil)", "0000000000000000", "0") or trace_int(fields, "order") is None:
+		return {}
+	return {f"trace:alloc_order{trace_int(fields, 'order')}": 1}
+
+
+def trace_scanner(scanned, isolated):
+	def count(fields, task):
+		return {scanned: trace_int(fields, "nr_scanned") or 0,
+			isolated: trace_int(fields, "nr_taken") or 0}
+	return count
+
+
+def trace_migrate(fields, task):
+	"""mm_migrate_pages: migrate_pages()'s totals, the numbers it adds to vmstat."""
+	return {"pgmigrate_success": trace_int(fields, "nr_succeeded") or 0,
+		"thp_migration_success": trace_int(fields, "nr_thp_succeeded") or 0}
+
+
+def trace_fault(fields, task):
+	return {"pgfault": 1}
+
+
+def trace_reclaim(fields, task):
+	"""mm_vmscan_lru_shrink_inactive: the pages isolate_lru_folios() took,
+	counted as pgscan_kswapd, _khugepaged or _direct by the task."""
+	who = "kswapd" if task.startswith("kswapd") else \
+		"khugepaged" if task.startswith("khugepaged") else "direct"
+	return {f"pgscan_{who}": trace_int(fields, "nr_scanned") or 0}
+
+
+# The events a trace is counted from, each as the counters it stands for:
+# the vmstat counter the same kernel code adds to, or the order of an
+# allocation ("trace:alloc_order<N>", which derive_allocs() turns into counts).
+TRACE_EVENTS = {
+	"mm_page_alloc": trace_alloc,
+	"mm_compaction_isolate_migratepages": trace_scanner("compact_migrate_scanned",
+							   "trace:compact_isolated_migrate"),
+	"mm_compaction_isolate_freepages": trace_scanner("compact_free_scanned",
+							 "trace:compact_isolated_free"),
+	"mm_migrate_pages": trace_migrate,
+	"page_fault_user": trace_fault,
+	"page_fault_kernel": trace_fault,
+	"mm_vmscan_lru_shrink_inactive": trace_reclaim,
+}
+
+
+def trace_counts(text, where="the trace"):
+	"""{counter: total} of an ftrace log (trace or trace_pipe text) over
+	TRACE_EVENTS, and {event: lines} of the events it holds; DumpError when
+	no line is an event of TRACE_EVENTS."""
+	out, seen = {}, {}
+	for line in text.splitlines():
+		m = TRACE_LINE.match(line)
+		if not m or m.group("event") not in TRACE_EVENTS:
+			continue
+		ev = m.group("event")
+		seen[ev] = seen.get(ev, 0) + 1
+		fields = dict(TRACE_FIELD.findall(m.group("fields")))
+		for k, v in TRACE_EVENTS[ev](fields, m.group("task").strip()).items():
+			out[k] = out.get(k, 0) + v
+	if not seen:
+		raise md.DumpError(f"{md.printable(where)}: no event of {', '.join(TRACE_EVENTS)} "
+				   "(an ftrace log: /sys/kernel/tracing/trace)")
+	return out, seen
+
+
+def read_trace(path):
+	"""trace_counts() of a stored ftrace log of at most TRACE_MAX_BYTES."""
+	return trace_counts(md.read_text(path, TRACE_MAX_BYTES), path)
+
+
+# -- derived counters ------------------------------------------------------------
+
+DERIVED_PREFIX = "derived:"
+
+
+def mthp_allocs(delta):
+	"""{order: allocations} of the mTHP stats below PMD order in delta."""
+	out = {}
+	for name, v in delta.items():
+		o = mthp_order(name)
+		if o is not None and 0 < o < PMD_ORDER:
+			out[o] = out.get(o, 0) + v
+	return out
+
+
+PMD_ALLOC_COUNTERS = ("thp_fault_alloc", "thp_collapse_alloc", "thp_file_alloc")
+
+
+def pmd_allocs(delta):
+	"""PMD-sized THPs allocated: faults, khugepaged's collapses, shmem's."""
+	return sum(delta.get(c, 0) for c in PMD_ALLOC_COUNTERS)
+
+
+def derive_allocs(delta, traced):
+	"""{derived counter: (value, how)} of the allocations per order: from the
+	trace's mm_page_alloc events when traced has them, else from the counters."""
+	orders = {int(k[len("trace:alloc_order"):]): v for k, v in traced.items()
+		  if k.startswith("trace:alloc_order")}
+	if orders:
+		how = "counted: mm_page_alloc events of the trace"
+		return {"alloc_order0": (orders.get(0, 0), how),
+			"alloc_large": (sum(v for o, v in orders.items() if 0 < o < PMD_ORDER), how),
+			"alloc_order9": (sum(v for o, v in orders.items() if o >= PMD_ORDER), how)}
+	pages, _ = matched("pgalloc_*", delta)
+	pmd, mthp = pmd_allocs(delta), mthp_allocs(delta)
+	large_pages = sum(v << o for o, v in mthp.items())
+	out = {"alloc_order9": (pmd, "counted: thp_fault_alloc + thp_collapse_alloc + thp_file_alloc"),
+	       "alloc_large": (sum(mthp.values()), "counted: the mTHP sizes' *_alloc stats" if mthp else
+			       "estimate: no counter here counts them (no mTHP stats): 0")}
+	if pages is not None:
+		out["alloc_order0"] = (max(0, pages - (pmd << PMD_ORDER) - large_pages),
+				       "estimate: pgalloc_* less the pages of the counted large "
+				       "allocations; a large allocation no counter names (slab, page "
+				       "tables, readahead folios) counts as 2^order of them")
+	return out
+
+
+def derive_isolated(delta, traced):
+	"""compact_isolated split by scanner: the trace's nr_taken, else the free
+	scanner's as the destinations migrate_pages() asked for (success +
+	fail: isolate_freepages() isolates until it has as many free pages as
+	the migration scanner gave it folios; in a 6.1 guest's compact_memory
+	exactly so), the migration scanner's the rest (it also takes folios
+	that are put back unmigrated)."""
+	if "trace:compact_isolated_migrate" in traced:
+		how = "counted: nr_taken of the trace's isolate events"
+		return {"compact_isolated_migrate": (traced["trace:compact_isolated_migrate"], how),
+			"compact_isolated_free": (traced.get("trace:compact_isolated_free", 0), how)}
+	iso = delta.get("compact_isolated")
+	if iso is None:
+		return {}
+	free = min(iso, max(0, delta.get("pgmigrate_success", 0) + delta.get("pgmigrate_fail", 0)))
+	how = ("estimate: the free scanner's as pgmigrate_success + pgmigrate_fail (every "
+	       "migration's destination, not only compaction's), the migration scanner's the rest")
+	return {"compact_isolated_migrate": (iso - free, how), "compact_isolated_free": (free, how)}
+
+
+def counts(delta, traced=None):
+	"""The counters the kernels' maps read: delta, with what the trace counts
+	in place of the counters it stands for, and the derived counters.
+	({counter: value}, {counter: how it was made} of the derived and traced ones)."""
+	traced = traced or {}
+	out, how = dict(delta), {}
+	for k, v in traced.items():
+		if not k.startswith("trace:"):
+			out[k] = v
+			how[k] = "counted: the trace's events"
+	for name, (v, h) in {**derive_allocs(delta, traced), **derive_isolated(delta, traced)}.items():
+		out[DERIVED_PREFIX + name] = v
+		how[DERIVED_PREFIX + name] = h
+	return out, how
+
+
+# Counters the derived ones are made of, and which kernels' ops hold the parts:
+# not left out, though no kernel names them.
+SPLIT_INTO = {
+	"pgalloc_*": "derived:alloc_order0, derived:alloc_large, derived:alloc_order9",
+	**{c: "derived:alloc_order9" for c in PMD_ALLOC_COUNTERS},
+	"pgmigrate_fail": "derived:compact_isolated_free",
+	"compact_isolated": "derived:compact_isolated_migrate (taken in scan/compaction's op), "
+			    "derived:compact_isolated_free (migrate/order0's destination)",
+}
 
 
 # -- the mapping ---------------------------------------------------------------
@@ -221,8 +453,9 @@ def kernel_ops(kmap, delta):
 def unmapped(kmap, delta, n=UNMAPPED_SHOWN):
 	"""The n counters that grew most and no kernel maps: what the
 	projection leaves out."""
-	pats = [p for terms in kmap.values() for p, _ in terms]
-	rest = [(k, v) for k, v in delta.items() if v > 0 and
+	pats = [p for terms in kmap.values() for p, _ in terms] + list(SPLIT_INTO)
+	rest = [(k, v) for k, v in delta.items() if v > 0 and mthp_order(k) is None and
+		not k.startswith((DERIVED_PREFIX, "trace:")) and
 		not any(matched(p, {k: v})[1] for p in pats)]
 	return sorted(rest, key=lambda kv: (-kv[1], kv[0]))[:n]
 
@@ -264,6 +497,18 @@ def bench_of(dump, kernel, layout, mix, ram):
 	return next((b for b in cands if not b.variant), cands[0] if cands else None)
 
 
+def kernel_ram(dump, kernel, ref, mix, ram):
+	"""The RAM size to take kernel's per-op times at: ram where the reference
+	layout ran it there, else the dump's nearest size (on a log scale) where
+	it did (the quick profile runs the kernels that change their memmap at
+	256 MiB only, not at the headline size); ram when it ran nowhere."""
+	rams = sorted({b.ram for b in timed_benches(dump, (kernel,))
+		       if b.layout == ref and b.mix == mix and b.reps})
+	if not rams or ram in rams or not ram:
+		return ram
+	return min(rams, key=lambda r: (abs(math.log(r / ram)), -r))
+
+
 def per_op_delta(ref, b, alpha, margin=st.DEFAULT_MARGIN):
 	"""{ns_per_op, delta_ns, ci, n, verdict} of b against ref (both Bench);
 	ci None when either side has fewer than 2 rounds; the verdict is the
@@ -277,10 +522,11 @@ def per_op_delta(ref, b, alpha, margin=st.DEFAULT_MARGIN):
 
 # -- the projection ------------------------------------------------------------
 
-def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
-	"""The projection as a JSON-able dict (see the module's text)."""
+def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None, trace=None):
+	"""The projection as a JSON-able dict (see the module's text); trace: the
+	(counts, events) of read_trace() for the workload, or None."""
 	kmap = kernel_map(dump.kernels)
-	delta = deltas(rec)
+	delta, how = counts(deltas(rec), trace[0] if trace else None)
 	secs = rec["seconds"]
 	ops = kernel_ops(kmap, delta)
 	used = [o for o in ops if o["ops"] > 0]
@@ -291,12 +537,17 @@ def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
 	for o in ops:
 		o["ops_per_second"] = o["ops"] / secs
 		o["layouts"] = {}
-		rb = bench_of(dump, o["kernel"], ref, mix, ram) if mix else None
+		kram = o["ram_bytes"] = kernel_ram(dump, o["kernel"], ref, mix, ram) if mix else ram
+		if kram != ram:
+			o["note"] = "; ".join(filter(None, [o["note"], (
+				f"per-op times at {md.format_size(kram)}: the dump has none at "
+				f"{md.format_size(ram)}, nor at a size nearer")]))
+		rb = bench_of(dump, o["kernel"], ref, mix, kram) if mix else None
 		for lay in layouts:
-			b = bench_of(dump, o["kernel"], lay, mix, ram) if mix else None
+			b = bench_of(dump, o["kernel"], lay, mix, kram) if mix else None
 			if b is None or rb is None:
 				o["layouts"][lay] = {"why": f"not run on {lay if b is None else ref} "
-						     f"(mix {mix}, RAM {md.format_size(ram) if ram else '-'})"}
+						     f"(mix {mix}, RAM {md.format_size(kram) if kram else '-'})"}
 			else:
 				o["layouts"][lay] = per_op_delta(rb, b, alpha)
 				o["layouts"][lay]["benchmark"] = b.name
@@ -329,6 +580,9 @@ def project(dump, rec, alpha=st.DEFAULT_ALPHA, mix=None, ram=None):
 		"reference_layout": ref, "mix": mix, "ram_bytes": ram, "why": why,
 		"kernels": ops, "projected": total,
 		"unmapped": [{"counter": k, "delta": v} for k, v in unmapped(kmap, delta)],
+		"trace_events": trace[1] if trace else None,
+		"derived": [{"counter": k, "value": delta[k], "how": h} for k, h in how.items()],
+		"split_into": SPLIT_INTO,
 		"footprint": footprint(dump)}
 
 
@@ -434,6 +688,16 @@ def markdown(p):
 		out += md.md_table(["layout", "bytes per GiB", f"against {ref}"],
 				   [[l, md.fmt(v), f"{v / rb - 1:+.1%}" if rb and l != ref else ""]
 				    for l, v in b.items()])
+	if p.get("derived"):
+		out += ["", "## Counters made from others", ""]
+		out.append("Where one event is not one op (`pgalloc_*` adds 1 << order an "
+			   "allocation) the kernels read these" +
+			   (f"; the trace held {', '.join(f'{e} x{n}' for e, n in p['trace_events'].items())}"
+			    if p.get("trace_events") else "") + ":")
+		out.append("")
+		out += md.md_table(["counter", "value", "how"],
+				   [[d["counter"], md.fmt(d["value"]), md.printable(d["how"])]
+				    for d in p["derived"]])
 	out += ["", "## Counters that grew and no kernel maps", ""]
 	out.append(", ".join(f"{u['counter']} +{u['delta']}" for u in p["unmapped"]) or "none")
 	return re.sub(r"\n{3,}", "\n\n", "\n".join(out)) + "\n"	# md_table ends in a blank line
@@ -502,4 +766,4 @@ def kernels_with_ops(listing_kernels, rec):
 	"""The kernels (of an mdbench --list=json) the workload took at least one
 	op of: what scripts/project runs when it has no dump."""
 	return [o["kernel"] for o in kernel_ops(kernel_map(listing_kernels, "mdbench --list=json"),
-						deltas(rec)) if o["ops"] > 0]
+						counts(deltas(rec))[0]) if o["ops"] > 0]

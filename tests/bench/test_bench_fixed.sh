@@ -23,8 +23,8 @@ expected_items() {
 	convert/*)		echo 4096 ;;		# one batch of CONVERT_BATCH
 	baseline/latency/*)	echo 256 ;;		# one batch of CHASE_BATCH
 	baseline/bandwidth/*)	echo 1024 ;;		# one batch of READ_BATCH
-	# random walks (batches of 64; the cold ones of COLD_OPS, 32), migrations (16)
-	lookup/* | folio/* | migrate/* | footprint/*) echo $ops ;;
+	# random walks (batches of 64; the cold ones of COLD_OPS, 32), migrations (16), splits (8)
+	lookup/* | folio/* | reclaim/* | migrate/* | split/* | footprint/*) echo $ops ;;
 	compaction/*)		echo $ops ;;		# one cluster an op
 	*)			echo min ;;		# scan: pfns covered; alloc: whole batches
 	esac

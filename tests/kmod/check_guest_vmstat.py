@@ -10,9 +10,9 @@ deltas must hold what the workload did: at least 8192 pages allocated
 (pgalloc_* counts 1 << order pages an allocation: 32 MiB of page cache is
 8192 pages whatever its folio sizes) and a compaction that scanned pfns.
 With MDBENCH, the kernels' vmstat maps from its --list=json turn the deltas
-into ops: the kernel that pgalloc_* counts gets at least 8192 less what
-the THP entries take out, the one compact_migrate_scanned counts at least
-one.  Prints the deltas and ops.  Exit 1 with the reasons on a failed check.
+into ops (scripts/project's derived counters among them): the kernel of
+derived:alloc_order0 gets at least 8192 less the PMD THPs' pages, the one
+compact_migrate_scanned counts at least one.  Prints the deltas and ops.  Exit 1 with the reasons on a failed check.
 """
 
 import json
@@ -50,10 +50,10 @@ def main(log, mdbench=None):
 		out = subprocess.run([mdbench, "--list=json", "--counters=none"], capture_output=True,
 				     text=True, check=True).stdout
 		kernels = json.loads(out)["kernels"]
-		for o in mp.kernel_ops(mp.kernel_map(kernels), d):
+		for o in mp.kernel_ops(mp.kernel_map(kernels), mp.counts(d)[0]):
 			pats = {t["counter"]: t["ops_per_event"] for t in o["terms"]}
-			thp = sum(-per * (d.get(c) or 0) for c, per in pats.items() if per < 0)
-			if "pgalloc_*" in pats and o["ops"] < PAGES - thp:
+			thp = mp.pmd_allocs(d) << mp.PMD_ORDER
+			if "derived:alloc_order0" in pats and o["ops"] < PAGES - thp:
 				bad.append(f"{o['kernel']}: {o['ops']} ops from pgalloc_*, want >= "
 					   f"{PAGES - thp}")
 			if "compact_migrate_scanned" in pats and o["ops"] < 1:

@@ -32,33 +32,20 @@ fail() {
 	exit 1
 }
 
-command -v qemu-system-x86_64 >/dev/null ||
-	skip "qemu-system-x86_64 missing (Debian: qemu-system-x86)"
-command -v cpio >/dev/null || skip "cpio missing (Debian: cpio)"
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] || skip "busybox missing (Debian: busybox-static)"
-ldd "$busybox" >/dev/null 2>&1 && skip "$busybox is dynamic; the initramfs needs busybox-static"
+guest_tools
 /usr/bin/python3 -c 'import json' 2>/dev/null || skip "/usr/bin/python3 missing"
-vmlinuz=${MDB_KMOD_VMLINUZ:-$(ls /boot/vmlinuz-* 2>/dev/null | sort -rV | head -n 1)}
-[ -n "$vmlinuz" ] && [ -e "$vmlinuz" ] || skip "no /boot/vmlinuz-* (Debian: linux-image-amd64)"
-[ -r "$vmlinuz" ] || skip "cannot read $vmlinuz (run as root)"
+guest_kernel	# the image alone: no module is built here
+guest_mem=${ram_mib}M
+guest_timeout=400
 
 chmod 755 "$tmp"
 root=$tmp/root
-mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/mnt"
-cp "$busybox" "$root/bin/busybox"
-cat >"$root/init" <<'EOF'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-mark() { echo "@@ $*"; }
+guest_root "$root"
+mkdir -p "$root/mnt"
+cat >>"$root/init" <<'EOF'
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null || T=/sys/kernel/debug/tracing
 [ -d $T/events/kmem ] || mount -t debugfs nodev /sys/kernel/debug
-mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
 mark accel $(dmesg | grep -o 'Hypervisor detected: .*' | head -n 1)
 # The kernel's own compaction would move pages the free scanner isolates
 # without an mm_page_alloc: off, and counted below (compact_* in vmstat).
@@ -111,27 +98,17 @@ stty -F /dev/ttyS1 raw -echo; cat /tmp/out.tar >/dev/ttyS1; mark sent rc=$?
 mark end uptime=$(cut -d' ' -f1 /proc/uptime)
 reboot -f
 EOF
-chmod 755 "$root/init"
-(cd "$root" && find . | cpio -o -H newc --quiet) >"$tmp/initrd.cpio" || fail "cpio failed"
-
-boot() {	# boot ACCEL CPU
-	rm -f "$tmp/serial.log" "$tmp/data.out"
-	timeout 400 qemu-system-x86_64 -accel "$1" -cpu "$2" -smp 1 -m "${ram_mib}M" -no-reboot \
-		-display none -monitor none -serial "file:$tmp/serial.log" \
-		-serial "file:$tmp/data.out" -kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
-		-append "console=ttyS0 loglevel=1 panic=-1 oops=panic" >"$tmp/qemu.log" 2>&1
-}
-boot_kvm_or_tcg
-[ $qrc -eq 124 ] && fail "the guest did not power off within 400 s"
+guest_pack "$root" || fail "cpio failed"
+guest_boot
+qrc=$?
+[ $qrc -eq 124 ] && fail "the guest did not power off within $guest_timeout s"
 [ $qrc -eq 0 ] || { cat "$tmp/qemu.log"; fail "qemu exited $qrc"; }
-tr -d '\r' <"$tmp/serial.log" >"$tmp/log"
-mark() { grep "^@@ $1" "$tmp/log" | head -n 1 | sed "s/^@@ $1 *//"; }
 grep -q '^@@ end' "$tmp/log" || fail "the guest did not get to the end of /init"
-[ -z "$(mark noevent)" ] || fail "the guest kernel lacks kmem event $(mark noevent)"
-bytes=$(mark data | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
-md5=$(mark data | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+[ -z "$(guest_mark noevent)" ] || fail "the guest kernel lacks kmem event $(guest_mark noevent)"
+bytes=$(guest_mark data | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
+md5=$(guest_mark data | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
 [ -n "$bytes" ] && [ -n "$md5" ] || fail "the guest did not say what it sent"
-head -c "$bytes" "$tmp/data.out" >"$tmp/data.tar"
+head -c "$bytes" "$tmp/ttyS1.out" >"$tmp/data.tar"
 [ "$(md5sum <"$tmp/data.tar" | cut -d' ' -f1)" = "$md5" ] || fail "the guest's data came back damaged"
 mkdir "$tmp/g" && tar xf "$tmp/data.tar" -C "$tmp/g" && gzip -d "$tmp/g/trace.gz" ||
 	fail "cannot unpack the guest's data"
@@ -156,5 +133,5 @@ run_model "$tmp/vmtrace" --desc-age=trace:"$tmp/vmstat.trace" --mix=desktop
 	"$tmp/aged/mdbench.json" "$tmp/vmtrace/mdbench.json" "$tmp/g/vmstat0" "$tmp/g/vmstat1" ||
 	fail "the model replaying the guest's trace is not within 10% of the guest"
 head -n 1 "$tmp/placed.trace"
-echo "guest: $(mark accel) ${ram_mib} MiB, ring buffer: $(mark overrun)"
+echo "guest: $(guest_mark accel) ${ram_mib} MiB, ring buffer: $(guest_mark overrun)"
 echo "PASS: age_calibration_qemu in $(($(date +%s) - start)) s"

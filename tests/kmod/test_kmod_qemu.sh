@@ -49,38 +49,15 @@ if grep -q -- '--kmod' "$src/scripts/setup" 2>/dev/null; then
 		echo "note: scripts/setup --kmod failed; using what is installed"
 fi
 
-command -v qemu-system-x86_64 >/dev/null ||
-	skip "qemu-system-x86_64 missing (Debian: qemu-system-x86)"
-command -v cpio >/dev/null || skip "cpio missing (Debian: cpio)"
+guest_tools
 command -v make >/dev/null || skip "make missing (Debian: build-essential)"
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] || skip "busybox missing (Debian: busybox-static)"
-ldd "$busybox" >/dev/null 2>&1 && skip "$busybox is dynamic; the initramfs needs busybox-static"
 ldd "$bin" >/dev/null 2>&1 && skip "$bin is not static"
 if [ -n "$mdbench" ]; then
 	ldd "$mdbench" >/dev/null 2>&1 || skip "cannot list the libraries of $mdbench (ldd)"
 	/usr/bin/python3 -c 'import json' 2>/dev/null || skip "/usr/bin/python3 missing"
 fi
 
-# The kernel: the newest /boot/vmlinuz-* whose headers are installed.
-vmlinuz=${MDB_KMOD_VMLINUZ:-}
-kdir=${MDB_KMOD_KDIR:-}
-if [ -z "$vmlinuz" ]; then
-	for v in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's|^/boot/vmlinuz-||' | sort -rV); do
-		for d in "/lib/modules/$v/build" "/usr/src/linux-headers-$v"; do
-			if [ -f "$d/Makefile" ]; then
-				vmlinuz=/boot/vmlinuz-$v
-				kdir=$d
-				break 2
-			fi
-		done
-	done
-	[ -n "$vmlinuz" ] ||
-		skip "no /boot/vmlinuz-* with its headers (Debian: linux-image-amd64 linux-headers-amd64)"
-fi
-[ -e "$vmlinuz" ] || skip "no kernel image $vmlinuz"
-[ -r "$vmlinuz" ] || skip "cannot read $vmlinuz (run as root)"
-[ -f "$kdir/Makefile" ] || skip "no kernel build tree at $kdir"
+guest_kernel headers
 
 chmod 755 "$tmp"
 
@@ -93,7 +70,7 @@ sh "$src/kmod/build.sh" "$kdir" "$tmp/mod" >"$tmp/build.log" 2>&1 || {
 grep -E 'warning:|error:' "$tmp/build.log" && fail "the module does not build warning-free"
 
 root=$tmp/root
-guest_root "$root" "$busybox" || fail "cannot make the initramfs tree"
+guest_root "$root"
 cp "$bin" "$root/mdbench-kmod"
 cp "$tmp/mod/mdbench_kmod.ko" "$root/"
 
@@ -120,7 +97,7 @@ stty -F /dev/ttyS1 raw -echo; cat /tmp/dump/mdbench.json >/dev/ttyS1; mark dumps
 rc=\$?; sed 's/^/fixed| /' /tmp/fixed.out; mark fixed rc=\$rc
 echo 0 >/proc/sys/vm/nr_hugepages"
 fi
-{ guest_init_head; cat <<EOF; } >"$root/init"
+cat >>"$root/init" <<EOF
 hostname mdbguest	# names the kpageflags mix
 mark accel \$(dmesg | grep -o 'Hypervisor detected: .*' | head -n 1)
 /mdbench-kmod info 2>&1; mark absent rc=\$?
@@ -147,31 +124,22 @@ dmesg | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|circular locking|Call Trace|mdbenc
 mark end uptime=\$(cut -d' ' -f1 /proc/uptime)
 reboot -f	# with -no-reboot qemu exits; poweroff would need ACPI
 EOF
-chmod 755 "$root/init" "$root/mdbench-kmod"
-guest_pack "$root" "$tmp/initrd.cpio" || fail "cpio could not pack the initramfs"
+chmod 755 "$root/mdbench-kmod"
+guest_pack "$root" || fail "cpio could not pack the initramfs"
 
 # --- guest -------------------------------------------------------------------------
 
-boot() {	# boot ACCEL CPU: 0 if the guest powered off
-	rm -f "$tmp/serial.log" "$tmp/dump.out"
-	timeout 300 qemu-system-x86_64 -accel "$1" -cpu "$2" -smp 1 -m 1G -no-reboot \
-		-display none -monitor none -serial "file:$tmp/serial.log" \
-		-serial "file:$tmp/dump.out" \
-		-kernel "$vmlinuz" -initrd "$tmp/initrd.cpio" \
-		-append "console=ttyS0 loglevel=1 panic=-1 oops=panic" >"$tmp/qemu.log" 2>&1
-}
-boot_kvm_or_tcg
+guest_boot
+qrc=$?
 [ $qrc -eq 124 ] && fail "the guest did not power off within 300 s"
 [ $qrc -eq 0 ] || { cat "$tmp/qemu.log"; fail "qemu exited $qrc"; }
-[ -f "$tmp/serial.log" ] || fail "no serial log"
-tr -d '\r' <"$tmp/serial.log" >"$tmp/log"
+[ -f "$tmp/log" ] || fail "no serial log"
 log=$tmp/log
 
 # --- checks ------------------------------------------------------------------------
 
 grep -q '^@@ end' "$log" || fail "the guest did not get to the end of /init"
-mark() { grep "^@@ $1 " "$log" | head -n 1 | sed "s/^@@ $1 //"; }
-rc_of() { mark "$1" | sed -n 's/.*rc=\([0-9]*\).*/\1/p'; }
+rc_of() { guest_mark "$1" | sed -n 's/.*rc=\([0-9]*\).*/\1/p'; }
 
 [ "$(rc_of absent)" = 2 ] || fail "mdbench-kmod without the module: want exit 2"
 grep -q 'mdbench_kmod module is not loaded; load it with' "$log" ||
@@ -216,7 +184,7 @@ grep -q '^deny as=request-scan-past-nodes refused=1 reason="pfn range outside' "
 bounded=$(grep '^bounded ' "$log")
 req=$(echo "$bounded" | sed -n 's/.* requests=\([0-9]*\).*/\1/p')
 [ "${req:-0}" -ge 2 ] || fail "a 1 ms budget did not split 200000 lookups: $bounded"
-[ "$(mark refcnt)" = 0 ] || fail "module use count $(mark refcnt) after every file closed"
+[ "$(guest_mark refcnt)" = 0 ] || fail "module use count $(guest_mark refcnt) after every file closed"
 [ "$(rc_of rmmod)" = 0 ] || fail "rmmod failed"
 [ "$(rc_of insmod_floor)" = 0 ] || fail "insmod free_floor_mb=100000 failed"
 grep -q '^floor kernel=alloc/order0 error=".*below the floor of' "$log" ||
@@ -226,7 +194,7 @@ if grep '^@@ dmesg' "$log" | grep -E 'BUG|WARNING|Oops|KASAN|UBSAN|circular lock
 	fail "the kernel complained"
 fi
 
-accel_used=$(mark accel)
+accel_used=$(guest_mark accel)
 case $accel_used in
 *KVM*) timing="KVM" ;;
 *) timing="TCG: times are emulated, not meaningful" ;;
@@ -235,8 +203,8 @@ esac
 # mdbench in the guest: its dump, and the scripts on it.
 if [ -n "$mdbench" ]; then
 	[ "$(rc_of mdbench)" = 0 ] || fail "mdbench in the guest exited $(rc_of mdbench)"
-	bytes=$(mark dump | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
-	md5=$(mark dump | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+	bytes=$(guest_mark dump | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
+	md5=$(guest_mark dump | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
 	[ -n "$bytes" ] && [ -n "$md5" ] || fail "the guest did not say what it sent"
 	[ "$(rc_of dumpsent)" = 0 ] || fail "the guest could not send its dump"
 	# --fixed-ops: the layout kernel alone, every kernel it has, no error.
@@ -248,9 +216,9 @@ if [ -n "$mdbench" ]; then
 		[ "${n:-0}" -ge 256 ] || fail "mdbench --fixed-ops: $k on the kernel: $(grep "^fixed| $k/" "$log")"
 	done
 	mkdir "$tmp/dump"
-	head -c "$bytes" "$tmp/dump.out" >"$tmp/dump/mdbench.json"
+	head -c "$bytes" "$tmp/ttyS1.out" >"$tmp/dump/mdbench.json"
 	[ "$(md5sum <"$tmp/dump/mdbench.json" | cut -d' ' -f1)" = "$md5" ] ||
-		fail "the dump came back damaged ($(wc -c <"$tmp/dump.out") of $bytes bytes)"
+		fail "the dump came back damaged ($(wc -c <"$tmp/ttyS1.out") of $bytes bytes)"
 	/usr/bin/python3 "$src/tests/kmod/check_guest_dump.py" "$tmp/dump/mdbench.json" "$log" \
 		"$ref" "$rounds" "$timing" >"$tmp/dumpcheck" 2>&1 ||
 		{ cat "$tmp/dumpcheck"; fail "the guest's dump"; }
@@ -283,5 +251,5 @@ if [ -n "$mdbench" ]; then
 		sed -n '/^## Fidelity/,/^## /p' "$tmp/plot/report.md" | sed '$d'
 fi
 cat "$tmp/vmcheck"
-echo "guest uptime at /init: $(mark begin), at the end: $(mark end)"
+echo "guest uptime at /init: $(guest_mark begin), at the end: $(guest_mark end)"
 echo "PASS: kmod_qemu in $(($(date +%s) - start)) s"

@@ -85,7 +85,7 @@ busybox=$cache/busybox/bin/busybox
 # --- host: the initramfs ------------------------------------------------------
 
 root=$tmp/root
-guest_root "$root" "$busybox" || fail "cannot make the initramfs tree"
+guest_root "$root"	# the arm64 busybox: tests/lib.sh's root and /init's start
 cp "$mdbench" "$root/mdbench"
 # The libraries the ELF names, recursively, from the arm64 multiarch trees and the cross
 # toolchain's, at the loader's own path.
@@ -126,7 +126,7 @@ common="--ram=8MiB --desc-age=fresh"
 # 11 hardware events; instructions lands in the first group, arm_n1::INST_RETIRED in a later one.
 muxc=instructions,cycles,arm_n1::L1D_CACHE_REFILL,r04,r10,r12,r13,arm_n1::INST_RETIRED,r11,r1b,r02
 mux=$((f1 * 256))	# 4M ops of lookup/seq: 0.19 s of guest time (1 ns an instruction), ~48 turns of 4 ms
-{ guest_init_head; cat <<EOF2; } >"$root/init"
+cat >>"$root/init" <<EOF2
 mark midr \$(cat /sys/devices/system/cpu/cpu0/regs/identification/midr_el1 2>/dev/null)
 mark cpupart \$(grep -m1 'CPU part' /proc/cpuinfo | sed 's/.*: //')
 mark pmu \$(dmesg | grep -o 'PMU driver, [0-9]* counters available' | head -n 1)
@@ -151,8 +151,7 @@ done
 mark end uptime=\$(cut -d' ' -f1 /proc/uptime)
 poweroff -f
 EOF2
-chmod 755 "$root/init"
-guest_pack "$root" "$tmp/initrd.cpio" || fail "cpio could not pack the initramfs"
+guest_pack "$root" || fail "cpio could not pack the initramfs"
 
 # --- guest -------------------------------------------------------------------------
 

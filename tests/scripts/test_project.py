@@ -138,6 +138,76 @@ class ProjectCase(Scratch):
 		self.assertEqual(p["complete_with"], want)
 		self.assertIn(f"Complete it with `{want}`.", text)
 
+	def test_allocations_derived_from_counters(self):
+		"""derived:alloc_order0: pgalloc_* less the PMD THPs' pages, an estimate."""
+		m = {"alloc/order0": [{"counter": "derived:alloc_order0", "ops_per_event": 1.0},
+				      {"counter": "derived:alloc_large", "ops_per_event": 1.0}],
+		     "alloc/order9": [{"counter": "derived:alloc_order9", "ops_per_event": 1.0}]}
+		p, text = self.project("--ram", "1GiB", dump=self.dump(mapping=m))
+		k = {o["kernel"]: o for o in p["kernels"]}
+		self.assertEqual(k["alloc/order0"]["ops"], PGALLOC - 512 * THP)
+		how = {d["counter"]: d["how"] for d in p["derived"]}
+		self.assertEqual({d["counter"]: d["value"] for d in p["derived"]}["derived:alloc_order9"],
+				 THP)
+		self.assertTrue(how["derived:alloc_order0"].startswith("estimate: pgalloc_* less"))
+		self.assertTrue(how["derived:alloc_order9"].startswith("counted: thp_fault_alloc"))
+		self.assertIn("## Counters made from others", text)
+		# pgalloc_* is taken apart, not left out
+		self.assertNotIn("pgalloc_normal", [u["counter"] for u in p["unmapped"]])
+
+	def test_allocations_from_a_trace(self):
+		"""--trace: one mm_page_alloc an allocation, its order given; the
+		scanners' events in place of their counters."""
+		m = {"alloc/order0": [{"counter": "derived:alloc_order0", "ops_per_event": 1.0},
+				      {"counter": "derived:alloc_large", "ops_per_event": 1.0}],
+		     "alloc/order9": [{"counter": "derived:alloc_order9", "ops_per_event": 1.0}],
+		     "scan/compaction": [{"counter": "compact_migrate_scanned", "ops_per_event": 1.0}]}
+		tr = os.path.join(self.tmp, "trace")
+		ev = ("              dd-97      [000] .....    12.000001: mm_page_alloc: page=0000000012 "
+		      "pfn=0x1{} order={} migratetype=1 gfp_flags=GFP_HIGHUSER_MOVABLE")
+		with open(tr, "w") as f:
+			f.write("# tracer: nop\n")
+			f.write("\n".join(ev.format(i, o) for i, o in enumerate([0] * 5 + [3, 3, 9])) + "\n")
+			f.write("   kcompactd0-30      [000] d..1.    13.5: mm_compaction_isolate_migratepages: "
+				"range=(0x1000 ~ 0x1200) nr_scanned=512 nr_taken=7\n")
+			f.write("  <idle>-0       [000] .....    14.0: mm_page_alloc: page=(nil) pfn=0x0 order=0 "
+				"migratetype=0 gfp_flags=GFP_ATOMIC\n")
+		p, text = self.project("--ram", "1GiB", "--trace", tr, dump=self.dump(mapping=m))
+		k = {o["kernel"]: o for o in p["kernels"]}
+		self.assertEqual(k["alloc/order0"]["ops"], 5 + 2)
+		self.assertEqual(k["scan/compaction"]["ops"], 512)
+		self.assertEqual(p["trace_events"], {"mm_page_alloc": 9,
+						     "mm_compaction_isolate_migratepages": 1})
+		der = {d["counter"]: d["value"] for d in p["derived"]}
+		self.assertEqual((der["derived:alloc_order0"], der["derived:alloc_large"],
+				  der["derived:alloc_order9"]), (5, 2, 1))
+		self.assertEqual((der["derived:compact_isolated_migrate"],
+				  der["derived:compact_isolated_free"]), (7, 0))
+		self.assertIn("mm_page_alloc x9", text)
+		bad = os.path.join(self.tmp, "empty")
+		with open(bad, "w") as f:
+			f.write("# tracer: nop\n")
+		self.refused([PY, script("project"), self.dump(mapping=m), "--vmstat",
+			      os.path.join(VM, "before"), os.path.join(VM, "after"), "--seconds", "1",
+			      "--trace", bad], "no event of mm_page_alloc")
+
+	def test_kernel_at_the_nearest_size(self):
+		"""The quick profile's dump: a kernel that changes its memmap only at
+		256 MiB is taken there, with a note, not left unavailable."""
+		d = self.dump()
+		doc = load(os.path.join(d, "mdbench.json"))
+		doc["benchmarks"] = [e for e in doc["benchmarks"] if not (
+			e["run_name"].startswith("alloc/order0/") and "/ram:256MiB" not in e["run_name"])]
+		with open(os.path.join(d, "mdbench.json"), "w") as f:
+			json.dump(doc, f)
+		p, text = self.project("--ram", "4GiB", dump=d)
+		k = {o["kernel"]: o for o in p["kernels"]}
+		self.assertEqual(k["alloc/order0"]["ram_bytes"], 256 << 20)
+		self.assertIn("per-op times at 256MiB: the dump has none at 4GiB", k["alloc/order0"]["note"])
+		self.assertAlmostEqual(k["alloc/order0"]["layouts"]["page32"]["delta_ns"], 4, places=9)
+		self.assertIsNotNone(p["projected"]["page32"]["ns_per_second"])
+		self.assertIsNone(p["complete_with"])
+
 	def test_bad_input(self):
 		d = self.dump()
 		bad = os.path.join(self.tmp, "bad")
