@@ -130,7 +130,9 @@ guest_kernel() {
 
 # guest_root DIR: DIR made the guest's root: busybox, the mount points and
 # the start of DIR/init (busybox's links, proc, sys, dev mounted, mark NAME
-# ... to print "@@ NAME ...", "@@ begin" printed), which the test appends to.
+# ... to print "@@ NAME ...", send NAME FILE to write FILE on the second
+# serial port announced by "@@ NAME bytes=N md5=M", then "@@ NAMEsent rc=R";
+# "@@ begin" printed), which the test appends to.
 guest_root() {
 	mkdir -p "$1/bin" "$1/proc" "$1/sys" "$1/dev" "$1/tmp"
 	cp "$busybox" "$1/bin/busybox"
@@ -142,6 +144,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mark() { echo "@@ $*"; }
+send() { mark $1 bytes=$(wc -c <$2) md5=$(md5sum <$2 | cut -d' ' -f1); stty -F /dev/ttyS1 raw -echo; cat $2 >/dev/ttyS1; mark ${1}sent rc=$?; }
 mark begin uptime=$(cut -d' ' -f1 /proc/uptime)
 EOF
 }
@@ -189,4 +192,16 @@ guest_qemu() {
 # guest_mark NAME: the text after the guest's first "@@ NAME " line in $tmp/log.
 guest_mark() {
 	grep "^@@ $1 " "$tmp/log" | head -n 1 | sed "s/^@@ $1 //"
+}
+
+# guest_received NAME OUT: what the guest's send NAME wrote, from
+# $tmp/ttyS1.out into OUT; 1 (with the reason on stdout) when the guest did
+# not announce it or it came back damaged.  One file a boot: it starts at byte 0.
+guest_received() {
+	_bytes=$(guest_mark "$1" | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
+	_md5=$(guest_mark "$1" | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
+	[ -n "$_bytes" ] && [ -n "$_md5" ] || { echo "the guest did not say what it sent as $1"; return 1; }
+	head -c "$_bytes" "$tmp/ttyS1.out" >"$2"
+	[ "$(md5sum <"$2" | cut -d' ' -f1)" = "$_md5" ] ||
+		{ echo "$1 came back damaged ($(wc -c <"$tmp/ttyS1.out") of $_bytes bytes)"; return 1; }
 }

@@ -93,8 +93,7 @@ cat /proc/vmstat >/tmp/out/vmstat1
 mark overrun $(grep -i overrun $T/per_cpu/cpu0/stats)
 cat $T/trace | gzip -1 >/tmp/out/trace.gz
 cd /tmp/out && tar cf /tmp/out.tar vmstat0 vmstat1 buddy trace.gz
-mark data bytes=$(wc -c </tmp/out.tar) md5=$(md5sum </tmp/out.tar | cut -d' ' -f1)
-stty -F /dev/ttyS1 raw -echo; cat /tmp/out.tar >/dev/ttyS1; mark sent rc=$?
+send data /tmp/out.tar
 mark end uptime=$(cut -d' ' -f1 /proc/uptime)
 reboot -f
 EOF
@@ -105,11 +104,7 @@ qrc=$?
 [ $qrc -eq 0 ] || { cat "$tmp/qemu.log"; fail "qemu exited $qrc"; }
 grep -q '^@@ end' "$tmp/log" || fail "the guest did not get to the end of /init"
 [ -z "$(guest_mark noevent)" ] || fail "the guest kernel lacks kmem event $(guest_mark noevent)"
-bytes=$(guest_mark data | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
-md5=$(guest_mark data | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
-[ -n "$bytes" ] && [ -n "$md5" ] || fail "the guest did not say what it sent"
-head -c "$bytes" "$tmp/ttyS1.out" >"$tmp/data.tar"
-[ "$(md5sum <"$tmp/data.tar" | cut -d' ' -f1)" = "$md5" ] || fail "the guest's data came back damaged"
+why=$(guest_received data "$tmp/data.tar") || fail "$why"
 mkdir "$tmp/g" && tar xf "$tmp/data.tar" -C "$tmp/g" && gzip -d "$tmp/g/trace.gz" ||
 	fail "cannot unpack the guest's data"
 

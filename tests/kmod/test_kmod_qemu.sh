@@ -91,8 +91,7 @@ if [ -n "$mdbench" ]; then
 	guest_mdbench="echo 8 >/proc/sys/vm/nr_hugepages; mark hugepages n=\$(cat /proc/sys/vm/nr_hugepages)
 /mdbench --layout=$ref,kernel '--benchmark_filter=$filter' --rounds=$rounds --benchmark_min_time=0.01 --out=/tmp/dump >/tmp/mdbench.out 2>&1
 rc=\$?; sed 's/^/mdbench| /' /tmp/mdbench.out; mark mdbench rc=\$rc
-mark dump bytes=\$(wc -c </tmp/dump/mdbench.json) md5=\$(md5sum </tmp/dump/mdbench.json | cut -d' ' -f1)
-stty -F /dev/ttyS1 raw -echo; cat /tmp/dump/mdbench.json >/dev/ttyS1; mark dumpsent rc=\$?
+send dump /tmp/dump/mdbench.json
 /mdbench --layout=kernel --fixed-ops=256 >/tmp/fixed.out 2>&1
 rc=\$?; sed 's/^/fixed| /' /tmp/fixed.out; mark fixed rc=\$rc
 echo 0 >/proc/sys/vm/nr_hugepages"
@@ -203,9 +202,6 @@ esac
 # mdbench in the guest: its dump, and the scripts on it.
 if [ -n "$mdbench" ]; then
 	[ "$(rc_of mdbench)" = 0 ] || fail "mdbench in the guest exited $(rc_of mdbench)"
-	bytes=$(guest_mark dump | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
-	md5=$(guest_mark dump | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
-	[ -n "$bytes" ] && [ -n "$md5" ] || fail "the guest did not say what it sent"
 	[ "$(rc_of dumpsent)" = 0 ] || fail "the guest could not send its dump"
 	# --fixed-ops: the layout kernel alone, every kernel it has, no error.
 	[ "$(rc_of fixed)" = 0 ] || fail "mdbench --layout=kernel --fixed-ops=256 exited $(rc_of fixed)"
@@ -216,9 +212,7 @@ if [ -n "$mdbench" ]; then
 		[ "${n:-0}" -ge 256 ] || fail "mdbench --fixed-ops: $k on the kernel: $(grep "^fixed| $k/" "$log")"
 	done
 	mkdir "$tmp/dump"
-	head -c "$bytes" "$tmp/ttyS1.out" >"$tmp/dump/mdbench.json"
-	[ "$(md5sum <"$tmp/dump/mdbench.json" | cut -d' ' -f1)" = "$md5" ] ||
-		fail "the dump came back damaged ($(wc -c <"$tmp/ttyS1.out") of $bytes bytes)"
+	why=$(guest_received dump "$tmp/dump/mdbench.json") || fail "$why"
 	/usr/bin/python3 "$src/tests/kmod/check_guest_dump.py" "$tmp/dump/mdbench.json" "$log" \
 		"$ref" "$rounds" "$timing" >"$tmp/dumpcheck" 2>&1 ||
 		{ cat "$tmp/dumpcheck"; fail "the guest's dump"; }

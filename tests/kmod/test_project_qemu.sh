@@ -59,10 +59,8 @@ echo 1 >/proc/sys/vm/compact_memory
 vmstat vmstat1
 echo 0 >$t/tracing_on
 mark workload rc=$? overrun=$(grep -o 'overrun: [0-9]*' $t/per_cpu/cpu0/stats)
-stty -F /dev/ttyS1 raw -echo
 cat $t/trace >/tmp/trace
-mark trace bytes=$(wc -c </tmp/trace) md5=$(md5sum </tmp/trace | cut -d' ' -f1)
-cat /tmp/trace >/dev/ttyS1; mark tracesent rc=$?
+send trace /tmp/trace
 mark end uptime=$(cut -d' ' -f1 /proc/uptime)
 reboot -f
 EOF
@@ -80,11 +78,7 @@ case "$(guest_mark workload)" in
 *"overrun: 0"*) ;;
 *) fail "the trace lost events: $(guest_mark workload)" ;;
 esac
-bytes=$(guest_mark trace | sed -n 's/.*bytes=\([0-9]*\).*/\1/p')
-md5=$(guest_mark trace | sed -n 's/.*md5=\([0-9a-f]*\).*/\1/p')
-head -c "${bytes:-0}" "$tmp/ttyS1.out" >"$tmp/trace"
-[ -n "$md5" ] && [ "$(md5sum <"$tmp/trace" | cut -d' ' -f1)" = "$md5" ] ||
-	fail "the trace came back damaged ($(wc -c <"$tmp/ttyS1.out") of ${bytes:-?} bytes)"
+why=$(guest_received trace "$tmp/trace") || fail "$why"
 /usr/bin/python3 "$src/tests/kmod/check_guest_trace.py" "$tmp/log" "$tmp/trace" "$mdbench" ||
 	fail "ops from vmstat and from the trace differ"
 echo "kernel: $vmlinuz; guest uptime at /init: $(guest_mark begin), at the end: $(guest_mark end)"
