@@ -428,17 +428,19 @@ def headline_header(rows):
 def digest(dump, alpha, margin=st.DEFAULT_MARGIN):
 	"""(title, header, rows, undecided lines): the answer first.  Each
 	layout against the reference at the headline size (the smallest of
-	headline_sizes()): its footprint per mix, then a kernel x layout pivot
+	headline_sizes()): its footprint per mix under the run's --desc-cache
+	(the other options are in the footprint table below it), then a kernel x layout pivot
 	of the kernels shown faster or slower (ratio and word), "same" where
-	the interval lies within the margin; then the undecided rows, each
-	with the direction its rounds took."""
+	the interval lies within the margin, a kernel only where one of its
+	cells is; then the undecided rows, each with the direction its rounds
+	took."""
 	sizes, _, cells = headline_cells(dump, alpha, margin)
 	if not sizes:
 		return None
 	ram = sizes[0]
 	cells = [(label, l, x) for label, r, l, x in cells if r == ram]
 	layouts = md.first_seen(l for _, l, _ in cells)
-	names, fp = footprint_rows(dump)
+	names, fp = footprint_rows(dump, options=False)
 	rows = []
 	for row in fp:
 		by = dict(zip(names, row[1:]))
@@ -457,7 +459,9 @@ def digest(dump, alpha, margin=st.DEFAULT_MARGIN):
 			if v not in ("failed", "-"):
 				open_.append(f"{label} {l}: {v}")
 		pivot.setdefault(label, {})[l] = text
-	rows += [[label] + [pivot[label].get(l, "-") for l in layouts] for label in pivot]
+	# A kernel with no cell decided is only in the undecided lines below.
+	rows += [[label] + [pivot[label].get(l, "-") for l in layouts] for label in pivot
+		 if any(t not in ("undecided", "failed", "-") for t in pivot[label].values())]
 	title = (f"{dump.label}: each layout against {dump.reference} at "
 		 f"{md.format_size(ram)} (time per op: ratio, {100 * (1 - alpha):g}% interval "
 		 f"excluding 1; same: within \u00b1{100 * margin:g}%)")
@@ -525,11 +529,13 @@ def without_cache(variant):
 	return type(variant)(x for x in variant if x[0] != CACHE_PARAM)
 
 
-def footprint_rows(dump):
+def footprint_rows(dump, options=True):
 	"""(columns, rows) of the headline's footprint: bytes per GiB of RAM per
 	mix (and variant, e.g. hvo:on; not the folio-size sweep, whose rows
 	would repeat each mix), with the change against the reference: the
-	held figure and, beside it, the live one where the dump has both."""
+	held figure and, beside it, the live one where the dump has both.
+	options=False: only the run's own --desc-cache, not the other options'
+	rows (the digest's first screen)."""
 	keep = lambda fp: {k: v for k, v in fp.items() if all(p != md.FOLIO_PARAM for p, _ in k[2])}
 	held = footprint_held(dump)
 	figures = [keep(footprint_per_mix(dump))] + ([keep(footprint_per_mix(dump, live=True))]
@@ -538,6 +544,8 @@ def footprint_rows(dump):
 	names = md.first_seen(l for _, l, _ in figures[0])
 	rows = []
 	for m, v in md.first_seen((m, v) for m, _, v in figures[0]):
+		if not options and without_cache(v) != v:
+			continue
 		row = [" ".join(x for x in (m or "-", md.variant_label(v)) if x)]
 		for l in names:
 			for fp in figures:

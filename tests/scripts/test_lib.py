@@ -308,6 +308,43 @@ class MachineText(Scratch):
 		self.assertNotIn("RAM/LL", mr.sim_text(sim))
 
 
+class Digest(Scratch):
+	"""The first screen: the footprint under the run's own cache option, a
+	kernel in the pivot only where one of its cells is decided or the same
+	within the margin, the rest in the undecided lines."""
+	def digest(self, name, edit):
+		import mdb_dump as md
+		import mdb_report as mr
+		doc = load(fixture(name, "mdbench.json"))
+		edit(doc["benchmarks"])
+		os.makedirs(os.path.join(self.tmp, "d"))
+		with open(os.path.join(self.tmp, "d", "mdbench.json"), "w") as f:
+			json.dump(doc, f)
+		d = md.load_dumps([os.path.join(self.tmp, "d")])[0]
+		return mr, d, mr.digest(d, 0.01)
+
+	def test_undecided_kernel_only_below(self):
+		# alloc/order0-zero: page32 undecided; memdesc8's entries taken out,
+		# no cell of the kernel is decided any more.
+		drop = lambda bs: bs.__setitem__(slice(None), [b for b in bs if not (
+			b["name"].startswith("alloc/order0-zero/memdesc8/"))])
+		_, _, (_, header, rows, open_) = self.digest("scale", drop)
+		self.assertEqual(header, ["", "page32", "memdesc8"])
+		self.assertNotIn("alloc/order0-zero", [r[0] for r in rows])
+		self.assertIn("lookup/seq", [r[0] for r in rows])
+		self.assertEqual(open_, ["alloc/order0-zero page32: undecided: slower in 5 of 5 rounds"])
+
+	def test_footprint_of_the_runs_cache_option(self):
+		# Every footprint entry again under another --desc-cache option.
+		def add(bs):
+			bs += [dict(b, name=b["name"] + "/cache:hwcache", run_name=b["run_name"] + "/cache:hwcache")
+			       for b in bs if b["name"].startswith("footprint/")]
+		mr, d, (_, _, rows, _) = self.digest("one", add)
+		self.assertEqual([r[0] for r in rows if r[0].startswith("footprint")],
+				 ["footprint, desktop", "footprint, server"])
+		self.assertIn("desktop cache:hwcache", [r[0] for r in mr.footprint_rows(d)[1]])
+
+
 class Discovery(Scratch):
 	def test_every_test_class_is_found(self):
 		files = sorted(f for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py"))
