@@ -178,6 +178,31 @@ guest_boot() {
 	return $guest_qrc
 }
 
+# guest_run DIR: DIR's /init ended ("@@ end" marked, then reboot -f: with
+# -no-reboot qemu exits), packed and booted (guest_pack, guest_boot); 1, the
+# reason in $guest_why, when the guest did not power off within
+# $guest_timeout s, qemu failed (its output printed) or /init did not get to
+# its end.
+guest_run() {
+	cat >>"$1/init" <<'EOF'
+mark end uptime=$(cut -d' ' -f1 /proc/uptime)
+reboot -f
+EOF
+	guest_pack "$1" || { guest_why="cpio could not pack the initramfs"; return 1; }
+	guest_boot
+	if [ $guest_qrc -eq 124 ]; then
+		guest_why="the guest did not power off within ${guest_timeout:-300} s"
+	elif [ $guest_qrc -ne 0 ]; then
+		cat "$tmp/qemu.log"
+		guest_why="qemu exited $guest_qrc"
+	elif ! grep -q '^@@ end' "$tmp/log"; then
+		guest_why="the guest did not get to the end of /init"
+	else
+		return 0
+	fi
+	return 1
+}
+
 # guest_qemu ACCEL CPU: one boot (guest_boot's).
 guest_qemu() {
 	rm -f "$tmp/serial.log" "$tmp/ttyS1.out"

@@ -94,15 +94,8 @@ mark overrun $(grep -i overrun $T/per_cpu/cpu0/stats)
 cat $T/trace | gzip -1 >/tmp/out/trace.gz
 cd /tmp/out && tar cf /tmp/out.tar vmstat0 vmstat1 buddy trace.gz
 send data /tmp/out.tar
-mark end uptime=$(cut -d' ' -f1 /proc/uptime)
-reboot -f
 EOF
-guest_pack "$root" || fail "cpio failed"
-guest_boot
-qrc=$?
-[ $qrc -eq 124 ] && fail "the guest did not power off within $guest_timeout s"
-[ $qrc -eq 0 ] || { cat "$tmp/qemu.log"; fail "qemu exited $qrc"; }
-grep -q '^@@ end' "$tmp/log" || fail "the guest did not get to the end of /init"
+guest_run "$root" || fail "$guest_why"
 [ -z "$(guest_mark noevent)" ] || fail "the guest kernel lacks kmem event $(guest_mark noevent)"
 why=$(guest_received data "$tmp/data.tar") || fail "$why"
 mkdir "$tmp/g" && tar xf "$tmp/data.tar" -C "$tmp/g" && gzip -d "$tmp/g/trace.gz" ||

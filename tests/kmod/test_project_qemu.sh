@@ -61,17 +61,12 @@ echo 0 >$t/tracing_on
 mark workload rc=$? overrun=$(grep -o 'overrun: [0-9]*' $t/per_cpu/cpu0/stats)
 cat $t/trace >/tmp/trace
 send trace /tmp/trace
-mark end uptime=$(cut -d' ' -f1 /proc/uptime)
-reboot -f
 EOF
-guest_pack "$root" || fail "cpio could not pack the initramfs"
-guest_boot
-qrc=$?
+guest_run "$root"
+ran=$?
 [ -n "${MDB_PROJECT_KEEP:-}" ] && mkdir -p "$MDB_PROJECT_KEEP" &&
 	cp "$tmp/log" "$tmp/ttyS1.out" "$MDB_PROJECT_KEEP/" 2>/dev/null
-[ $qrc -eq 124 ] && fail "the guest did not power off within 300 s"
-[ $qrc -eq 0 ] || { cat "$tmp/qemu.log"; fail "qemu exited $qrc"; }
-grep -q '^@@ end' "$tmp/log" || fail "the guest did not get to the end of /init"
+[ $ran -eq 0 ] || fail "$guest_why"
 [ "$(guest_mark tracefs)" = "rc=0" ] || fail "no tracefs in the guest: $(guest_mark tracefs)"
 grep '^@@ noevent ' "$tmp/log" && fail "the guest kernel lacks a trace event"
 case "$(guest_mark workload)" in
