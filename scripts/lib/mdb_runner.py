@@ -168,6 +168,10 @@ class Listing:
 			self.layout_of[name] = c.opt(b, "layout", c.str, where=f"benchmarks[{i}]")
 		self.mixes = [c.str(m, f"mixes_builtin[{i}]")
 			      for i, m in enumerate(c.list(doc.get("mixes_builtin", []), "mixes_builtin"))]
+		machine = doc.get("machine") if isinstance(doc.get("machine"), dict) else {}
+		# The last-level cache the headline size was found from, and how.
+		self.llc_bytes = c.opt(machine, "llc_bytes", c.int, 1, 1 << 50, where="machine")
+		self.llc_source = c.opt(machine, "llc_source", c.str, where="machine")
 		self.reference = doc.get("reference_layout") or (self.layouts or [None])[0]
 		if self.reference is not None and self.reference not in self.layouts:
 			# plot and compare would refuse the dump, after the whole suite
@@ -231,6 +235,11 @@ def list_json(mdbench, args):
 		err = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
 		raise md.DumpError(f"mdbench --list=json failed: {err}")
 	return Listing(p.stdout)
+
+
+def llc_given(extra):
+	"""Whether the user's mdbench options name the last-level cache."""
+	return any(x == "--llc" or x.startswith("--llc=") for x in extra)
 
 
 def mdbench_args(extra, args):

@@ -59,7 +59,7 @@ def die(msg):
 
 def parse(argv):
 	o = {"filter": "", "mix": "desktop", "layout": None, "profile": "quick", "out": None,
-	     "list": None, "simulate": False, "rounds": "1", "time-budget": None}
+	     "list": None, "simulate": False, "rounds": "1", "time-budget": None, "llc": None}
 	for a in argv:
 		if a.startswith("--benchmark_filter="):
 			o["filter"] = a.split("=", 1)[1]
@@ -71,7 +71,7 @@ def parse(argv):
 			o["simulate"] = True
 		elif a.startswith(("--mix=", "--layout=", "--profile=", "--out=", "--counters=",
 				   "--cpu=", "--node=", "--seed=", "--ram=", "--rounds=",
-				   "--time-budget=")):
+				   "--time-budget=", "--llc=")):
 			k, v = a[2:].split("=", 1)
 			o[k] = v
 		else:
@@ -207,7 +207,7 @@ def progress(entries):
 		      file=sys.stderr, flush=True)
 
 
-def listing(doc, sel):
+def listing(doc, sel, llc=None):
 	mb = doc["context"]["memdesc_bench"]
 	kernels = sorted((k["name"] for k in mb["kernels"]), key=lambda k: -k.count("/"))
 	benches = []
@@ -222,7 +222,9 @@ def listing(doc, sel):
 				"est_seconds": est_seconds(name), "working_set_bytes": working_set(name)})
 	return {"schema_version": 2, "reference_layout": mb["reference_layout"],
 		"layouts": mb["layouts"], "kernels": mb["kernels"], "benchmarks": benches,
-		"counters": mb["counters"], "mixes_builtin": ["desktop", "server"]}
+		"counters": mb["counters"], "mixes_builtin": ["desktop", "server"],
+		"machine": {"llc_bytes": int(llc or LLC_BYTES),
+			    "llc_source": "given" if llc else "measured"}}
 
 
 def write(out, name, doc, entries, complete, argv, o):
@@ -267,7 +269,7 @@ def main(argv):
 		doc = json.load(f)
 	sel = selected(doc, o)
 	if o["list"] == "json":
-		json.dump(listing(doc, sel), sys.stdout, indent=1)
+		json.dump(listing(doc, sel, o["llc"]), sys.stdout, indent=1)
 		return 0
 	if o["list"]:
 		die("this fake answers --list=json only")

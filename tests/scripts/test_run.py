@@ -46,7 +46,11 @@ class RunJob(Scratch):
 		self.assertEqual(log.count("\n" + result), 5)
 		self.assertIn("mdbench: 319 benchmarks written to", err)
 		self.assertIn("mdbench: 319 benchmarks written to", log)
-		self.assertIn(f"$ {FAKE} --profile=quick --cpu=1 --rounds=auto --time-budget=808 ", log)
+		# the listing's measured last-level cache, pinned for every stage
+		self.assertEqual(out.splitlines()[0], "last-level cache measured: 32MiB, pinned for "
+				 "every stage (--llc=33554432)")
+		self.assertIn(f"$ {FAKE} --profile=quick --cpu=1 --llc=33554432 --rounds=auto "
+			      "--time-budget=808 ", log)
 		t = self.timing()
 		est = {s["key"]: s["est_seconds"] for s in t["stages"]}
 		# the fake's est_seconds: 0.5 s a GiB of RAM, 0.01 s at least; the
@@ -57,8 +61,8 @@ class RunJob(Scratch):
 		budget = 870 - est["footprint/1"] - est["footprint/2"] - 15
 		self.assertEqual(est["measure"], budget)
 		self.assertEqual(list(est), ["measure", "footprint/1", "footprint/2", "plots"])
-		# the plan first, then the ETA, then the work
-		lines = out.splitlines()
+		# the cache pinned, the plan, then the ETA, then the work
+		lines = out.splitlines()[1:]
 		self.assertEqual(lines[0], "stage plan (estimates weighted by RAM size):")
 		self.assertRegex(lines[1], r"^  1\. quick suite, adaptive rounds within 808 s "
 				 r"\(71 benchmarks\) +~13m28s  \(the time budget left by the other stages\)$")
@@ -95,9 +99,11 @@ class RunJob(Scratch):
 		self.assertEqual([p["rounds"] for p in parts], [False, False, False])
 		argvs = self.argvs()
 		self.assertEqual(argvs[0], "--list=json --profile=quick --cpu=1")
-		self.assertTrue(argvs[1].startswith("--list=json --profile=quick --cpu=1 --mix=desktop,"))
+		self.assertTrue(argvs[1].startswith("--list=json --profile=quick --cpu=1 --llc=33554432 "
+						    "--mix=desktop,"))
 		self.assertIn(" --ram=8GiB,16GiB --benchmark_filter=^(footprint)/", argvs[2])
-		self.assertEqual(argvs[3], f"--profile=quick --cpu=1 --rounds=auto --time-budget=808 "
+		self.assertEqual(argvs[3], f"--profile=quick --cpu=1 --llc=33554432 --rounds=auto "
+			f"--time-budget=808 "
 			f"--out={out_dir}")
 		self.assertIn("--rounds=1 --out=", argvs[4])
 		self.assertTrue(argvs[4].endswith("--benchmark_filter=^(footprint)/"))
@@ -117,7 +123,8 @@ class RunJob(Scratch):
 		cmd = line.split("`")[1]
 		stamp = os.readlink(os.path.join(self.results, "latest"))
 		settle = os.path.join(self.results, stamp + "-settle")
-		self.assertTrue(cmd.startswith("tests/scripts/fake_mdbench.py --profile=quick --rounds=10 "
+		self.assertTrue(cmd.startswith("tests/scripts/fake_mdbench.py --profile=quick "
+					       "--llc=33554432 --rounds=10 "
 					       "'--benchmark_filter=^(scan/compaction/page64/mix:desktop/"
 					       "ram:4GiB|"), cmd)
 		self.assertTrue(cmd.endswith(f" && scripts/plot {settle} --headline --margin=0.001"), cmd)
