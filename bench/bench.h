@@ -88,12 +88,22 @@ bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct
  * long as the harness asks, the body's pfn list->pfn[next], cycling.  A
  * macro so the body stays inlined in the kernel, an op costing its own work
  * and one sequential load; next and i are the kernel's unsigned longs, next
- * starting at 0.
+ * starting at bench_list_first().
  */
 #define bench_list_for_each_op(st, list, next, i)				\
 	while (mdb_keep_running_batch(st, BENCH_BATCH))				\
 		for (i = 0; i < BENCH_BATCH;					\
 		     i++, next = bench_list_next(list, next))
+
+/*
+ * Where a run's walk of list starts: another place each run (a counter
+ * through splitmix64, the same sequence on every host).  A run walks a few
+ * milliseconds of the list; every run starting at entry 0 walked the same
+ * first entries again, whose lines the runs before had left in the cache,
+ * so a walk over a memmap 64x the LLC was timed on a megabyte of it (a round's
+ * ten short runs of folio/tail-dep fell from 298 to 107 ns).
+ */
+unsigned long bench_list_first(const struct pfn_list *list);
 
 static inline unsigned long bench_list_next(const struct pfn_list *list, unsigned long next)
 {

@@ -243,7 +243,7 @@ static void getput_neighbours(struct mdb_state *st, const struct bench_env *env)
 static int lookup_parallel_setup(struct bench_env *env, struct mdb_err *err)
 {
 	struct parallel *p = parallel_alloc(env->threads, err);
-	unsigned long i;
+	unsigned long i, first;
 
 	if (!p)
 		return -1;
@@ -253,8 +253,9 @@ static int lookup_parallel_setup(struct bench_env *env, struct mdb_err *err)
 		parallel_teardown(env);
 		return -1;
 	}
+	first = bench_list_first(&p->list);
 	for (i = 0; i < env->threads; i++)
-		p->pfn[i] = p->list.nr * i / env->threads;
+		p->pfn[i] = (first + p->list.nr * i / env->threads) % p->list.nr;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * Layout independent: compiled once, works through layout_ops.page_info().
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,14 @@ out:
 		list->nr = 0;
 	}
 	return ret;
+}
+
+unsigned long bench_list_first(const struct pfn_list *list)
+{
+	static _Atomic uint64_t runs;
+	uint64_t state = atomic_fetch_add_explicit(&runs, 1, memory_order_relaxed);
+
+	return list->nr ? mdb_rng_below(&state, list->nr) : 0;
 }
 
 bool bench_random_list(struct mdb_state *st, struct pfn_list *list, const struct bench_env *env,

@@ -84,7 +84,7 @@ static inline __attribute__((always_inline))
 void walk_cold(struct mdb_state *st, const struct memmap *mm,
 			     const struct pfn_list *list, walk_op *op)
 {
-	unsigned long zero = bench_opaque_zero(), dep = 0, next = 0, n, i;
+	unsigned long zero = bench_opaque_zero(), dep = 0, next = bench_list_first(list), n, i;
 	struct cold cold;
 
 	if (cold_init(&cold)) {
@@ -124,12 +124,16 @@ void bench_walk(struct mdb_state *st, const struct bench_env *env, const struct 
 	case WALK_WARM:
 		if (list.nr > WARM_PFNS)
 			list.nr = WARM_PFNS;
-		__attribute__((fallthrough));
+		bench_list_for_each_op(st, &list, next, i)
+			mdb_do_not_optimize(op(mm, list.pfn[next]));
+		break;
 	case WALK_THROUGHPUT:
+		next = bench_list_first(&list);
 		bench_list_for_each_op(st, &list, next, i)
 			mdb_do_not_optimize(op(mm, list.pfn[next]));
 		break;
 	case WALK_DEPENDENT:
+		next = bench_list_first(&list);
 		bench_list_for_each_op(st, &list, next, i)
 			dep = op(mm, list.pfn[next] + (dep & zero));
 		mdb_do_not_optimize(dep);

@@ -180,7 +180,13 @@ static void check_footprint(const struct layout_ops *ops, const struct want_mix 
 			    const struct mix *mix, unsigned long nr_pfns,
 			    unsigned long hand[PK_NR][MIX_NR_ORDERS])
 {
-	struct memmap_opts opts = { .seed = 1 };
+	/*
+	 * Fresh: the placement the mix asks for, descriptor for descriptor.  An
+	 * aged machine's trace keeps page cache up to the high watermark and may
+	 * end with a block it could not place again (AGE_GONE): a count of its
+	 * own, not the mix's.
+	 */
+	struct memmap_opts opts = { .seed = 1, .age = DESC_FRESH };
 	size_t bytes = 0, count = 0;
 	struct footprint fp;
 	struct memmap *mm;
