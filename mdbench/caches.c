@@ -19,12 +19,36 @@ static void size_name(unsigned long long bytes, char *buf, size_t len)
 	mdb_format_size(bytes, buf, len);
 }
 
+/*
+ * The largest data or unified level hwloc gives below its last (0 if none):
+ * a last-level knee not above it is that level's climb, the last level's
+ * lost in a loaded probe's noise (512 KiB once on this 2-vCPU VM: its L2),
+ * not the last level.
+ */
+static unsigned long long below_llc_bytes(const struct mdb_run *run)
+{
+	const struct mdb_topology *t = &run->topo;
+	unsigned long long below = 0, last = 0;
+	unsigned int i;
+
+	for (i = 0; run->topo_loaded && i < t->nr_caches; i++)
+		if (strcmp(t->cache[i].type, "instruction")) {
+			below = last;
+			last = t->cache[i].size;
+		}
+	return below;
+}
+
+/* Probes made before a last-level knee above hwloc's level below it is believed. */
+#define LLC_PROBES	3
+
 void mdb_measure_caches(struct mdb_run *run)
 {
 	struct mdb_machine *mc = &run->machine;
-	unsigned long long hw, got;
+	unsigned long long hw, got, below = below_llc_bytes(run);
 	char a[32], b[32];
 	struct mdb_err err;
+	unsigned int tries;
 
 	mc->llc_hwloc_bytes = hw = mdb_topology_llc_bytes(&run->topo, &mc->llc_level);
 	mc->llc_bytes = hw;
@@ -41,13 +65,17 @@ void mdb_measure_caches(struct mdb_run *run)
 			 "given (--llc=measure measures)");
 		return;
 	}
-	if (cache_probe(&mc->curve, CACHE_PROBE_MAX, run->cond.opts.seed, &err)) {
-		snprintf(mc->llc_reason, sizeof(mc->llc_reason), "not measured: %s", err.msg);
-		return;
+	for (tries = 1; ; tries++) {
+		if (cache_probe(&mc->curve, CACHE_PROBE_MAX, run->cond.opts.seed + tries - 1, &err)) {
+			snprintf(mc->llc_reason, sizeof(mc->llc_reason), "not measured: %s", err.msg);
+			return;
+		}
+		mc->probed = true;
+		mc->nr_knees = cache_knees(&mc->curve, mc->knee, CACHE_MAX_KNEES);
+		mc->llc_knee = cache_llc_knee(&mc->curve, mc->knee, mc->nr_knees);
+		if (mc->llc_knee < 0 || mc->knee[mc->llc_knee].bytes > below || tries == LLC_PROBES)
+			break;
 	}
-	mc->probed = true;
-	mc->nr_knees = cache_knees(&mc->curve, mc->knee, CACHE_MAX_KNEES);
-	mc->llc_knee = cache_llc_knee(&mc->curve, mc->knee, mc->nr_knees);
 	if (mc->llc_knee < 0) {
 		size_name(mc->curve.bytes[mc->curve.n - 1], a, sizeof(a));
 		snprintf(mc->llc_reason, sizeof(mc->llc_reason), "the probe reached no memory latency "
@@ -66,7 +94,11 @@ void mdb_measure_caches(struct mdb_run *run)
 	mc->llc_source = "measured";
 	if (!mc->llc_level)
 		mc->llc_level = mc->llc_knee + 1;
-	if (hw)
+	if (below && got <= below)
+		snprintf(mc->llc_reason, sizeof(mc->llc_reason), "measured %s in %u probes, none "
+			 "above hwloc's level below the last: the last level's climb was not seen "
+			 "(a loaded machine?); --llc=SIZE fixes it", a, tries);
+	else if (hw)
 		snprintf(mc->llc_reason, sizeof(mc->llc_reason), "the measured last level (%s) and "
 			 "hwloc's (%s) differ by more than %dx: hwloc's is what the CPUID says",
 			 a, b, MDB_LLC_DISAGREE);

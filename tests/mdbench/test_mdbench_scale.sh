@@ -67,6 +67,11 @@ check(all(p["ns"] > 0 for p in probe["curve"]), "probe: every size timed")
 check(mm["llc_source"] in ("measured", "hwloc") and mm["llc_reason"], f"llc_source {mm['llc_source']}")
 if mm["llc_source"] == "measured":
 	check(mm["llc_bytes"] == got and (not hw or got > 2 * hw or hw > 2 * got), "measured: it differs from hwloc's by > 2x")
+	# a last level above hwloc's level below it, or the reason says the probes never saw one
+	data = [c["hwloc_bytes"] for c in mm["caches"] if c["type"] != "instruction"]
+	below = data[-2] if len(data) >= 2 else 0
+	check(got > below or "none above hwloc's level below the last" in mm["llc_reason"],
+	      f"measured {got}: not above hwloc's level below ({below}), and no reason why")
 elif got:
 	check(mm["llc_bytes"] == hw and got <= 2 * hw and hw <= 2 * got, "hwloc's kept: the measured within 2x")
 check(all("hwloc_bytes" in c and "cpus" in c and "measured_bytes" in c for c in mm["caches"]), "caches: hwloc's and measured")
