@@ -204,15 +204,20 @@ class Ratio:
 	def value(self):
 		return self.cmp.ratio if self.cmp else None
 
-	def text(self):
+	def text(self, lines=False):
+		"""'ratio (lo..hi)', or "-" without a ratio; lines: the summary
+		figure's cell, the interval on a second line and, where the verdict
+		is not decided, its category on a third ("" without a ratio)."""
 		if self.failed:
 			return "failed"
 		c = self.cmp
 		if not c or c.ratio is None:
-			return "-"
-		if c.ci:
-			return f"{st.fmt3(c.ratio)} ({st.fmt3(c.ci[0])}..{st.fmt3(c.ci[1])})"
-		return st.fmt3(c.ratio)
+			return "" if lines else "-"
+		ci = f"{st.fmt3(c.ci[0])}..{st.fmt3(c.ci[1])}" if c.ci else None
+		if not lines:
+			return f"{st.fmt3(c.ratio)} ({ci})" if ci else st.fmt3(c.ratio)
+		text = st.fmt3(c.ratio) + (f"\n{ci}" if ci else "")
+		return text + ("" if st.decided(c.verdict) else "\n" + st.category(c.verdict))
 
 
 def ratios(pairs, alpha, margin=st.DEFAULT_MARGIN):

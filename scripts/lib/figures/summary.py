@@ -55,7 +55,7 @@ def draw(p, name):
 			p.table(["mix", *names], fp)
 		sizes = set(sizes)
 		hcols = [c for c in cols if c[1] in sizes]
-		hcells = {k: (x.value, ratio_text(x), mr.doubtful(x))
+		hcells = {k: (x.value, x.text(lines=True), mr.doubtful(x))
 			  for k, x in cells.items() if k[1][1] in sizes}
 		# a row is a kernel with a cell at a headline size: no empty rows
 		krows = [r for r in rows if any((r, c) in hcells for c in hcols)]
@@ -105,19 +105,6 @@ def footprint_panel(p, ax, d):
 	ax.grid(True, axis="y", alpha=0.3)
 	ax.set_title(f"{p.label(d)}: footprint (memmap + descriptors)")
 	ax.legend(fontsize=FONT, ncols=min(4, len(layouts)))
-
-
-def ratio_text(x):
-	"""A summary cell's text: ratio, its interval on a second line."""
-	if x.failed:
-		return "failed"
-	c = x.cmp
-	if not c or c.ratio is None:
-		return ""
-	text = st.fmt3(c.ratio)
-	if c.ci:
-		text += f"\n{st.fmt3(c.ci[0])}..{st.fmt3(c.ci[1])}"
-	return text + ("" if st.decided(c.verdict) else "\n" + st.category(c.verdict))
 
 
 KIND = Kind("summary", draw, None, "summary",
