@@ -629,8 +629,12 @@ extern "C" void mdb_set_round(unsigned int reps, double min_time)
 	g_round_min_time = min_time;
 }
 
-/* The round mdb_set_round() asked for, on b. */
-static benchmark::internal::Benchmark *as_round(benchmark::internal::Benchmark *b)
+/*
+ * The round mdb_set_round() asked for, on b.  A template because the class is
+ * benchmark::internal::Benchmark in 1.7 and ::benchmark::Benchmark in 1.9,
+ * where the old name is deprecated (and -Werror).
+ */
+template <class B> static B *as_round(B *b)
 {
 	if (g_round_reps > 1 && g_round_min_time > 0)
 		b->Repetitions((int)g_round_reps)->MinTime(g_round_min_time);
