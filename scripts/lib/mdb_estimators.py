@@ -9,7 +9,11 @@ estimator, and the twin's rounds are compared with the reference's by
 mdb_stats.compare (the Hodges-Lehmann ratio, its interval by the inverted
 U test at alpha): the narrower the A/A interval, the smaller a change the
 run can show.  A dump without round_rep (--round-reps=1: one run a round)
-gives one row, "one run", its rounds as they are.
+gives one row, "one run", its rounds as they are.  One more row, PAIRED,
+takes the reports' round value (mdb_stats.ROUND_VALUE) and pairs the
+twin's round i with the reference's (mdb_stats.paired_t): whether rounds
+taken together would narrow the interval where drift between rounds moves
+both sides alike.
 
 usage: python3 scripts/lib/mdb_estimators.py [--filter REGEX] DUMP [DUMP ...]
 """
@@ -24,6 +28,7 @@ import mdb_report as mr  # noqa: E402
 import mdb_stats as st  # noqa: E402
 
 ONE_RUN = "one run"
+PAIRED = f"{st.ROUND_VALUE}, paired t"
 
 
 def round_values(bench, estimator):
@@ -31,6 +36,8 @@ def round_values(bench, estimator):
 	round_rep (ONE_RUN: real_time as it is)."""
 	if estimator == ONE_RUN:
 		return bench.values("real_time")
+	if estimator == PAIRED:
+		estimator = st.ROUND_VALUE
 	out = []
 	for e in bench.reps:
 		rep = e.get("round_rep")
@@ -49,7 +56,10 @@ def aa_widths(dump, estimators, alpha=st.DEFAULT_ALPHA, pattern=None):
 			continue
 		for e in estimators:
 			a, b = round_values(ref, e), round_values(twin, e)
-			if a and b:
+			if e == PAIRED:
+				if a and b and len(a) == len(b):
+					out[e][name] = st.paired_t(a, b, alpha)[1]
+			elif a and b:
 				out[e][name] = st.compare(a, b, alpha).ci
 	return out
 
@@ -66,7 +76,7 @@ def table(dumps, alpha=st.DEFAULT_ALPHA, pattern=None):
 		 "within \u00b15% |", "|---|---|---|---|---|---|---|"]
 	for d in dumps:
 		reps = any(e.get("round_rep") for b in d.native.values() for e in b.reps)
-		ests = st.ROUND_ESTIMATORS if reps else (ONE_RUN,)
+		ests = st.ROUND_ESTIMATORS + (PAIRED,) if reps else (ONE_RUN,)
 		for e, cis in aa_widths(d, ests, alpha, pattern).items():
 			if not cis:
 				continue

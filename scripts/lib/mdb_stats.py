@@ -219,6 +219,24 @@ def round_value(values, estimator=ROUND_VALUE):
 	return total / len(kept)
 
 
+def paired_t(a, b, alpha=DEFAULT_ALPHA):
+	"""(ratio, (lo, hi)) of b against a, value i of each from one round:
+	the geometric mean of the rounds' ratios b_i / a_i and its 1 - alpha
+	Student t interval (scipy.stats.t), or (ratio, None) with fewer than 2
+	rounds.  Not a verdict: docs/conditions.md ("The round's value") holds
+	it against the U test to see whether pairing the rounds would narrow
+	what the U test gives (on the development VM it did not)."""
+	from scipy.stats import t
+	if len(a) != len(b) or not a:
+		raise ValueError(f"paired_t: {len(a)} and {len(b)} rounds")
+	d = [math.log(y / x) for x, y in zip(a, b)]
+	m = statistics.fmean(d)
+	if len(d) < 2:
+		return math.exp(m), None
+	h = t.ppf(1 - alpha / 2, len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
+	return math.exp(m), (math.exp(m - h), math.exp(m + h))
+
+
 def rounds_needed(alpha):
 	"""The fewest values a side with which the two-sided exact U test can
 	reach p < alpha: its least p is 2 / C(2n, n)."""

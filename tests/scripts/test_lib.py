@@ -285,6 +285,26 @@ class Statistics(Scratch):
 			self.assertAlmostEqual(me.width(w[e][name]), me.width(plain), places=12, msg=e)
 		self.assertGreater(me.width(w["mean"][name]), me.width(plain) + 0.01)
 		self.assertAlmostEqual(st.round_value(spike, "mean"), spike[0] * 1.2, places=9)
+		# paired round by round, the twin's trimmed rounds equal the
+		# reference's: every round's ratio 1, an interval of no width
+		paired = me.aa_widths(md.Dump(self.write_dump(doc)), (me.PAIRED,))[me.PAIRED][name]
+		self.assertAlmostEqual(paired[0], 1.0, places=12)
+		self.assertAlmostEqual(paired[1], 1.0, places=12)
+
+	def test_paired_t(self):
+		"""Rounds' ratios 1 and 2: their geometric mean sqrt(2), the 99%
+		interval sqrt(2) * exp(+-t(0.995, 1) * sd / sqrt(2)) with sd =
+		ln 2 / sqrt(2) and t(0.995, 1) = 63.657; one round: no interval;
+		rounds that do not pair: an error."""
+		import mdb_stats as st
+		r, ci = st.paired_t([10.0, 10.0], [10.0, 20.0])
+		self.assertAlmostEqual(r, math.sqrt(2))
+		h = 63.65674116287399 * math.log(2) / 2
+		self.assertAlmostEqual(ci[0], math.sqrt(2) * math.exp(-h), places=6)
+		self.assertAlmostEqual(ci[1] / 1e9, math.sqrt(2) * math.exp(h) / 1e9, places=6)
+		self.assertEqual(st.paired_t([4.0], [6.0]), (1.5, None))
+		with self.assertRaises(ValueError):
+			st.paired_t([1.0, 2.0], [1.0])
 
 
 class MachineText(Scratch):
