@@ -33,15 +33,14 @@
 #define COLD_TLB_PAGES		8192
 
 struct cold {
-	char *buf;		/* COLD_TLB_PAGES pages, touched once at set-up */
+	char *buf;		/* COLD_TLB_PAGES pages, touched once per process */
 	size_t bytes;
 };
 
 /* Whether this architecture has a cache-line flush user space may use. */
 bool cold_supported(void);
-/* 0, or -1 when the sweep buffer cannot be mapped. */
+/* The process's sweep buffer in c: 0, or -1 when it cannot be mapped. */
 int cold_init(struct cold *c);
-void cold_release(struct cold *c);
 /* Flushes every line of [p, p + len) from every cache level. */
 void cold_flush(const void *p, size_t len);
 /* Evicts every TLB entry (and the L1); waits for earlier flushes to finish. */

@@ -101,7 +101,6 @@ void walk_cold(struct mdb_state *st, const struct memmap *mm,
 			dep = op(mm, list->pfn[next] + (dep & zero));
 	}
 	mdb_do_not_optimize(dep);
-	cold_release(&cold);
 	mdb_counter(st, "ops_per_eviction", COLD_OPS, MDB_COUNTER_PLAIN);
 }
 
