@@ -224,6 +224,16 @@ class Listing:
 		return [n for n in self.names if self.without_layout(n) in keys]
 
 
+def pace(seconds, listing, dump):
+	"""seconds (what the measure stage took) over the listing's estimate of
+	the rounds the dump holds: the estimates count the timed runs, not the
+	memmaps built and the cold kernels' evictions around them (2.5x on the
+	development VM's quick run).  1.0 where nothing is estimated."""
+	est = sum(listing.est[b.name] * len(b.reps) for b in dump.native.values()
+		  if b.name in listing.est)
+	return seconds / est if est > 0 and seconds > 0 else 1.0
+
+
 def list_json(mdbench, args):
 	"""Listing of mdbench --list=json with args; DumpError with mdbench's
 	own last line when it refuses."""

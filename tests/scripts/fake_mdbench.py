@@ -16,6 +16,8 @@ so far (complete: false), print "hanging" on stderr and wait for SIGINT or
 SIGTERM, then exit 128+sig as mdbench does.
 FAKE_MDBENCH_HANG_SIMULATE=1: the same, in the --simulate run.
 FAKE_MDBENCH_LOG=FILE: append each argv, one per line, to FILE.
+FAKE_MDBENCH_TWIN=REGEX: the reference layout's matching benchmarks get a
+placebo twin (<name>/twin:b, the same rounds), listed and run as mdbench's.
 
 What mdbench says for sizing runs to the machine, emulated here: --list=json gives
 each instance est_seconds (EST_PER_GIB per GiB of its RAM, EST_MIN at
@@ -116,6 +118,18 @@ def mix_name(arg):
 		with open(arg) as f:
 			return json.load(f)["name"]
 	return arg
+
+
+def add_twins(doc, rx):
+	"""The reference layout's benchmarks matching rx run again as their
+	placebo twin (mdbench's .../twin:b, context twin)."""
+	mb = doc["context"]["memdesc_bench"]
+	ref = f"/{mb['reference_layout']}/"
+	for e in list(doc["benchmarks"]):
+		if ref in e["name"] and re.search(rx, e["name"]) and "real_time" in e:
+			name = e["name"] + "/twin:b"
+			doc["benchmarks"].append(dict(e, name=name, run_name=name))
+	mb["twin"] = "twin:b"
 
 
 def selected(doc, o):
@@ -267,6 +281,8 @@ def main(argv):
 	with open(os.path.join(FIX, "sim" if o["simulate"] else "one",
 			       "sim.json" if o["simulate"] else "mdbench.json")) as f:
 		doc = json.load(f)
+	if os.environ.get("FAKE_MDBENCH_TWIN") and not o["simulate"]:
+		add_twins(doc, os.environ["FAKE_MDBENCH_TWIN"])
 	sel = selected(doc, o)
 	if o["list"] == "json":
 		json.dump(listing(doc, sel, o["llc"]), sys.stdout, indent=1)

@@ -9,7 +9,8 @@ import json
 import os
 import unittest
 
-from testlib import FAKE, PY, Scratch, main, run, script
+from testlib import FAKE, FIX, PY, Scratch, main, run, script
+import mdb_dump as md
 import mdb_runner as rn
 
 
@@ -116,7 +117,8 @@ class RunJob(Scratch):
 		"""At a margin of 0.1% a headline row is left undecided: the command
 		printed for it runs from the clone's root as it stands, its filter
 		and margin kept, and writes the settle run beside this one."""
-		rc, out, err = self.job("--margin=0.001")
+		twin = {"FAKE_MDBENCH_TWIN": "scan/compaction"}
+		rc, out, err = self.job("--margin=0.001", env=twin)
 		self.assertEqual(rc, 1, err)
 		line = out.splitlines()[-2]
 		self.assertRegex(line, r"^1 rows undecided: `.*` settles them \(~1 min\), run from ")
@@ -129,12 +131,14 @@ class RunJob(Scratch):
 					       "ram:4GiB|"), cmd)
 		self.assertTrue(cmd.endswith(f" && scripts/plot {settle} --headline --margin=0.001"), cmd)
 		rc, _, err = run(["sh", "-c", cmd], cwd=rn.TOP,
-				 env=dict(os.environ, FAKE_MDBENCH_LOG=self.log))
+				 env=dict(os.environ, FAKE_MDBENCH_LOG=self.log, **twin))
 		self.assertEqual(rc, 0, err)
 		with open(os.path.join(settle, "mdbench.json")) as f:
 			names = {b["run_name"] for b in json.load(f)["benchmarks"]}
+		# every layout of the row's group, and the reference's twin: its A/A column
 		self.assertEqual(names, {f"scan/compaction/{l}/mix:desktop/ram:4GiB"
-					 for l in ("page64", "page32", "memdesc8")})
+					 for l in ("page64", "page32", "memdesc8")} |
+				 {"scan/compaction/page64/mix:desktop/ram:4GiB/twin:b"})
 		self.assertTrue(os.path.exists(os.path.join(settle, "report.md")))
 
 	def test_verbose_shows_the_log(self):
@@ -254,6 +258,20 @@ class RunPlan(unittest.TestCase):
 		mates = listing.group_mates(["lookup/seq/page32/mix:desktop/ram:1GiB"])
 		self.assertEqual(mates, [f"lookup/seq/{l}/mix:desktop/ram:1GiB"
 					 for l in ("page64", "page32", "memdesc8")])
+
+	def test_pace_of_the_measure_stage(self):
+		"""What the rounds took over what the listing estimated of them: the
+		fixture holds five rounds of every benchmark but alloc/order0 of
+		memdesc8 at 4GiB (failed; 2 s estimated)."""
+		rc, out, err = run([PY, FAKE, "--list=json", "--profile=quick"])
+		self.assertEqual(rc, 0, err)
+		listing = rn.Listing(out)
+		dump = md.Dump(os.path.join(FIX, "one", "mdbench.json"))
+		ran = 5 * (FAKE_ONE_ROUND - 2.0)
+		self.assertAlmostEqual(rn.pace(3 * ran, listing, dump), 3.0, places=9)
+		self.assertEqual(rn.pace(0, listing, dump), 1.0)	# not measured
+		listing.est.clear()				# an mdbench without est_seconds
+		self.assertEqual(rn.pace(3 * ran, listing, dump), 1.0)
 
 
 if __name__ == "__main__":
