@@ -530,6 +530,11 @@ class Stage:
 		self.budget = budget	# adaptive rounds go on until it is spent
 		self.began = self.ended = None
 
+	@property
+	def seconds(self):
+		"""What it took, None until it has ended."""
+		return None if self.ended is None else self.ended - self.began
+
 
 class Plan:
 	"""The stage plan and one ETA across its stages.  The running stage's
@@ -552,26 +557,27 @@ class Plan:
 
 	def lines(self):
 		"""The plan as text lines, with the whole job's estimate."""
-		done = [s for s in self.stages if s.ended is not None]
 		rows = []
 		for i, s in enumerate(self.stages):
-			t = (f"{fmt_secs(s.ended - s.began)} (done)" if s.ended is not None else
+			t = (f"{fmt_secs(s.seconds)} (done)" if s.ended is not None else
 			     f"~{fmt_secs(s.est)}")
 			rows.append(f"  {i + 1}. {s.title:<44} {t:>16}  ({s.source})")
-		total = sum(s.ended - s.began for s in done) + sum(s.est for s in self.stages
-								   if s.ended is None)
+		total = sum(s.est if s.seconds is None else s.seconds for s in self.stages)
 		end = self.started + (self.now() - self.started) + sum(
 			s.est for s in self.stages if s.ended is None)
 		return ["stage plan (estimates weighted by RAM size):", *rows,
 			f"  total ~{fmt_secs(total)}, ends ~{clock(end)}"]
 
+	def stage(self, key):
+		return next(x for x in self.stages if x.key == key)
+
 	def begin(self, key):
-		s = next(x for x in self.stages if x.key == key)
+		s = self.stage(key)
 		s.began, self.cur, self.first, self.left = self.now(), s, None, None
 		self.report(force=True)
 
 	def end(self, key):
-		s = next(x for x in self.stages if x.key == key)
+		s = self.stage(key)
 		s.ended = self.now()
 		if s.began is None:
 			s.began = s.ended
@@ -625,7 +631,7 @@ class Plan:
 		return {"started": iso_utc(self.started), "total_seconds": round(self.now() - self.started, 3),
 			"stages": [{"key": s.key, "title": s.title, "est_seconds": round(s.est, 3),
 				    "source": s.source,
-				    "seconds": None if s.ended is None else round(s.ended - s.began, 3)}
+				    "seconds": None if s.seconds is None else round(s.seconds, 3)}
 				   for s in self.stages],
 			"eta_history": self.history}
 
