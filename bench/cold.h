@@ -39,8 +39,8 @@ struct cold {
 
 /* Whether this architecture has a cache-line flush user space may use. */
 bool cold_supported(void);
-/* The process's sweep buffer in c: 0, or -1 when it cannot be mapped. */
-int cold_init(struct cold *c);
+/* The process's sweep buffer, mapped on the first call; NULL when it cannot be. */
+const struct cold *cold_buffer(void);
 /* Flushes every line of [p, p + len) from every cache level. */
 void cold_flush(const void *p, size_t len);
 /* Evicts every TLB entry (and the L1); waits for earlier flushes to finish. */

@@ -85,9 +85,9 @@ void walk_cold(struct mdb_state *st, const struct memmap *mm,
 			     const struct pfn_list *list, walk_op *op)
 {
 	unsigned long zero = bench_opaque_zero(), dep = 0, next = bench_list_first(list), n, i;
-	struct cold cold;
+	const struct cold *cold = cold_buffer();
 
-	if (cold_init(&cold)) {
+	if (!cold) {
 		mdb_skip_with_error(st, "cold walk: cannot map the TLB sweep's buffer");
 		return;
 	}
@@ -95,7 +95,7 @@ void walk_cold(struct mdb_state *st, const struct memmap *mm,
 		mdb_pause_timing(st);
 		for (i = 0, n = next; i < COLD_OPS; i++, n = bench_list_next(list, n))
 			walk_flush_pfn(mm, list->pfn[n]);
-		cold_sweep(&cold);
+		cold_sweep(cold);
 		mdb_resume_timing(st);
 		for (i = 0; i < COLD_OPS; i++, next = bench_list_next(list, next))
 			dep = op(mm, list->pfn[next] + (dep & zero));
