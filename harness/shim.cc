@@ -486,13 +486,17 @@ extern "C" char *mdb_gb_min_time(const char *seconds)
 
 /*
  * Per item: over the items processed, which Google Benchmark itself only
- * turns into a rate; when items and iterations agree, its own per-iteration
- * average does the same and is what compare.py knows.
+ * turns into a rate; a kernel that sets no item count counts its
+ * iterations, so Google Benchmark's own per-iteration average does it.  The
+ * choice rests on whether the kernel counts items, never on whether this
+ * run's count happened to equal the iterations: the flags must agree across
+ * a round's repetitions (ComputeStats() aborts where they part), and a
+ * scanner that resumes where it stopped covers exactly its iterations in
+ * some runs and a block more in others.
  */
 static benchmark::Counter make_counter(const struct mdb_state *st, double value, unsigned int flags)
 {
 	benchmark::Counter::Flags gb_flags = benchmark::Counter::kDefaults;
-	uint64_t iters = (uint64_t)st->gb->iterations();
 
 	if (flags & MDB_COUNTER_RATE)
 		gb_flags = benchmark::Counter::kIsRate;
@@ -501,7 +505,7 @@ static benchmark::Counter make_counter(const struct mdb_state *st, double value,
 		return benchmark::Counter(value, (benchmark::Counter::Flags)(gb_flags |
 					  benchmark::Counter::kAvgIterations));
 	if (flags & MDB_COUNTER_PER_ITEM) {
-		if (st->items_set && st->items && st->items != iters)
+		if (st->items_set && st->items)
 			value /= (double)st->items;
 		else
 			gb_flags = (benchmark::Counter::Flags)(gb_flags | benchmark::Counter::kAvgIterations);
