@@ -23,9 +23,14 @@
  * flags word it reads anyway) and the pageblock-by-pageblock outer loop.
  *
  * The mix's folios are made LRU folios, as nearly every anon and file folio
- * of a running system is: set-up sets PG_lru on each through the layout API
- * (the same calls in every layout), and the kernel clears it again when it
- * is done, so the shared memmap is left as it was found.
+ * of a running system is: the first call on a memmap sets PG_lru on each
+ * through the layout API (the same calls in every layout), and it stays
+ * set (lru_folios()).  Each scanner resumes where its last call on the
+ * memmap stopped, as compaction resumes from zone->compact_cached_migrate_pfn
+ * and compact_cached_free_pfn (scan_cursor()): a call starts on the pfns
+ * the ring's previous lap touched longest ago, past every cache at the
+ * headline size, where a start at pfn 0 would rescan what the last call
+ * left warm.
  *
  * Blocks are naturally aligned, so the walk lands only on heads.  Items are
  * pfns covered, so the figure is per pfn of RAM scanned.
@@ -53,6 +58,7 @@
  * free half of an alloc/order0 pair).
  */
 #include "bench.h"
+#include "cursor.h"
 #include "isolate.h"
 #include "model.h"
 #include "walk.h"
@@ -104,10 +110,10 @@ static inline unsigned long scan_step(const struct memmap *mm, unsigned long pfn
 	return folio_nr_pages(folio);
 }
 
-/* Sets (or clears) PG_lru on every folio of the memmap; how many. */
-static unsigned long scan_set_lru(const struct memmap *mm, unsigned long nr_pfns, bool lru)
+/* Sets PG_lru on every folio of the memmap. */
+static void set_lru(const struct memmap *mm, unsigned long nr_pfns)
 {
-	unsigned long pfn = 0, n = 0;
+	unsigned long pfn = 0;
 	unsigned int order;
 
 	while (pfn < nr_pfns) {
@@ -115,12 +121,8 @@ static unsigned long scan_set_lru(const struct memmap *mm, unsigned long nr_pfns
 		struct folio *folio = page_folio(mm, page);
 		int buddy = page_buddy_order(mm, page);
 
-		if (folio && lru)
-			folio_set_flag(folio, PG_lru);
-		else if (folio)
-			folio_clear_flag(folio, PG_lru);
-		n += folio != NULL;
 		if (folio) {
+			folio_set_flag(folio, PG_lru);
 			pfn += folio_nr_pages(folio);
 		} else if (buddy >= 0) {
 			pfn += 1UL << buddy;
@@ -129,7 +131,24 @@ static unsigned long scan_set_lru(const struct memmap *mm, unsigned long nr_pfns
 			pfn += 1UL << order;
 		}
 	}
-	return n;
+}
+
+/*
+ * The memmap's folios put on the LRU, once per build (serial: no build
+ * reuses one).  They stay there: besides the LRU kernels here, which leave
+ * PG_lru set after each op, no kernel reads it on a shared memmap
+ * (compaction/cluster, which does, builds its own).  Setting and clearing
+ * it around every call walked every pfn twice a call: at the headline size
+ * over a third of a quick run's measuring.
+ */
+static void lru_folios(const struct bench_env *env)
+{
+	static uint64_t serial;
+
+	if (serial == env->mm->serial)
+		return;
+	set_lru(env->mm, env->nr_pfns);
+	serial = env->mm->serial;
 }
 
 typedef unsigned long scan_step_fn(const struct memmap *mm, unsigned long pfn,
@@ -137,15 +156,16 @@ typedef unsigned long scan_step_fn(const struct memmap *mm, unsigned long pfn,
 
 /*
  * A scanner's timed loop: step pfn by pfn (a block at a time) round the
- * memmap; a batch covers BENCH_BATCH pfns, a block crossing its end counts
+ * memmap from where its last call stopped; a batch covers BENCH_BATCH pfns, a block crossing its end counts
  * in it; items are the pfns covered.  step is a constant at every call:
  * each scanner gets its own loop.
  */
 static inline __attribute__((always_inline))
 void scan_pfns(struct mdb_state *st, const struct bench_env *env, scan_step_fn *step,
-	       struct scan_found *found)
+	       struct scan_cursor *cursor, struct scan_found *found)
 {
-	unsigned long pfn = 0, covered = 0, target = 0, n;
+	unsigned long *at = scan_cursor(cursor, env->mm, env->nr_pfns);
+	unsigned long pfn = *at, covered = 0, target = 0, n;
 
 	while (mdb_keep_running_batch(st, BENCH_BATCH)) {
 		target += BENCH_BATCH;
@@ -157,16 +177,17 @@ void scan_pfns(struct mdb_state *st, const struct bench_env *env, scan_step_fn *
 				pfn = 0;
 		}
 	}
+	*at = pfn;
 	mdb_set_items_processed(st, covered);
 }
 
 static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 {
+	static struct scan_cursor cursor;
 	struct scan_found found = { 0 };
 
-	scan_set_lru(env->mm, env->nr_pfns, true);
-	scan_pfns(st, env, scan_step, &found);
-	scan_set_lru(env->mm, env->nr_pfns, false);
+	lru_folios(env);
+	scan_pfns(st, env, scan_step, &cursor, &found);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "folios", (double)found.folios, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "isolated", (double)found.isolated, MDB_COUNTER_PER_ITEM);
@@ -196,9 +217,10 @@ static inline unsigned long scan_free_step(const struct memmap *mm, unsigned lon
 
 static void scan_free(struct mdb_state *st, const struct bench_env *env)
 {
+	static struct scan_cursor cursor;
 	struct scan_found found = { 0 };
 
-	scan_pfns(st, env, scan_free_step, &found);
+	scan_pfns(st, env, scan_free_step, &cursor, &found);
 	mdb_counter(st, "free_blocks", (double)found.free_blocks, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "compound", (double)found.folios, MDB_COUNTER_PER_ITEM);
 	mdb_counter(st, "others", (double)found.others, MDB_COUNTER_PER_ITEM);
@@ -225,9 +247,8 @@ static const struct walk_kernel reclaim_walk = {
 
 static void reclaim_scan(struct mdb_state *st, const struct bench_env *env)
 {
-	scan_set_lru(env->mm, env->nr_pfns, true);
+	lru_folios(env);
 	bench_walk(st, env, &reclaim_walk, WALK_DEPENDENT, reclaim_one);
-	scan_set_lru(env->mm, env->nr_pfns, false);
 }
 
 MDB_KERNEL(scan_compaction,
