@@ -89,24 +89,60 @@ static int draw_random(struct pfn_list *list, const struct bench_env *env, enum 
  * Google Benchmark calls a kernel several times an instance (one iteration,
  * then more until its min time) and each call draws its list again: at
  * 16 GiB a draw reads 4M pfns' page_info(), a few tenths of a second, more
- * than the timed loop takes.  The last list drawn is kept with what it was
+ * than the timed loop takes.  The lists drawn are kept with what each was
  * drawn from (the memmap's serial, which no other build reuses, its size,
  * the selection, the cap, the seed) and the same draw again gets a copy:
- * the same pfns in the same order, without the walk.  A kernel that changes
- * its memmap gets a new build, so a new serial, for every call.
+ * the same pfns in the same order, without the walk.  A round's layouts run
+ * interleaved, a call on each in turn, so KEPT_LISTS are kept (a group's
+ * layouts and twin), the least recently used given up for a new draw.  A
+ * kernel that changes its memmap gets a new build, so a new serial, for
+ * every call.
  */
-static struct {
-	pthread_mutex_t lock;
-	uint64_t serial, seed;
+#define KEPT_LISTS	8
+
+struct kept_list {
+	uint64_t serial, seed, used;
 	unsigned long nr_pfns, max;
 	enum pfn_select select;
 	struct pfn_list list;		/* pfn NULL: none kept */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	uint64_t clock;
+	struct kept_list k[KEPT_LISTS];
 } kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static bool kept_matches(const struct bench_env *env, enum pfn_select select, unsigned long max)
+static bool kept_matches(const struct kept_list *k, const struct bench_env *env,
+			 enum pfn_select select, unsigned long max)
 {
-	return kept.list.pfn && kept.serial == env->mm->serial && kept.nr_pfns == env->nr_pfns &&
-	       kept.seed == env->seed && kept.select == select && kept.max == max;
+	return k->list.pfn && k->serial == env->mm->serial && k->nr_pfns == env->nr_pfns &&
+	       k->seed == env->seed && k->select == select && k->max == max;
+}
+
+/* The kept draw of env's list, drawn now if none is kept; NULL when out of memory. */
+static const struct pfn_list *kept_draw(const struct bench_env *env, enum pfn_select select,
+					unsigned long max)
+{
+	struct kept_list *k, *lru = &kept.k[0];
+
+	kept.clock++;
+	for (k = kept.k; k < kept.k + KEPT_LISTS; k++) {
+		if (kept_matches(k, env, select, max)) {
+			k->used = kept.clock;
+			return &k->list;
+		}
+		if (k->used < lru->used)
+			lru = k;
+	}
+	pfn_list_release(&lru->list);
+	lru->used = 0;
+	if (draw_random(&lru->list, env, select, max))
+		return NULL;
+	*lru = (struct kept_list){ .serial = env->mm->serial, .seed = env->seed,
+				   .used = kept.clock, .nr_pfns = env->nr_pfns, .max = max,
+				   .select = select, .list = lru->list };
+	return &lru->list;
 }
 
 /* A copy of the list into list; -1 when out of memory. */
@@ -123,23 +159,12 @@ static int copy_list(struct pfn_list *list, const struct pfn_list *from)
 int pfn_list_random(struct pfn_list *list, const struct bench_env *env, enum pfn_select select,
 		    unsigned long max)
 {
-	int ret = 0;
+	const struct pfn_list *from;
+	int ret;
 
 	pthread_mutex_lock(&kept.lock);
-	if (!kept_matches(env, select, max)) {
-		pfn_list_release(&kept.list);
-		if (draw_random(&kept.list, env, select, max)) {
-			ret = -1;
-			goto out;
-		}
-		kept.serial = env->mm->serial;
-		kept.nr_pfns = env->nr_pfns;
-		kept.seed = env->seed;
-		kept.select = select;
-		kept.max = max;
-	}
-	ret = copy_list(list, &kept.list);
-out:
+	from = kept_draw(env, select, max);
+	ret = from ? copy_list(list, from) : -1;
 	pthread_mutex_unlock(&kept.lock);
 	if (ret) {
 		list->pfn = NULL;

@@ -143,12 +143,12 @@ static void set_lru(const struct memmap *mm, unsigned long nr_pfns)
  */
 static void lru_folios(const struct bench_env *env)
 {
-	static uint64_t serial;
+	static struct build_slots set_up;
+	bool fresh;
 
-	if (serial == env->mm->serial)
-		return;
-	set_lru(env->mm, env->nr_pfns);
-	serial = env->mm->serial;
+	build_slot(&set_up, env->mm, &fresh);
+	if (fresh)
+		set_lru(env->mm, env->nr_pfns);
 }
 
 typedef unsigned long scan_step_fn(const struct memmap *mm, unsigned long pfn,
@@ -162,7 +162,7 @@ typedef unsigned long scan_step_fn(const struct memmap *mm, unsigned long pfn,
  */
 static inline __attribute__((always_inline))
 void scan_pfns(struct mdb_state *st, const struct bench_env *env, scan_step_fn *step,
-	       struct scan_cursor *cursor, struct scan_found *found)
+	       struct build_slots *cursor, struct scan_found *found)
 {
 	unsigned long *at = scan_cursor(cursor, env->mm, env->nr_pfns);
 	unsigned long pfn = *at, covered = 0, target = 0, n;
@@ -183,7 +183,7 @@ void scan_pfns(struct mdb_state *st, const struct bench_env *env, scan_step_fn *
 
 static void scan_compaction(struct mdb_state *st, const struct bench_env *env)
 {
-	static struct scan_cursor cursor;
+	static struct build_slots cursor;
 	struct scan_found found = { 0 };
 
 	lru_folios(env);
@@ -217,7 +217,7 @@ static inline unsigned long scan_free_step(const struct memmap *mm, unsigned lon
 
 static void scan_free(struct mdb_state *st, const struct bench_env *env)
 {
-	static struct scan_cursor cursor;
+	static struct build_slots cursor;
 	struct scan_found found = { 0 };
 
 	scan_pfns(st, env, scan_free_step, &cursor, &found);

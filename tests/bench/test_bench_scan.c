@@ -7,8 +7,10 @@
  *    folio taken off by hand stays off through the next call on the same
  *    build (the walk ran once), and a new build has every folio on again;
  *  - reclaim/scan leaves every folio on the LRU as well;
- *  - scan_cursor() resumes where its scanner stopped, and starts at pfn 0 on
- *    another build or past the end.
+ *  - scan_cursor() resumes where its scanner stopped on each of several
+ *    builds used in turn (a round's layouts interleaved), starts at pfn 0 on
+ *    a new build or past the end; build_slot() gives up the least recently
+ *    used build for a new one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,17 +111,30 @@ static void test_lru(const struct mix *mix)
 
 static void test_cursor(void)
 {
-	struct memmap a = { .serial = 7 }, b = { .serial = 8 };
-	struct scan_cursor c = { 0 };
-	unsigned long *at = scan_cursor(&c, &a, 100);
+	static struct memmap mm[BUILD_SLOTS + 1];	/* large: not on the stack */
+	struct build_slots b = { 0 };
+	unsigned long *at;
+	unsigned int i;
+	bool fresh;
 
-	CHECK(*at == 0, "a new cursor starts at %lu", *at);
+	for (i = 0; i <= BUILD_SLOTS; i++)
+		mm[i].serial = 7 + i;
+	at = scan_cursor(&b, &mm[0], 100);
+	CHECK(*at == 0, "a new build starts at %lu", *at);
 	*at = 60;
-	CHECK(*scan_cursor(&c, &a, 100) == 60, "the same build resumes at %lu, not 60", c.pfn);
-	CHECK(*scan_cursor(&c, &b, 100) == 0 && c.serial == 8, "another build resumes at %lu",
-	      c.pfn);
-	c.pfn = 100;
-	CHECK(*scan_cursor(&c, &b, 100) == 0, "past the end: resumes at %lu", c.pfn);
+	*scan_cursor(&b, &mm[1], 100) = 30;
+	CHECK(*scan_cursor(&b, &mm[0], 100) == 60 && *scan_cursor(&b, &mm[1], 100) == 30,
+	      "two builds in turn: each resumes where it stopped");
+	*scan_cursor(&b, &mm[1], 100) = 100;
+	CHECK(*scan_cursor(&b, &mm[1], 100) == 0, "past the end: resumes at 0");
+	build_slot(&b, &mm[0], &fresh);
+	CHECK(!fresh, "a build kept is not fresh");
+	for (i = 2; i <= BUILD_SLOTS; i++)	/* mm[0] used last: mm[1] goes */
+		build_slot(&b, &mm[i], &fresh);
+	build_slot(&b, &mm[0], &fresh);
+	CHECK(!fresh, "the most recently used build was given up for a new one");
+	build_slot(&b, &mm[1], &fresh);
+	CHECK(fresh, "the least recently used build was kept beyond %d", BUILD_SLOTS);
 }
 
 int main(void)
