@@ -542,7 +542,7 @@ extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 {
 	DumpReporter dump(rep);
 
-	unsigned long more;
+	unsigned long added;
 	double est;
 
 	mdb_interrupt_catch(true);
@@ -551,11 +551,11 @@ extern "C" int mdb_benchmark_run(const struct mdb_report *rep)
 		if (!rep->next_pass)
 			break;
 		benchmark::ClearRegisteredBenchmarks();
+		added = 0;
 		est = 0;
-		more = rep->next_pass(rep->arg, dump.elapsed(), &est);
-		if (!more)
+		if (!rep->next_pass(rep->arg, dump.elapsed(), &added, &est))
 			break;
-		dump.expect_more(more, est);
+		dump.expect_more(added, est);
 	}
 	dump.finish();
 	/* The handler stays: a signal from here to exit still says what is on disk. */

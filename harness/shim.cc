@@ -97,6 +97,7 @@ static struct mdb_counters *g_counters;
 static unsigned int g_round_reps = 1;	/* mdb_set_round() */
 static double g_round_min_time;
 static pthread_t g_counters_thread;	/* the thread that opened them, the only one they count */
+static bool g_interleave_given;		/* --benchmark_enable_random_interleaving on the command line */
 
 /* ------------------------------------------------------------------ */
 /* mdb.h                                                               */
@@ -462,6 +463,8 @@ extern "C" int mdb_gb_check_flag(const char *arg, char **fixed, struct mdb_err *
 	for (const gb_flag &f : gb_flags) {
 		if (name != f.name)
 			continue;
+		if (name == "benchmark_enable_random_interleaving")
+			g_interleave_given = true;
 		if (!has_value && f.kind == F_BOOL)
 			return 0;
 		if (!has_value)
@@ -625,6 +628,21 @@ extern "C" int mdb_benchmark_init(int *argc, char **argv, struct mdb_err *err)
 	for (i = 1; i < *argc; i++)
 		return mdb_errf(err, "unknown option '%s'", argv[i]);
 	return 0;
+}
+
+/*
+ * Google Benchmark's flag, defined in its library (BM_DEFINE_bool in
+ * benchmark.cc since 1.6) but declared in no public header: read by each
+ * RunSpecifiedBenchmarks(), so it can change between passes.
+ */
+namespace benchmark {
+extern bool FLAGS_benchmark_enable_random_interleaving;
+}
+
+extern "C" void mdb_set_interleave(bool on)
+{
+	if (!g_interleave_given)
+		benchmark::FLAGS_benchmark_enable_random_interleaving = on;
 }
 
 extern "C" void mdb_set_round(unsigned int reps, double min_time)

@@ -87,6 +87,13 @@ void mdb_register_threads(const char *name, mdb_bench_fn fn, void *arg,
  * one run, as --benchmark_repetitions and --benchmark_min_time say.
  */
 void mdb_set_round(unsigned int reps, double min_time);
+/*
+ * Whether the next mdb_benchmark_run() pass runs the repetitions of its
+ * benchmarks in a random interleaved order (Google Benchmark's
+ * --benchmark_enable_random_interleaving, its std::random_device shuffle),
+ * unless that flag was given on the command line, which then holds.
+ */
+void mdb_set_interleave(bool on);
 /* Counters read around every timed loop from now on; NULL for none. */
 void mdb_use_counters(struct mdb_counters *set);
 /* A key: value in Google Benchmark's own context (its --benchmark_out files too). */
@@ -110,10 +117,11 @@ struct mdb_report {
 	/*
 	 * After each pass over the registered benchmarks (NULL: one pass):
 	 * the registry is cleared, and this registers the next pass and
-	 * returns how many runs it adds (their estimates into *est), or 0:
-	 * the run ends.  elapsed: seconds since the first pass began.
+	 * returns how many runs it registered, or 0: the run ends; the runs
+	 * not among nr_expected yet into *added, their estimates into *est.
+	 * elapsed: seconds since the first pass began.
 	 */
-	unsigned long (*next_pass)(void *arg, double elapsed, double *est);
+	unsigned long (*next_pass)(void *arg, double elapsed, unsigned long *added, double *est);
 	/*
 	 * A round's value from its repetitions' (mdb_set_round()), NULL when
 	 * no benchmark has more than one of ours: the repetitions of a

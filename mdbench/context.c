@@ -587,18 +587,20 @@ static json_t *rounds_auto_json(const struct mdb_run *run)
 			"rounds", (int)grp->rounds, "undecided", (int)grp->undecided,
 			"stopped", grp->stopped ? json_string(grp->stopped) : json_null()));
 	}
-	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:s, s:I, s:o, s:o, s:o}",
-			 "statistic", "Hodges-Lehmann ratio of a layout's times to the reference "
-				      "layout's, its interval by inverting the two-sided Mann-Whitney "
-				      "U test (the reports' verdict(), scripts/lib/mdb_stats.py)",
+	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:s, s:o, s:o, s:o}",
+			 "statistic", "a layout's time against the reference layout's, paired by "
+				      "round (a round's layouts run interleaved): the geometric mean "
+				      "of the rounds' ratios and its Student t interval (the reports' "
+				      "verdict(), scripts/lib/mdb_stats.py paired_t())",
 			 "confidence", MDB_AUTO_CONFIDENCE, "margin", MDB_AUTO_MARGIN,
 			 "min_rounds", MDB_AUTO_MIN_ROUNDS, "max_rounds", MDB_AUTO_MAX_ROUNDS,
 			 "decided", "the interval excludes 1, or lies within [1/(1+margin), 1+margin]",
 			 "order", "the headline size's groups min_rounds rounds, every other benchmark "
 				  "one; then a round at a time of each group with a row undecided (its "
 				  "reference and undecided rows), the headline size's first in the "
-				  "budget; each round's layouts in a random order seeded by seed",
-			 "seed", (json_int_t)run->cond.opts.seed,
+				  "budget; a round runs group by group, each group's repetitions in "
+				  "Google Benchmark's random interleaving (unseeded) where its memmaps "
+				  "fit the memory limit together, one instance after another where not",
 			 "time_budget", run->time_budget > 0 ? json_real(run->time_budget) : json_null(),
 			 "groups", groups, "round_value", round_value_json(run));
 }

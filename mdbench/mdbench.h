@@ -64,7 +64,7 @@ struct mdb_instance {
 	uint64_t ws_bytes;
 	bool ws_known;			/* false: the live kernel's, which the module walks */
 	double est_seconds;		/* estimated cost of one round of it, for ETAs */
-	size_t group;			/* --rounds=auto: index in run->groups */
+	size_t group;			/* index in run->groups: the round's batch it runs in */
 	size_t group_next;		/* the group's next instance; 0: none */
 };
 
@@ -91,15 +91,16 @@ struct mdb_machine {
 
 /*
  * --rounds=auto: the groups at the headline size run MDB_AUTO_MIN_ROUNDS
- * rounds (the fewest with which the verdicts' two-sided U test can reach
- * p < 0.01: mdb_rounds_needed()), every other benchmark one; then, pass by
- * pass, one more round of each group (every layout of one kernel, mix,
- * RAM, threads and conditions) with a row still undecided: a layout whose
- * MDB_AUTO_CONFIDENCE interval of its Hodges-Lehmann ratio to the
- * reference layout (rounds.h: the statistic and interval of the reports'
- * verdicts) neither excludes 1 nor lies within +-MDB_AUTO_MARGIN.  The
- * round runs the reference and the undecided rows only, the layouts in a
- * seeded random order; a group stops when every row is decided, at
+ * rounds (enough for the paired interval, and for a comparison with another
+ * run's rounds by the two-sided U test to reach p < 0.01:
+ * mdb_rounds_needed()), every other benchmark one; then, round by round,
+ * one more round of each group (every layout of one kernel, mix, RAM,
+ * threads and conditions) with a row still undecided: a layout whose
+ * MDB_AUTO_CONFIDENCE interval of its ratio to the reference layout,
+ * paired by round (rounds.h: the statistic and interval of the reports'
+ * verdicts), neither excludes 1 nor lies within +-MDB_AUTO_MARGIN.  The
+ * round runs the reference and the undecided rows only, interleaved
+ * (native.c); a group stops when every row is decided, at
  * MDB_AUTO_MAX_ROUNDS, or when --time-budget would be passed by its next
  * round, the groups at the headline size offered the budget first.  A
  * group of one benchmark (a baseline) has no row: it stops at the minimum.
@@ -109,7 +110,7 @@ struct mdb_machine {
 #define MDB_AUTO_CONFIDENCE	0.99
 #define MDB_AUTO_MARGIN		0.05	/* mdb_stats.DEFAULT_MARGIN: 'same within +-5%' */
 
-/* One group of --rounds=auto, for the dump. */
+/* One group: a round's batch, and for --rounds=auto its state, for the dump. */
 struct mdb_group {
 	char key[MDB_NAME_LEN];		/* the name with the layout taken out */
 	size_t first;			/* its first instance; the others follow in group_next */

@@ -3,13 +3,17 @@
  * native.c - the run under Google Benchmark, and one instance for a fixed
  * count of ops (the --simulate child).
  *
- * At most one memmap is alive: the instances of one (layout, mix, RAM)
- * group share it, built at the first of them outside the timed loop; the
- * next group, a kernel that changes its memmap (it gets a fresh one each
- * time) and the baselines all free it first.  --rounds=N registers the
- * instances N times, round after round, so repetitions interleave across
- * layouts (drift hits them all alike) while each round keeps the groups
- * together.
+ * A round runs group by group (a group: one kernel, mix, RAM size, ...
+ * across the layouts and the reference's twin), each group one Google
+ * Benchmark pass with its repetitions randomly interleaved, so that the
+ * short runs of its layouts alternate within a fraction of a second and a
+ * phase of the machine falls on them alike: the reports compare the
+ * layouts of one round with each other (paired by the entries' "round").
+ * The groups of a section (one mix and RAM size) run one after another on
+ * the section's memmaps, kept from group to group (as many as fit the
+ * memory limit) and all dropped when the round ends, so that each round
+ * measures builds of its own; a kernel that changes its memmap gets a
+ * fresh one each time, and the baselines run with none kept.
  *
  * A threaded instance's memmap (and its kernel's shared state) is made by
  * the shim's set-up on thread 0 while the other threads wait, never by
@@ -22,23 +26,73 @@
 
 #include "grow.h"
 #include "mdbench.h"
+#include "meminfo.h"
 #include "model.h"
 #include "rounds.h"
 #include "shim.h"
 
-/* The group's memmap, and the conditions it was built under. */
-static struct {
+/*
+ * The memmaps kept, with the conditions each was built under: a section's
+ * layouts and twin, least recently used given up first where the next
+ * would pass the memory limit (half of MemAvailable) or MEMMAPS_KEPT.
+ */
+#define MEMMAPS_KEPT	16
+
+static struct kept_memmap {
 	struct mdb_cond cond;
 	struct memmap *mm;
-} cache;
+	unsigned long long bytes;	/* what memory_need() said it takes */
+	uint64_t used;			/* when last handed out (kept_clock) */
+} kept[MEMMAPS_KEPT];
+static uint64_t kept_clock;
+static unsigned long long kept_limit;	/* bytes the kept memmaps and the next may take */
 
 static const struct mdb_run *the_run;
 
-static void cache_drop(void)
+static void kept_drop(struct kept_memmap *k)
 {
-	if (cache.mm)
-		cache.cond.ops->memmap_destroy(cache.mm);
-	memset(&cache, 0, sizeof(cache));
+	if (k->mm)
+		k->cond.ops->memmap_destroy(k->mm);
+	memset(k, 0, sizeof(*k));
+}
+
+static void memmaps_drop(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MEMMAPS_KEPT; i++)
+		kept_drop(&kept[i]);
+}
+
+static unsigned long long memmap_bytes(const struct mdb_instance *in)
+{
+	return in->cond.ops->memory_need(in->cond.nr_pfns, in->cond.mix, &in->cond.opts);
+}
+
+/*
+ * A free slot for a build of bytes, the least recently used kept memmaps
+ * given up until it fits the limit beside those left (alone, it is built
+ * whatever the limit: check_memory() let the run start with it).
+ */
+static struct kept_memmap *memmap_room(unsigned long long bytes)
+{
+	for (;;) {
+		struct kept_memmap *k, *lru = NULL, *slot = NULL;
+		unsigned long long held = 0;
+
+		for (k = kept; k < kept + MEMMAPS_KEPT; k++) {
+			if (!k->mm) {
+				slot = slot ? slot : k;
+				continue;
+			}
+			held += k->bytes;
+			if (!lru || k->used < lru->used)
+				lru = k;
+		}
+		if (!lru || (slot && held + bytes <= kept_limit))
+			return slot;
+		kept_drop(lru);
+	}
 }
 
 /* The instance's memmap, what the kernel gave for it noted for the dump. */
@@ -59,13 +113,23 @@ static struct memmap *build(const struct mdb_run *run, const struct mdb_instance
 
 static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
 {
-	if (cache.mm && mdb_cond_equal(&cache.cond, &in->cond))
-		return cache.mm;
-	cache_drop();
-	cache.mm = build(the_run, in, err);
-	if (cache.mm)
-		cache.cond = in->cond;
-	return cache.mm;
+	struct kept_memmap *k;
+
+	kept_clock++;
+	for (k = kept; k < kept + MEMMAPS_KEPT; k++) {
+		if (k->mm && mdb_cond_equal(&k->cond, &in->cond)) {
+			k->used = kept_clock;
+			return k->mm;
+		}
+	}
+	k = memmap_room(memmap_bytes(in));
+	k->mm = build(the_run, in, err);
+	if (!k->mm)
+		return NULL;
+	k->cond = in->cond;
+	k->bytes = memmap_bytes(in);
+	k->used = kept_clock;
+	return k->mm;
 }
 
 static void env_init(struct bench_env *env, const struct mdb_run *run, const struct mdb_instance *in)
@@ -95,11 +159,11 @@ static int instance_memmap(const struct mdb_instance *in, struct bench_env *env,
 {
 	*fresh = NULL;
 	if (!needs_memmap(in)) {
-		cache_drop();
+		memmaps_drop();
 		return 0;
 	}
 	if ((in->kernel->flags & MDB_K_MUTATES) || !cached) {
-		cache_drop();
+		memmap_room(memmap_bytes(in));
 		env->mm = *fresh = build(the_run, in, err);
 	} else {
 		env->mm = cached_memmap(in, err);
@@ -190,7 +254,7 @@ static const struct mdb_instance *instance_of(const char *run_name)
 	len = strlen(run_name);
 	if (len > 12 && !strcmp(run_name + len - 12, "/manual_time"))
 		len -= 12;
-	for (i = 0; i < n; i++) {	/* from the last one found: they come in order */
+	for (i = 0; i < n; i++) {	/* from the last one found: mostly near it */
 		const struct mdb_instance *in = &the_run->inst[(last + i) % n];
 
 		if (!strncmp(in->name, run_name, len) && !in->name[len]) {
@@ -202,19 +266,30 @@ static const struct mdb_instance *instance_of(const char *run_name)
 }
 
 /* ------------------------------------------------------------------ */
-/* --rounds=auto                                                       */
+/* Rounds, group by group; --rounds=auto                               */
 
-/* Each selected instance's times (ns per op) round by round, whether one failed, whether its row is decided. */
+/*
+ * Each selected instance's times (ns per op) and the rounds they are of,
+ * whether one failed, whether its row is decided (--rounds=auto).
+ */
 static struct samples {
-	double *t;
+	struct sample {
+		double t;
+		unsigned int round;
+	} *v;
 	unsigned int n;
-	size_t cap;			/* room in t (mdb_grow()) */
+	size_t cap;			/* room in v (mdb_grow()) */
 	bool failed;
 	bool decided;			/* its row against the group's reference, at the last pass */
 } *samples;
 
 static double auto_est;			/* estimates of everything registered so far */
-static uint64_t auto_rng;		/* the layouts' order in a round (seeded by --seed) */
+
+/* The round running: its instances, group after group (a batch each), and where it is. */
+static struct {
+	size_t *idx, nr, pos;
+	unsigned int round;		/* 1-based: the entries' "round" */
+} pass;
 
 /*
  * The short runs one round of in is made of (rounds.h): one where each run
@@ -247,62 +322,6 @@ static void register_instance(const struct mdb_run *run, const struct mdb_instan
 	}
 }
 
-/* splitmix64: the next of a seeded sequence, for the rounds' order. */
-static uint64_t next_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* The instances of one memmap in the plan: one layout (a twin, the live kernel apart). */
-static bool same_block(const struct mdb_instance *a, const struct mdb_instance *b)
-{
-	return a->cond.ops == b->cond.ops && a->cond.twin == b->cond.twin && a->real == b->real;
-}
-
-/*
- * Registers one round of the instances idx[0, nr) (plan order), the
- * layouts in a random order: a section of the plan (one mix, RAM, ...,
- * until a layout comes again) keeps each layout's instances together, as
- * they share its memmap, and shuffles the layouts (Fisher-Yates, seeded).
- */
-static void register_round(const struct mdb_run *run, const size_t *idx, size_t nr)
-{
-	size_t start[64], nb, b, j, i = 0;
-
-	while (i < nr) {
-		for (nb = 0; i < nr && nb < 64; nb++) {	/* the section's blocks */
-			for (b = 0; b < nb && !same_block(&run->inst[idx[start[b]]], &run->inst[idx[i]]); b++)
-				;
-			if (b < nb)
-				break;
-			start[nb] = i;
-			while (i < nr && same_block(&run->inst[idx[start[nb]]], &run->inst[idx[i]]))
-				i++;
-		}
-		{
-			size_t order[64], end;
-
-			for (b = 0; b < nb; b++)
-				order[b] = b;
-			for (b = nb; b > 1; b--) {
-				size_t k = next_rand(&auto_rng) % b, t = order[b - 1];
-
-				order[b - 1] = order[k];
-				order[k] = t;
-			}
-			for (b = 0; b < nb; b++) {
-				end = order[b] + 1 < nb ? start[order[b] + 1] : i;
-				for (j = start[order[b]]; j < end; j++)
-					register_instance(run, &run->inst[idx[j]]);
-			}
-		}
-	}
-}
-
 /* The name without its layout (and a twin without its twin part): the key of its group. */
 static void group_key(const struct mdb_instance *in, char *key, size_t len)
 {
@@ -321,8 +340,8 @@ static void group_key(const struct mdb_instance *in, char *key, size_t len)
 			strlen(twin + strlen("/" MDB_TWIN_NAME)) + 1);
 }
 
-/* The groups of the selected instances, in plan order of their first. */
-static void auto_start(struct mdb_run *run)
+/* The groups of the selected instances, numbered in plan order of their first. */
+static void groups_start(struct mdb_run *run)
 {
 	size_t i, g, *last;
 	char key[MDB_NAME_LEN];
@@ -330,9 +349,9 @@ static void auto_start(struct mdb_run *run)
 	run->groups = calloc(run->nr_inst, sizeof(*run->groups));
 	samples = calloc(run->nr_inst, sizeof(*samples));
 	last = calloc(run->nr_inst, sizeof(*last));
-	if (!run->groups || !samples || !last)
+	pass.idx = malloc((run->nr_inst + 1) * sizeof(*pass.idx));
+	if (!run->groups || !samples || !last || !pass.idx)
 		mdb_dief("out of memory");
-	auto_rng = run->cond.opts.seed;
 	for (i = 0; i < run->nr_inst; i++) {
 		struct mdb_instance *in = &run->inst[i];
 
@@ -358,7 +377,7 @@ static void add_sample(const struct mdb_run *run, const struct mdb_instance *in,
 {
 	struct samples *s = &samples[in - run->inst];
 	json_t *t = json_object_get(entry, "real_time");
-	double *grown;
+	struct sample *grown;
 
 	if (json_is_true(json_object_get(entry, "error_occurred")) ||
 	    (json_is_string(json_object_get(entry, "skipped")) &&
@@ -367,11 +386,11 @@ static void add_sample(const struct mdb_run *run, const struct mdb_instance *in,
 		s->failed = true;
 		return;
 	}
-	grown = mdb_grow(s->t, &s->cap, s->n + 1, sizeof(*s->t));
+	grown = mdb_grow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
 	if (!grown)
 		mdb_dief("out of memory");
-	s->t = grown;
-	s->t[s->n++] = json_number_value(t);
+	s->v = grown;
+	s->v[s->n++] = (struct sample){ .t = json_number_value(t), .round = pass.round };
 }
 
 /* The group's reference: the reference layout's instance, or its first. */
@@ -388,36 +407,47 @@ static size_t group_ref(const struct mdb_run *run, const struct mdb_group *g)
 	}
 }
 
-/* The logs of s's times into out; false if one is not positive. */
-static bool log_times(const struct samples *s, double *out)
+/*
+ * The log ratios of x's times to ref's in the rounds both ran (a round's
+ * layouts ran interleaved) into d; how many, or -1 if a time is not
+ * positive.  Both are in round order.
+ */
+static long log_ratios(const struct samples *ref, const struct samples *x, double *d)
 {
-	unsigned int r;
+	unsigned int i = 0, j;
+	long n = 0;
 
-	for (r = 0; r < s->n; r++) {
-		if (!(s->t[r] > 0))
-			return false;
-		out[r] = log(s->t[r]);
+	for (j = 0; j < x->n; j++) {
+		while (i < ref->n && ref->v[i].round < x->v[j].round)
+			i++;
+		if (i == ref->n || ref->v[i].round != x->v[j].round)
+			continue;
+		if (!(ref->v[i].t > 0) || !(x->v[j].t > 0))
+			return -1;
+		d[n++] = log(x->v[j].t / ref->v[i].t);
 	}
-	return true;
+	return n;
 }
 
 /*
  * Whether the row of x against the reference ref is decided, as the
  * reports' verdict() decides it: the MDB_AUTO_CONFIDENCE interval of the
- * Hodges-Lehmann ratio (rounds.h) excludes 1 (faster, slower) or lies
- * inside [1/(1 + margin), 1 + margin] (same within the margin).
+ * ratio over the rounds both ran (rounds.h: mdb_paired_interval()) excludes
+ * 1 (faster, slower) or lies inside [1/(1 + margin), 1 + margin] (same
+ * within the margin).
  */
 static bool row_decided(const struct samples *ref, const struct samples *x)
 {
-	double *lr = malloc((ref->n + x->n + 1) * sizeof(*lr)), *lx = lr + ref->n, est, lo, hi;
+	double *d = malloc((x->n + 1) * sizeof(*d)), est, lo, hi;
+	long n;
 	bool ok;
 
-	if (!lr)
+	if (!d)
 		mdb_dief("out of memory");
-	ok = log_times(ref, lr) && log_times(x, lx) &&
-	     mdb_hl_interval(lr, ref->n, lx, x->n, 1 - MDB_AUTO_CONFIDENCE, &est, &lo, &hi) &&
+	n = log_ratios(ref, x, d);
+	ok = n > 0 && mdb_paired_interval(d, (size_t)n, 1 - MDB_AUTO_CONFIDENCE, &est, &lo, &hi) &&
 	     (lo > 0 || hi < 0 || (lo >= -log1p(MDB_AUTO_MARGIN) && hi <= log1p(MDB_AUTO_MARGIN)));
-	free(lr);
+	free(d);
 	return ok;
 }
 
@@ -475,24 +505,23 @@ static double group_est(const struct mdb_run *run, const struct mdb_group *g)
 }
 
 /*
- * After a pass: which groups stay open, and one more round of their
- * reference and undecided rows, as many as the time budget allows at the
- * pace the estimates have run at, those at the headline size first (their
- * first MDB_AUTO_MIN_ROUNDS rounds ran before any other group's second).
+ * After a round: which groups stay open, and one more round of their
+ * reference and undecided rows into pass.idx, as many as the time budget
+ * allows at the pace the estimates have run at, those at the headline size
+ * first (their first MDB_AUTO_MIN_ROUNDS rounds ran before any other
+ * group's second); how many, their estimates into *est.
  */
-static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
+static size_t auto_next_round(struct mdb_run *run, double elapsed, double *est)
 {
-	struct mdb_run *run = arg;
 	double pace = auto_est > 0 ? elapsed / auto_est : 1, planned = 0;
-	unsigned long n = 0;
-	size_t g, i, *idx;
-	int pass;
+	size_t g, i, n = 0;
+	int p;
 
-	for (pass = 0; pass < 2; pass++)	/* the headline size's groups, then the others */
+	for (p = 0; p < 2; p++)	/* the headline size's groups, then the others */
 		for (g = 0; g < run->nr_groups; g++) {
 			struct mdb_group *grp = &run->groups[g];
 
-			if (grp->stopped || group_at_headline(run, grp) != !pass)
+			if (grp->stopped || group_at_headline(run, grp) != !p)
 				continue;
 			grp->stopped = group_verdict(run, grp);
 			if (!grp->stopped && run->time_budget > 0 &&
@@ -501,17 +530,116 @@ static unsigned long auto_next_pass(void *arg, double elapsed, double *est)
 			if (!grp->stopped)
 				planned += group_est(run, grp);
 		}
-	idx = malloc((run->nr_inst + 1) * sizeof(*idx));
-	if (!idx)
-		mdb_dief("out of memory");
 	for (i = 0; i < run->nr_inst; i++)
 		if (run->inst[i].selected && runs_next(run, i))
-			idx[n++] = i;
-	register_round(run, idx, n);
-	free(idx);
+			pass.idx[n++] = i;
 	*est = planned;
 	auto_est += planned;
 	return n;
+}
+
+/*
+ * The rounds an instance runs at first: a report kernel's values (footprint
+ * bytes, counts) do not vary between rounds, so it runs in the first one
+ * only; at the headline size each of its builds took seconds a round.
+ * Under --rounds=auto, the headline size's groups their minimum and the
+ * others one round, the rest as auto_next_round() decides.
+ */
+static unsigned int instance_rounds(const struct mdb_run *run, const struct mdb_instance *in)
+{
+	if (!in->selected)
+		return 0;
+	if (in->kernel->class == MDB_REPORT)
+		return 1;
+	if (run->rounds_auto && !(run->machine.headline_ram &&
+				  in->cond.ram_bytes == run->machine.headline_ram))
+		return 1;
+	return run->rounds;
+}
+
+/* Planned round r (0-based) into pass.idx: the instances that run r rounds or more; how many. */
+static size_t planned_round(const struct mdb_run *run, unsigned int r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < run->nr_inst; i++)
+		if (r < instance_rounds(run, &run->inst[i]))	/* --benchmark_filter: the plan's */
+			pass.idx[n++] = i;
+	return n;
+}
+
+static int batch_order(const void *a, const void *b)
+{
+	const struct mdb_instance *x = &the_run->inst[*(const size_t *)a];
+	const struct mdb_instance *y = &the_run->inst[*(const size_t *)b];
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Round number round of the n instances in pass.idx begins: group by group, no memmap kept. */
+static void round_begin(unsigned int round, size_t n)
+{
+	memmaps_drop();
+	qsort(pass.idx, n, sizeof(*pass.idx), batch_order);
+	pass.nr = n;
+	pass.pos = 0;
+	pass.round = round;
+}
+
+/*
+ * Registers the round's next group (its instances in plan order, their
+ * repetitions interleaved where every memmap they use fits the memory limit
+ * at once, else one instance after another); how many.
+ */
+static unsigned long register_batch(const struct mdb_run *run)
+{
+	size_t start = pass.pos, i, j;
+	unsigned long long bytes = 0;
+
+	while (pass.pos < pass.nr &&
+	       run->inst[pass.idx[pass.pos]].group == run->inst[pass.idx[start]].group)
+		pass.pos++;
+	for (i = start; i < pass.pos; i++) {
+		const struct mdb_instance *in = &run->inst[pass.idx[i]];
+
+		for (j = start; j < i && !mdb_cond_equal(&run->inst[pass.idx[j]].cond, &in->cond); j++)
+			;
+		if (j == i && needs_memmap(in))
+			bytes += memmap_bytes(in);
+		register_instance(run, in);
+	}
+	mdb_set_interleave(bytes <= kept_limit);
+	return pass.pos - start;
+}
+
+/*
+ * After each group: the round's next one; after a round, the next planned
+ * round, then (--rounds=auto) one of the groups still open, counted into
+ * *added and *est as runs not expected before; 0 when the run ends.
+ */
+static unsigned long next_batch(void *arg, double elapsed, unsigned long *added, double *est)
+{
+	struct mdb_run *run = arg;
+	size_t n = 0;
+
+	*added = 0;
+	*est = 0;
+	while (pass.pos == pass.nr) {
+		if (pass.round < run->rounds) {
+			n = planned_round(run, pass.round);
+		} else if (run->rounds_auto) {
+			n = auto_next_round(run, elapsed, est);
+			*added = n;
+			if (!n)
+				return 0;
+		} else {
+			return 0;
+		}
+		round_begin(pass.round + 1, n);
+	}
+	return register_batch(run);
 }
 
 /*
@@ -599,8 +727,8 @@ static void annotate(const char *run_name, json_t *entry, void *arg)
 		return;
 	mdb_instance_ws_json(arg, in, entry);
 	annotate_counters(run, in, entry);
-	if (samples)
-		add_sample(arg, in, entry);
+	json_object_set_new(entry, "round", json_integer(pass.round));
+	add_sample(arg, in, entry);
 }
 
 static double est_seconds(const char *run_name, void *arg)
@@ -611,25 +739,6 @@ static double est_seconds(const char *run_name, void *arg)
 	return in ? in->est_seconds : 0;
 }
 
-/*
- * The rounds an instance runs at first: a report kernel's values (footprint
- * bytes, counts) do not vary between rounds, so it runs in the first one
- * only; at the headline size each of its builds took seconds a round.
- * Under --rounds=auto, the headline size's groups their minimum and the
- * others one round, the rest as auto_next_pass() decides.
- */
-static unsigned int instance_rounds(const struct mdb_run *run, const struct mdb_instance *in)
-{
-	if (!in->selected)
-		return 0;
-	if (in->kernel->class == MDB_REPORT)
-		return 1;
-	if (run->rounds_auto && !(run->machine.headline_ram &&
-				  in->cond.ram_bytes == run->machine.headline_ram))
-		return 1;
-	return run->rounds;
-}
-
 int mdb_run_native(struct mdb_run *run)
 {
 	char path[4096], missing[MDB_COUNTERS_MISSING_LEN];
@@ -638,16 +747,16 @@ int mdb_run_native(struct mdb_run *run)
 		.arg = run,
 		.annotate = annotate,
 		.est_seconds = est_seconds,
-		.next_pass = run->rounds_auto ? auto_next_pass : NULL,
+		.next_pass = next_batch,
 		.round_value = run->round_reps > 1 ? mdb_round_value : NULL,
 	};
 	struct mdb_err err;
-	unsigned int r;
-	size_t i, *idx;
+	size_t i;
 	int ret;
 
 	the_run = run;
 	threaded.cached = true;
+	kept_limit = run->machine.memory_limit ? run->machine.memory_limit : mdb_mem_available() / 2;
 	for (i = 0; i < run->nr_inst; i++) {
 		rep.nr_expected += instance_rounds(run, &run->inst[i]);
 		rep.est_total += run->inst[i].est_seconds * instance_rounds(run, &run->inst[i]);
@@ -664,33 +773,19 @@ int mdb_run_native(struct mdb_run *run)
 	if (mdb_counters_missing(&run->counters, missing, sizeof(missing)))
 		fprintf(stderr, "mdbench: %s\n", missing);
 	mdb_add_gb_context(run);
-	if (run->rounds_auto)
-		auto_start(run);
-	idx = malloc((run->nr_inst + 1) * sizeof(*idx));
-	if (!idx)
-		mdb_dief("out of memory");
-	for (r = 0; r < run->rounds; r++) {
-		size_t n = 0;
-
-		for (i = 0; i < run->nr_inst; i++)
-			if (r < instance_rounds(run, &run->inst[i]))	/* --benchmark_filter: the plan's */
-				idx[n++] = i;
-		if (run->rounds_auto) {
-			register_round(run, idx, n);
-		} else {
-			for (i = 0; i < n; i++)
-				register_instance(run, &run->inst[idx[i]]);
-		}
-	}
-	free(idx);
+	groups_start(run);
+	round_begin(1, run->rounds ? planned_round(run, 0) : 0);
+	register_batch(run);
 	auto_est = rep.est_total;
 	mdb_use_counters(&run->counters);
 	ret = mdb_benchmark_run(&rep);
-	cache_drop();
-	for (i = 0; samples && i < run->nr_inst; i++)
-		free(samples[i].t);
+	memmaps_drop();
+	for (i = 0; i < run->nr_inst; i++)
+		free(samples[i].v);
 	free(samples);
 	samples = NULL;
+	free(pass.idx);
+	pass.idx = NULL;
 	return ret;
 }
 

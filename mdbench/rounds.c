@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rounds.c - the Hodges-Lehmann interval of the inverted Mann-Whitney test
- * (see rounds.h), as mdb_stats computes it with scipy, and a round's value
- * from its repetitions.
+ * rounds.c - the paired interval of a run's rows and the Hodges-Lehmann
+ * interval of the inverted Mann-Whitney test (see rounds.h), as mdb_stats
+ * computes them with scipy, and a round's value from its repetitions.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -133,6 +133,104 @@ bool mdb_hl_interval(const double *a, size_t m, const double *b, size_t n, doubl
 	*lo = d[k - 1];
 	*hi = d[nd - k];
 	free(d);
+	return true;
+}
+
+/*
+ * The regularized incomplete beta function's continued fraction (the
+ * modified Lentz method), for x below (a + 1) / (a + b + 2) where it
+ * converges fast.
+ */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h, step, num;
+	int m;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));	/* even step */
+		d = 1 + num * d;
+		c = 1 + num / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));	/* odd step */
+		d = 1 + num * d;
+		c = 1 + num / c;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = fabs(c) < tiny ? tiny : c;
+		step = d * c;
+		h *= step;
+		if (fabs(step - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double inc_beta(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+/* P(T <= t) of Student's t with nu degrees of freedom, for t >= 0. */
+static double t_cdf(double t, double nu)
+{
+	return 1 - inc_beta(nu / 2, 0.5, nu / (nu + t * t)) / 2;
+}
+
+double mdb_t_quantile(double p, double nu)
+{
+	double lo = 0, hi = 1, mid;
+	int i;
+
+	while (t_cdf(hi, nu) < p && hi < 1e12)
+		hi *= 2;
+	for (i = 0; i < 200; i++) {	/* bisection to the last bit */
+		mid = (lo + hi) / 2;
+		if (mid == lo || mid == hi)
+			break;
+		if (t_cdf(mid, nu) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, double *lo,
+			 double *hi)
+{
+	double mean = 0, ss = 0, h;
+	size_t i;
+
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	*est = NAN;
+	if (!n)
+		return false;
+	for (i = 0; i < n; i++)
+		mean += d[i];
+	mean /= (double)n;
+	*est = mean;
+	if (n < 2)
+		return false;
+	for (i = 0; i < n; i++)
+		ss += (d[i] - mean) * (d[i] - mean);
+	h = mdb_t_quantile(1 - alpha / 2, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n);
+	*lo = mean - h;
+	*hi = mean + h;
 	return true;
 }
 

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rounds.h - the statistic --rounds=auto stops on, the one the reports'
- * verdicts use (scripts/lib/mdb_stats.py): the Hodges-Lehmann shift of one
- * sample of log times against another, and its interval at 1 - alpha by
- * inverting the two-sided Mann-Whitney U test (Lehmann 1975; Bauer 1972).
+ * rounds.h - the statistics of rounds, the same as the reports'
+ * (scripts/lib/mdb_stats.py).
+ *
+ * Within a run, the statistic --rounds=auto stops on and the rows' verdicts
+ * use: a round's layouts ran interleaved (native.c), so a round gives one
+ * log ratio of a layout's time to the reference's, and the row is their
+ * mean with its Student t interval at 1 - alpha, mdb_paired_interval();
+ * the machine's phases (on the development VM, memory twice as slow for
+ * seconds at a time) fall on both sides of a ratio and leave it.
+ *
+ * Between two runs, nothing pairs: the Hodges-Lehmann shift of one sample of
+ * log times against another, and its interval at 1 - alpha by inverting the
+ * two-sided Mann-Whitney U test (Lehmann 1975; Bauer 1972).
  *
  * Of the m x n pairwise differences b_j - a_i, sorted, the estimate is
  * their median and the interval [d_(k), d_(mn+1-k)], k the least with
@@ -38,6 +47,17 @@ double mdb_mwu_p(size_t m, size_t n, double u, double tie_term);
  */
 bool mdb_hl_interval(const double *a, size_t m, const double *b, size_t n, double alpha,
 		     double *est, double *lo, double *hi);
+
+/* The t with P(T <= t) = p of Student's t with nu degrees of freedom, p >= 0.5. */
+double mdb_t_quantile(double p, double nu);
+
+/*
+ * The mean of the log ratios d[0, n) into *est and its two-sided 1 - alpha
+ * Student t interval into *lo, *hi (scipy.stats.t); false (lo -INFINITY,
+ * hi INFINITY) with fewer than 2.
+ */
+bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, double *lo,
+			 double *hi);
 
 /*
  * The fewest values a side with which the two-sided exact U test can reach

@@ -593,6 +593,23 @@ class Bench:
 						   if metric in TIME_METRICS else v)
 		return out
 
+	def by_round(self, metric):
+		"""{round: value} of the repetitions (ns for times), or None where
+		one has no round (a dump from before rounds were interleaved, or
+		Google Benchmark's own repetitions)."""
+		key = ("by_round", metric)
+		if key not in self.cache:
+			out = {}
+			for e in self.reps:
+				v, r = e.get(metric), e.get("round")
+				if not isinstance(r, int) or isinstance(r, bool):
+					out = None
+					break
+				if _is_num(v):
+					out[r] = v * TIME_TO_NS[e.get("time_unit", "ns")] if metric in TIME_METRICS else v
+			self.cache[key] = out
+		return self.cache[key]
+
 	def agg_value(self, agg, metric):
 		e = self.aggs.get(agg)
 		v = e.get(metric) if e else None
@@ -870,18 +887,23 @@ def merge_docs(docs, rounds=()):
 	out = copy.deepcopy(docs[0])
 	mb = out["context"]["memdesc_bench"]
 	names, benches, parts = set(), [], []
+	last_round = 0		# an extra-rounds part's rounds follow the parts' before it
 	for i, d in enumerate(docs):
 		m = d["context"]["memdesc_bench"]
 		if m.get("schema_version") != SCHEMA_VERSION:
 			raise DumpError(f"part {i + 1}: schema_version {_what(m.get('schema_version'))}, "
 					f"this script reads {SCHEMA_VERSION}")
-		mine = set()
+		mine, offset = set(), last_round if i in rounds else 0
 		for e in d["benchmarks"]:
 			rn = e.get("run_name", e["name"])
 			if rn in names and i not in rounds:
 				continue
 			mine.add(rn)
+			if offset and isinstance(e.get("round"), int):
+				e = dict(e, round=e["round"] + offset)
 			benches.append(e)
+		last_round = max([last_round] + [e["round"] for e in benches
+						  if isinstance(e.get("round"), int)])
 		names |= mine
 		parts.append({"argv": m.get("argv"), "run_id": m.get("run_id"),
 			      "complete": bool(m.get("complete")), "nr_selected": m.get("nr_selected"),
@@ -905,6 +927,18 @@ def merge_docs(docs, rounds=()):
 		mb["nr_selected"] = len(names)
 	mb["parts"] = parts
 	return out
+
+
+def round_pairs(a, b, metric):
+	"""(values of a, values of b, paired) for comparing Bench b with Bench a
+	of the same run: where both carry rounds, the values of the rounds both
+	ran, in round order (a round's layouts ran interleaved: paired true);
+	else every value of each (paired false)."""
+	ra, rb = a.by_round(metric), b.by_round(metric)
+	if ra is None or rb is None:
+		return a.sample(metric)[0], b.sample(metric)[0], False
+	common = sorted(set(ra) & set(rb))
+	return [ra[r] for r in common], [rb[r] for r in common], True
 
 
 def _union(lists, field):

@@ -512,12 +512,14 @@ def kernel_ram(dump, kernel, ref, mix, ram):
 def per_op_delta(ref, b, alpha, margin=st.DEFAULT_MARGIN):
 	"""{ns_per_op, delta_ns, ci, n, verdict} of b against ref (both Bench);
 	ci None when either side has fewer than 2 rounds; the verdict is the
-	reports' one (st.verdict() on the ratio of the rounds, taken together)."""
+	reports' one (st.verdict() on the ratio of the rounds, paired where the
+	dump gives rounds, as delta_ns and ci then are)."""
 	va, vb = ref.values("real_time"), b.values("real_time")
-	est, ci = st.hodges_lehmann(va, vb, alpha)
+	pa, pb, paired = md.round_pairs(ref, b, "real_time")
+	est, ci = st.paired_shift(pa, pb, alpha) if paired else st.hodges_lehmann(va, vb, alpha)
 	return {"ns_per_op": statistics.median(vb), "delta_ns": est,
 		"ci": list(ci) if ci else None, "n": [len(va), len(vb)],
-		"verdict": st.compare(va, vb, alpha, margin=margin, paired=True).verdict}
+		"verdict": st.compare(pa, pb, alpha, margin=margin, paired=paired).verdict}
 
 
 # -- the projection ------------------------------------------------------------

@@ -195,10 +195,11 @@ class Ratio:
 		self.cmp = None
 
 	def samples(self):
+		"""(reference's values, bench's values, paired) or None."""
 		if self.failed:
 			return None
-		va, vb = self.ref.sample("real_time")[0], self.bench.sample("real_time")[0]
-		return (va, vb) if va and vb else None
+		va, vb, paired = md.round_pairs(self.ref, self.bench, "real_time")
+		return (va, vb, paired) if va and vb else None
 
 	@property
 	def value(self):
@@ -221,13 +222,13 @@ class Ratio:
 
 
 def ratios(pairs, alpha, margin=st.DEFAULT_MARGIN):
-	"""[Ratio] of [(reference Bench, Bench)] of one run: round i of each
-	was taken together (paired)."""
+	"""[Ratio] of [(reference Bench, Bench)] of one run: paired by round
+	where the dump says which round each value is of."""
 	out = [Ratio(r, b) for r, b in pairs]
 	todo = [(x, x.samples()) for x in out]
 	todo = [(x, s) for x, s in todo if s]
-	for (x, _), c in zip(todo, st.compare_all([s for _, s in todo], alpha, margin=margin,
-						  paired=True)):
+	for (x, _), c in zip(todo, st.compare_all([s[:2] for _, s in todo], alpha, margin=margin,
+						  paired=[s[2] for _, s in todo])):
 		x.cmp = c
 	return out
 

@@ -18,6 +18,14 @@ Two samples A and B of one metric (one value per repetition: mdbench's
   repetitions to resample a median.)
 - p: scipy.stats.mannwhitneyu(A, B, alternative='two-sided'), as Google
   Benchmark's tools/compare.py computes its U test: the same p-values.
+- paired (a layout against the reference within one run, its rounds known):
+  a round's layouts ran interleaved (mdbench/native.c), so the machine's
+  phases fall on both sides of the round's ratio; the ratio is the
+  geometric mean of the rounds' ratios b_i / a_i, ci its Student t
+  interval and p the one-sample t test of the log ratios (paired_t(),
+  the same as mdbench/rounds.c's mdb_paired_interval(), on which
+  --rounds=auto stops).  Two rounds give an interval.  Between runs
+  nothing pairs and the U test above holds.
 - verdict: what the data show, in words, decided by verdict() alone (every
   report calls it): 'slower' (or 'higher') / 'faster' ('lower') when the
   interval excludes 1 (p < alpha); 'same within +-X%' when the whole
@@ -60,6 +68,7 @@ _K_CACHE = {}
 # rounds.h's enum mdb_round_est, in its order, and MDB_ROUND_VALUE.
 ROUND_ESTIMATORS = ("min", "median", "trim20", "mean")
 ROUND_VALUE = "trim20"
+PAIRED_NEEDED = 2		# rounds a paired interval needs
 _P_CACHE = {}
 
 
@@ -171,21 +180,23 @@ def compare(a, b, alpha=DEFAULT_ALPHA, exact=False, margin=DEFAULT_MARGIN, words
 	"""Comparison of samples a (A) and b (B), each a list of values; exact:
 	the values are counts, not measurements (a report kernel's bytes), so
 	that one value a side is enough to tell same from different; paired:
-	value i of a and of b come from one round of one run."""
-	return compare_all([(a, b)], alpha, [exact], margin, [words], paired)[0]
+	value i of a and of b come from one round of one run, run interleaved."""
+	return compare_all([(a, b)], alpha, [exact], margin, [words], [paired])[0]
 
 
 def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None, margin=DEFAULT_MARGIN, words=None,
-		paired=False):
+		paired=None):
 	"""[Comparison] of every (a, b) in pairs, each with its verdict();
-	exact and words per pair (words: (below, above), TIME_WORDS by
-	default).  scipy is asked once per order of the values (_ranks): a
-	dump of thousands of benchmarks with 5 repetitions a side has at most
-	252 of them."""
+	exact, words and paired per pair (words: (below, above), TIME_WORDS by
+	default; paired: False by default).  scipy is asked once per order of
+	the values (_ranks): a dump of thousands of benchmarks with 5
+	repetitions a side has at most 252 of them."""
 	out = []
 	for i, (a, b) in enumerate(pairs):
-		c = _estimate(a, b, alpha, exact[i] if exact else False, paired)
-		if c.verdict is None and not c.exact and min(c.n_a, c.n_b) > 1:
+		c = _estimate(a, b, alpha, exact[i] if exact else False, paired[i] if paired else False)
+		if c.verdict is None and not c.exact and c.paired and c.kind == "ratio" and c.n_a > 1:
+			c.p = _paired_p(a, b)
+		elif c.verdict is None and not c.exact and min(c.n_a, c.n_b) > 1:
 			key = _ranks(a, b)
 			p = _P_CACHE.get(key)
 			if p is None:
@@ -219,22 +230,51 @@ def round_value(values, estimator=ROUND_VALUE):
 	return total / len(kept)
 
 
-def paired_t(a, b, alpha=DEFAULT_ALPHA):
-	"""(ratio, (lo, hi)) of b against a, value i of each from one round:
-	the geometric mean of the rounds' ratios b_i / a_i and its 1 - alpha
-	Student t interval (scipy.stats.t), or (ratio, None) with fewer than 2
-	rounds.  Not a verdict: docs/conditions.md ("The round's value") holds
-	it against the U test to see whether pairing the rounds would narrow
-	what the U test gives (on the development VM it did not)."""
+def _t_interval(d, alpha):
+	"""(mean, (lo, hi)) of the values d and their 1 - alpha Student t
+	interval (scipy.stats.t), as mdbench/rounds.c's mdb_paired_interval();
+	(mean, None) with fewer than 2."""
 	from scipy.stats import t
-	if len(a) != len(b) or not a:
-		raise ValueError(f"paired_t: {len(a)} and {len(b)} rounds")
-	d = [math.log(y / x) for x, y in zip(a, b)]
 	m = statistics.fmean(d)
 	if len(d) < 2:
-		return math.exp(m), None
+		return m, None
 	h = t.ppf(1 - alpha / 2, len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
-	return math.exp(m), (math.exp(m - h), math.exp(m + h))
+	return m, (m - h, m + h)
+
+
+def _check_pairs(a, b, what):
+	if len(a) != len(b) or not a:
+		raise ValueError(f"{what}: {len(a)} and {len(b)} rounds")
+
+
+def paired_t(a, b, alpha=DEFAULT_ALPHA):
+	"""(ratio, (lo, hi)) of b against a, value i of each from one round of
+	one run (its layouts interleaved): the geometric mean of the rounds'
+	ratios b_i / a_i and its 1 - alpha Student t interval, or (ratio,
+	None) with fewer than 2 rounds.  The statistic of a run's rows
+	(mdbench/rounds.h) and of --rounds=auto's stopping."""
+	_check_pairs(a, b, "paired_t")
+	m, ci = _t_interval([math.log(y / x) for x, y in zip(a, b)], alpha)
+	return math.exp(m), (math.exp(ci[0]), math.exp(ci[1])) if ci else None
+
+
+def paired_shift(a, b, alpha=DEFAULT_ALPHA):
+	"""(shift, (lo, hi)): the mean of the rounds' differences b_i - a_i and
+	its 1 - alpha Student t interval, as paired_t() in the values' own unit
+	(the projection's ns per op)."""
+	_check_pairs(a, b, "paired_shift")
+	return _t_interval([y - x for x, y in zip(a, b)], alpha)
+
+
+def _paired_p(a, b):
+	"""The two-sided p of the t test that the rounds' log ratios average 0
+	(scipy.stats.ttest_1samp): below alpha exactly when paired_t()'s
+	interval excludes 1; 0 or 1 where the ratios do not vary."""
+	from scipy.stats import ttest_1samp
+	d = [math.log(y / x) for x, y in zip(a, b)]
+	if min(d) == max(d):
+		return 1.0 if d[0] == 0 else 0.0
+	return float(ttest_1samp(d, 0).pvalue)
 
 
 def rounds_needed(alpha):
@@ -268,7 +308,9 @@ def verdict(c, alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, words=TIME_WORDS):
 	if c.kind == "ratio" and c.ci and 1 / (1 + margin) <= c.ci[0] and c.ci[1] <= 1 + margin:
 		return margin_text(margin)
 	seen = direction(c, words)
-	if not reachable(c.n_a, c.n_b, alpha):
+	if c.paired and c.kind == "ratio" and c.of < PAIRED_NEEDED:
+		return f"too few rounds ({PAIRED_NEEDED} needed): {seen}"
+	if not c.paired and not reachable(c.n_a, c.n_b, alpha):
 		return f"too few rounds ({rounds_needed(alpha)} needed): {seen}"
 	return f"undecided: {seen}"
 
@@ -276,11 +318,13 @@ def verdict(c, alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, words=TIME_WORDS):
 def rule_text(alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN):
 	"""The verdicts' rule in one sentence, for every report that gives them."""
 	level = f"{100 * (1 - alpha):g}%"
-	return (f"faster/slower: the {level} interval excludes 1 (U test p < {alpha:g}); "
-		f"{margin_text(margin)}: the whole interval inside "
+	return (f"faster/slower: the {level} interval excludes 1 (within a run: Student t on the "
+		f"rounds' paired log ratios, a round's layouts interleaved; between runs: U test; "
+		f"p < {alpha:g}); {margin_text(margin)}: the whole interval inside "
 		f"[{1 / (1 + margin):.3f}, {1 + margin:.3f}] (--margin); "
 		f"undecided: neither, with the direction the values took; "
-		f"too few rounds: a U test at {alpha:g} needs {rounds_needed(alpha)} a side")
+		f"too few rounds: paired, {PAIRED_NEEDED}; a U test at {alpha:g} needs "
+		f"{rounds_needed(alpha)} a side")
 
 
 def tally_text(verdicts):
@@ -346,7 +390,9 @@ def _estimate(a, b, alpha, exact, paired):
 		else:
 			c.diff = b[0] - a[0]
 		return c
-	if positive:
+	if positive and c.paired:
+		c.ratio, c.ci = paired_t(a, b, alpha)
+	elif positive:
 		la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
 		est, ci = hodges_lehmann(la, lb, alpha)
 		c.ratio = math.exp(est)

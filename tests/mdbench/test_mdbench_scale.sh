@@ -159,8 +159,8 @@ check(("Library was built as DEBUG" in err) == (err.count("mdbench: note: the wa
 d = load("auto/mdbench.json")
 ra = d["context"]["memdesc_bench"]["rounds_auto"]
 check(ra["confidence"] == 0.99 and ra["margin"] == 0.05 and ra["min_rounds"] == 5 and
-      ra["max_rounds"] == 30 and ra["time_budget"] == 1 and "Mann-Whitney" in ra["statistic"] and
-      ra["seed"] == d["context"]["memdesc_bench"]["seed"], f"rounds_auto's rule {ra}")
+      ra["max_rounds"] == 30 and ra["time_budget"] == 1 and "Student t" in ra["statistic"] and
+      "interleaving" in ra["order"] and "seed" not in ra, f"rounds_auto's rule {ra}")
 check(len(ra["groups"]) == 1 and ra["groups"][0]["group"] == "lookup/seq/mix:desktop/ram:32MiB", f"groups {ra['groups']}")
 g = ra["groups"][0]
 check(d["context"]["memdesc_bench"]["known_extra"] is None, "no known difference in a default build")
@@ -173,6 +173,22 @@ for e in d["benchmarks"]:
 ref = "lookup/seq/page64/mix:desktop/ram:32MiB"
 check(len(counts) == 2 and counts.get(ref) == g["rounds"] and 1 <= min(counts.values()) <= g["rounds"],
       f"rounds per layout {counts}, group {g['rounds']}")
+# each entry says its round of the run (the first, then the rounds after the
+# headline size's first five, none here): the reference's rise from 1, the
+# other layout's are among them
+rounds = {}
+for e in d["benchmarks"]:
+	if e["run_type"] == "iteration":
+		rounds.setdefault(e["run_name"], []).append(e.get("round"))
+r_ref = rounds.get(ref, [])
+check(len(r_ref) == g["rounds"] and r_ref[0] == 1 and all(r > 5 for r in r_ref[1:]) and
+      r_ref == sorted(set(r_ref)) and all(set(r) <= set(r_ref) for r in rounds.values()),
+      f"rounds of the entries {rounds}")
+# the two-round run: every timed entry of round 1 or 2, a report kernel's of round 1
+d2 = load("two/mdbench.json")
+check(all(e.get("round") == (1 if e["run_name"].startswith("footprint/") else e.get("round")) and
+          e.get("round") in (1, 2) for e in d2["benchmarks"] if e["run_type"] == "iteration"),
+      "two rounds: each entry's round")
 
 for b in bad:
 	print("FAIL:", b)

@@ -9,7 +9,11 @@
  * test_rounds_scipy.py to hold against mdb_stats.hodges_lehmann().  With
  * "round": one sample a line, "n v_1 .. v_n", and one line out, every
  * estimator of a round's value in rounds.h's order (%.17g), for
- * test_round_value.py to hold against mdb_stats.round_value().
+ * test_round_value.py to hold against mdb_stats.round_value().  With
+ * "paired": one pair of rounds a line, "n a_1 .. a_n b_1 .. b_n", and one
+ * line out, mdb_paired_interval() of the log ratios b_i / a_i, "est lo hi"
+ * or "est none", for test_rounds_scipy.py to hold against
+ * mdb_stats.paired_t().
  */
 #include <math.h>
 #include <string.h>
@@ -33,6 +37,31 @@ static int from_stdin(void)
 			if (scanf("%lf", &b[i]) != 1)
 				return 2;
 		if (mdb_hl_interval(a, m, b, n, 0.01, &est, &lo, &hi))
+			printf("%.17g %.17g %.17g\n", est, lo, hi);
+		else
+			printf("%.17g none\n", est);
+	}
+	return fflush(stdout) != 0;
+}
+
+static int paired_from_stdin(void)
+{
+	static double a[MDB_HL_MAX], d[MDB_HL_MAX];
+	double est, lo, hi, b;
+	size_t n, i;
+
+	while (scanf("%zu", &n) == 1) {
+		if (n > MDB_HL_MAX)
+			return 2;
+		for (i = 0; i < n; i++)
+			if (scanf("%lf", &a[i]) != 1)
+				return 2;
+		for (i = 0; i < n; i++) {
+			if (scanf("%lf", &b) != 1)
+				return 2;
+			d[i] = log(b / a[i]);
+		}
+		if (mdb_paired_interval(d, n, 0.01, &est, &lo, &hi))
 			printf("%.17g %.17g %.17g\n", est, lo, hi);
 		else
 			printf("%.17g none\n", est);
@@ -67,8 +96,16 @@ int main(int argc, char **argv)
 	double a5[] = { 0, 1, 2, 3, 4 }, b5[] = { 10, 11, 12, 13, 14 }, b4[] = { 10, 11, 12, 13 };
 	double est, lo, hi;
 
+	if (argc > 1 && !strcmp(argv[1], "paired"))
+		return paired_from_stdin();
 	if (argc > 1)
 		return strcmp(argv[1], "round") ? from_stdin() : round_from_stdin();
+	/* Student's t: t(0.995, 1) = 63.657, t(0.995, 4) = 4.604, t(0.975, 30) = 2.042. */
+	CHECK(fabs(mdb_t_quantile(0.995, 1) - 63.65674116) < 1e-6 &&
+	      fabs(mdb_t_quantile(0.995, 4) - 4.604094871) < 1e-8 &&
+	      fabs(mdb_t_quantile(0.975, 30) - 2.042272456) < 1e-8,
+	      "t quantiles %.10g %.10g %.10g", mdb_t_quantile(0.995, 1), mdb_t_quantile(0.995, 4),
+	      mdb_t_quantile(0.975, 30));
 	CHECK(mdb_round_estimate(MDB_EST_MIN, reps, 10) == 60 &&
 	      mdb_round_estimate(MDB_EST_MEDIAN, reps, 10) == 62 &&
 	      mdb_round_estimate(MDB_EST_TRIM20, reps, 10) == 373.0 / 6 &&

@@ -1,10 +1,13 @@
-"""mdbench's interval for --rounds=auto (test_rounds -, mdbench/rounds.c)
-against the reports' (scripts/lib/mdb_stats.hodges_lehmann(), scipy's
-Mann-Whitney test) on the same seeded samples: both sides of scipy's
-exact/asymptotic switch (8 a side), ties, sizes that cannot reach 1%.
+"""mdbench's intervals (test_rounds, mdbench/rounds.c) against the reports'
+on the same seeded samples: the paired one --rounds=auto stops on
+(test_rounds paired, mdb_stats.paired_t(): Student t) from 2 to 30 rounds,
+and the unpaired one between runs (test_rounds -, mdb_stats.hodges_lehmann(),
+scipy's Mann-Whitney test): both sides of scipy's exact/asymptotic switch
+(8 a side), ties, sizes that cannot reach 1%.
 
 usage: test_rounds_scipy.py TEST_ROUNDS SCRIPTS_LIB"""
 
+import math
 import random
 import subprocess
 import sys
@@ -39,5 +42,30 @@ for (a, b), line in zip(cases, lines):
 if not 0 < decided < len(cases):
 	print(f"{decided} of {len(cases)} intervals exclude 0: the cases test too little")
 	bad += 1
+# The paired interval: log ratios' Student t, from 2 rounds (t(0.995, 1) = 63.7) to 30.
+pcases = []
+for n in (1, 2, 3, 5, 8, 13, 30):
+	for shift in (0.0, 0.03, 0.3):
+		a = [rng.lognormvariate(0, 0.2) for _ in range(n)]
+		pcases.append((a, [x * rng.lognormvariate(shift, 0.05) for x in a]))
+text = "".join(f"{len(a)} " + " ".join(repr(v) for v in a + b) + "\n" for a, b in pcases)
+out = subprocess.run([sys.argv[1], "paired"], input=text, capture_output=True, text=True, check=True)
+lines = out.stdout.splitlines()
+assert len(lines) == len(pcases), f"{len(lines)} lines for {len(pcases)} paired cases"
+pdecided = 0
+for (a, b), line in zip(pcases, lines):
+	ratio, ci = mdb_stats.paired_t(a, b, mdb_stats.DEFAULT_ALPHA)
+	got = line.split()
+	have = [math.exp(float(got[0]))] + ([] if got[1] == "none" else
+					     [math.exp(float(x)) for x in got[1:]])
+	want = [ratio] + (list(ci) if ci else [])
+	if len(want) != len(have) or any(abs(x / y - 1) > 1e-9 for x, y in zip(want, have)):
+		print(f"paired n {len(a)}: mdbench {line}, mdb_stats {ratio} {ci}")
+		bad += 1
+	pdecided += ci is not None and (ci[0] > 1 or ci[1] < 1)
+if not 0 < pdecided < len(pcases):
+	print(f"{pdecided} of {len(pcases)} paired intervals exclude 1: the cases test too little")
+	bad += 1
+cases += pcases
 print(f"test_rounds_scipy: {len(cases) - bad} of {len(cases)} agree")
 sys.exit(1 if bad else 0)

@@ -137,6 +137,27 @@ class Merge(Scratch):
 				 [(False, 80), (False, 0), (True, 9)])
 		self.assertEqual(mb["parts"][2]["run_id"], "20251203T070000Z-4e5f6a7b")
 
+	def test_extra_rounds_follow_the_rounds_before(self):
+		"""Rounds of an extra-rounds part are numbered after the parts'
+		before it, so that pairing by round never pairs rounds of two runs;
+		a part with new names keeps its own."""
+		import mdb_dump as md
+		one = load(fixture("one", "mdbench.json"))
+		extra = load(fixture("one-again", "mdbench.json"))
+		for doc, first in ((one, 1), (extra, 1)):
+			seen = {}
+			for e in doc["benchmarks"]:
+				if e.get("run_type") == "iteration":
+					seen[e["run_name"]] = seen.get(e["run_name"], first - 1) + 1
+					e["round"] = seen[e["run_name"]]
+		doc = md.merge_docs([one, extra], rounds=[1])
+		ref = [e["round"] for e in doc["benchmarks"] if e.get("run_type") == "iteration" and
+		       e["run_name"] == "lookup/seq/page64/mix:desktop/ram:1GiB"]
+		self.assertEqual(ref, list(range(1, 11)))
+		self.assertEqual([e["round"] for e in extra["benchmarks"] if e.get("run_type") == "iteration"
+				  and e["run_name"] == "lookup/seq/page64/mix:desktop/ram:1GiB"],
+				 list(range(1, 6)), "the parts given are left as they were")
+
 	def test_refuses_another_schema(self):
 		import mdb_dump as md
 		old = load(fixture("bad", "schema1.json"))
@@ -212,9 +233,14 @@ class Statistics(Scratch):
 		# the margin is the caller's: the same rounds are undecided at 1%
 		c = st.compare(base, [x * 1.02 for x in base[:5]] + base[5:], margin=0.01, paired=True)
 		self.assertTrue(c.verdict.startswith("undecided: slower in 5 of 8 rounds"), c.verdict)
-		# 4 rounds a side cannot reach p < 0.01 (least p 2/70): said so, never read as equal
-		c = st.compare(base[:4], [x * 2 for x in base[:4]], paired=True)
-		self.assertEqual(c.verdict, "too few rounds (5 needed): slower in 4 of 4 rounds")
+		# paired, one round gives no interval; two do
+		c = st.compare(base[:1], [x * 2 for x in base[:1]], paired=True)
+		self.assertEqual(c.verdict, "too few rounds (2 needed): slower in 1 of 1 rounds")
+		self.assertEqual(st.compare(base[:2], [2.02, 1.98], paired=True).verdict, "slower")
+		# between runs (unpaired), 4 a side cannot reach p < 0.01 (least p 2/70): said so,
+		# never read as equal
+		c = st.compare(base[:4], [x * 2 for x in base[:4]])
+		self.assertEqual(c.verdict, "too few rounds (5 needed): slower in 16 of 16 pairs")
 		self.assertEqual((st.rounds_needed(0.01), st.rounds_needed(0.05), st.rounds_needed(0.1)),
 				 (5, 4, 4))	# least p: 2/252, 2/70, 2/20
 		self.assertEqual(c.verdict, st.verdict(c))	# one rule, callable again
@@ -352,7 +378,8 @@ class Digest(Scratch):
 		self.assertEqual(header, ["", "page32", "memdesc8"])
 		self.assertNotIn("alloc/order0-zero", [r[0] for r in rows])
 		self.assertIn("lookup/seq", [r[0] for r in rows])
-		self.assertEqual(open_, ["alloc/order0-zero page32: undecided: slower in 5 of 5 rounds"])
+		# the fixture's entries carry no round: its rows compare as two samples
+		self.assertEqual(open_, ["alloc/order0-zero page32: undecided: slower in 24 of 25 pairs"])
 
 	def test_footprint_of_the_runs_cache_option(self):
 		# Every footprint entry again under another --desc-cache option.
