@@ -70,26 +70,34 @@ static unsigned long long memmap_bytes(const struct mdb_instance *in)
 }
 
 /*
- * A free slot for a build of bytes, the least recently used kept memmaps
- * given up until it fits the limit beside those left (alone, it is built
- * whatever the limit: check_memory() let the run start with it).
+ * A free slot for a build of in's memmap, the least recently used kept
+ * memmaps given up until it fits the limit beside those left (alone, it is
+ * built whatever the limit: check_memory() let the run start with it).  An
+ * HVO memmap is kept alone: it maps page by page and takes what
+ * vm.max_map_count leaves at its build (hvo_map_init()), so a second beside
+ * it would leave the process no mapping to allocate with.
  */
-static struct kept_memmap *memmap_room(unsigned long long bytes)
+static struct kept_memmap *memmap_room(const struct mdb_instance *in)
 {
+	unsigned long long bytes = memmap_bytes(in);
+
 	for (;;) {
 		struct kept_memmap *k, *lru = NULL, *slot = NULL;
 		unsigned long long held = 0;
+		bool alone = in->cond.opts.hvo == HVO_ON;
 
 		for (k = kept; k < kept + MEMMAPS_KEPT; k++) {
 			if (!k->mm) {
 				slot = slot ? slot : k;
 				continue;
 			}
+			if (k->cond.opts.hvo == HVO_ON)
+				alone = true;
 			held += k->bytes;
 			if (!lru || k->used < lru->used)
 				lru = k;
 		}
-		if (!lru || (slot && held + bytes <= kept_limit))
+		if (!lru || (slot && !alone && held + bytes <= kept_limit))
 			return slot;
 		kept_drop(lru);
 	}
@@ -122,7 +130,7 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 			return k->mm;
 		}
 	}
-	k = memmap_room(memmap_bytes(in));
+	k = memmap_room(in);
 	k->mm = build(the_run, in, err);
 	if (!k->mm)
 		return NULL;
@@ -163,7 +171,7 @@ static int instance_memmap(const struct mdb_instance *in, struct bench_env *env,
 		return 0;
 	}
 	if ((in->kernel->flags & MDB_K_MUTATES) || !cached) {
-		memmap_room(memmap_bytes(in));
+		memmap_room(in);
 		env->mm = *fresh = build(the_run, in, err);
 	} else {
 		env->mm = cached_memmap(in, err);
@@ -589,28 +597,46 @@ static void round_begin(unsigned int round, size_t n)
 }
 
 /*
- * Registers the round's next group (its instances in plan order, their
- * repetitions interleaved where every memmap they use fits the memory limit
- * at once, else one instance after another); how many.
+ * Whether the memmaps the instances idx[0, n) use can be kept at once, so
+ * that their runs may interleave: within the memory limit together, and
+ * none with HVO on beside another (memmap_room() keeps those alone).
+ */
+static bool memmaps_fit(const struct mdb_run *run, const size_t *idx, size_t n)
+{
+	unsigned long long bytes = 0;
+	size_t i, j, nr = 0, hvo = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct mdb_instance *in = &run->inst[idx[i]];
+
+		if (!needs_memmap(in))
+			continue;
+		for (j = 0; j < i && !mdb_cond_equal(&run->inst[idx[j]].cond, &in->cond); j++)
+			;
+		if (j < i)
+			continue;
+		bytes += memmap_bytes(in);
+		nr++;
+		hvo += in->cond.opts.hvo == HVO_ON;
+	}
+	return bytes <= kept_limit && (!hvo || nr == 1);
+}
+
+/*
+ * Registers the round's next group, its instances in plan order, their
+ * repetitions interleaved where memmaps_fit(), else one instance after
+ * another; how many.
  */
 static unsigned long register_batch(const struct mdb_run *run)
 {
-	size_t start = pass.pos, i, j;
-	unsigned long long bytes = 0;
+	size_t start = pass.pos, i;
 
 	while (pass.pos < pass.nr &&
 	       run->inst[pass.idx[pass.pos]].group == run->inst[pass.idx[start]].group)
 		pass.pos++;
-	for (i = start; i < pass.pos; i++) {
-		const struct mdb_instance *in = &run->inst[pass.idx[i]];
-
-		for (j = start; j < i && !mdb_cond_equal(&run->inst[pass.idx[j]].cond, &in->cond); j++)
-			;
-		if (j == i && needs_memmap(in))
-			bytes += memmap_bytes(in);
-		register_instance(run, in);
-	}
-	mdb_set_interleave(bytes <= kept_limit);
+	for (i = start; i < pass.pos; i++)
+		register_instance(run, &run->inst[pass.idx[i]]);
+	mdb_set_interleave(memmaps_fit(run, pass.idx + start, pass.pos - start));
 	return pass.pos - start;
 }
 
