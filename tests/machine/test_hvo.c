@@ -142,6 +142,9 @@ static void check_measured(const struct layout_ops *ops, struct memmap *mm,
 	      want->optimised);
 }
 
+/* Mappings a build makes beside its HVO remapping: the memmap's own, its allocations. */
+#define BUILD_MAPPINGS	64
+
 static void check_all_hugetlb(const struct layout_ops *ops, enum hvo_mode hvo)
 {
 	static const struct mix_entry e[] = {
@@ -152,6 +155,7 @@ static void check_all_hugetlb(const struct layout_ops *ops, enum hvo_mode hvo)
 	struct footprint fp;
 	struct memmap *mm;
 	struct mix mix;
+	unsigned long maps;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(all_hugetlb) / sizeof(all_hugetlb[0]); i++)
@@ -162,7 +166,18 @@ static void check_all_hugetlb(const struct layout_ops *ops, enum hvo_mode hvo)
 	      ops->hvo.scheme);
 	if (i == sizeof(all_hugetlb) / sizeof(all_hugetlb[0]))
 		return;
+	maps = hvo_map_count();
 	build(ops, &mm, &mix, ALL_NR_PFNS, e, 2, hvo);
+	/*
+	 * The mappings the build made, within what the budget counts for its
+	 * remapping (BUILD_MAPPINGS for the memmap's own and the allocations
+	 * beside it): each folio remapped in turn splits the own mapping after
+	 * it, n + 1 mappings for n pages, which counted as n let a 32 GiB
+	 * database-256g memmap pass vm.max_map_count unseen.
+	 */
+	CHECK(hvo_map_count() - maps <= mm->hvo.nr_mappings + BUILD_MAPPINGS,
+	      "%s: the build made %lu mappings, %lu counted for HVO", ops->name,
+	      hvo_map_count() - maps, mm->hvo.nr_mappings);
 	ops->footprint(mm, &fp);
 	CHECK(!ops->footprint_hvo(mm, &h), "%s: footprint_hvo", ops->name);
 	CHECK(h.folios == 1026 && h.vmemmap_bytes == ALL_NR_PFNS * ops->page_size &&
@@ -268,6 +283,7 @@ static void check_remap(const struct layout_ops *ops, struct memmap *mm)
 	unsigned long pfn, nr, freed;
 	unsigned int order, seen = 0;
 	struct page_info *before, pi;
+	unsigned long maps0, counted0;
 	size_t h0, h1;
 
 	memset(prev, -1, sizeof(prev));
@@ -294,7 +310,13 @@ static void check_remap(const struct layout_ops *ops, struct memmap *mm)
 		check_snapshot(ops, mm, pfn, nr, before, "once restored");
 		CHECK(!ops->hvo_restore(mm, pfn, &err) && held(mm) == h1,
 		      "%s: restoring twice changed something", ops->name);
+		maps0 = hvo_map_count();
+		counted0 = mm->hvo.nr_mappings;
 		CHECK(!ops->hvo_optimise(mm, pfn + 1, &err), "%s: optimise: %s", ops->name, err.msg);
+		/* The budget never counts fewer mappings than the remapping makes. */
+		CHECK(hvo_map_count() - maps0 <= mm->hvo.nr_mappings - counted0,
+		      "%s: optimising the folio at %lu: %lu more mappings, %lu more counted", ops->name,
+		      pfn, hvo_map_count() - maps0, mm->hvo.nr_mappings - counted0);
 		CHECK(hvo_folio_optimised(&mm->hvo, pfn) && held(mm) == h0,
 		      "%s: optimised again: %zu bytes held, %zu before", ops->name, held(mm), h0);
 		check_snapshot(ops, mm, pfn, nr, before, "optimised again");
