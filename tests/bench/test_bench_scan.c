@@ -17,38 +17,11 @@
 
 #include "cursor.h"
 #include "kernel.h"
+#include "layout_run.h"
 #include "shim.h"
 #include "test_common.h"
 
-#define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)	/* 64 MiB */
 #define OPS		4096
-
-static const struct layout_ops *const ops = &LAYOUT_SYM(ops);
-
-struct run {
-	const struct mdb_kernel *k;
-	struct bench_env env;
-};
-
-static void run_kernel(struct mdb_state *st, void *arg)
-{
-	struct run *r = arg;
-
-	r->k->run(st, &r->env);
-}
-
-static struct memmap *build(const struct mix *mix)
-{
-	struct memmap_opts o = { .seed = 1 };
-	struct memmap *mm;
-	struct mdb_err err;
-
-	if (ops->memmap_create(&mm, NR_PFNS, mix, &o, &err)) {
-		fprintf(stderr, "%s: %s\n", ops->name, err.msg);
-		exit(1);
-	}
-	return mm;
-}
 
 static void run_fixed(const char *name, struct memmap *mm, const struct mix *mix)
 {
@@ -139,13 +112,9 @@ static void test_cursor(void)
 
 int main(void)
 {
-	struct mdb_err err;
 	struct mix mix;
 
-	if (mix_resolve("desktop", &mix, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 1;
-	}
+	resolve_mix("desktop", &mix);
 	test_lru(&mix);
 	test_cursor();
 	return test_done("test_bench_scan");

@@ -23,18 +23,11 @@
 
 #include "false_sharing.h"
 #include "kernel.h"
+#include "layout_run.h"
 #include "shim.h"
 #include "test_common.h"
 
-#define NR_PFNS		(64UL << 20 >> MDB_PAGE_SHIFT)	/* 64 MiB */
 #define OPS		2048
-
-static const struct layout_ops *const ops = &LAYOUT_SYM(ops);
-
-struct run {
-	const struct mdb_kernel *k;
-	struct bench_env env;
-};
 
 static int run_setup(void *arg, struct mdb_err *err)
 {
@@ -49,26 +42,6 @@ static void run_teardown(void *arg)
 
 	if (r->k->teardown)
 		r->k->teardown(&r->env);
-}
-
-static void run_kernel(struct mdb_state *st, void *arg)
-{
-	struct run *r = arg;
-
-	r->k->run(st, &r->env);
-}
-
-static struct memmap *build(const struct mix *mix)
-{
-	struct memmap_opts o = { .seed = 1 };
-	struct memmap *mm;
-	struct mdb_err err;
-
-	if (ops->memmap_create(&mm, NR_PFNS, mix, &o, &err)) {
-		fprintf(stderr, "%s: %s\n", ops->name, err.msg);
-		exit(1);
-	}
-	return mm;
 }
 
 /* k on threads threads for OPS ops each; its items, 0 if it failed. */
@@ -354,13 +327,9 @@ static void test_false_sharing(const struct mix *mix)
 
 int main(void)
 {
-	struct mdb_err err;
 	struct mix mix;
 
-	if (mix_resolve("desktop", &mix, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
-		return 1;
-	}
+	resolve_mix("desktop", &mix);
 	test_shared_memmap(&mix);
 	test_remote_free(&mix);
 	test_deferred_init(&mix);
