@@ -11,7 +11,8 @@ U test at alpha): the narrower the A/A interval, the smaller a change the
 run can show.  A dump without round_rep (--round-reps=1: one run a round)
 gives one row, "one run", its rounds as they are.  One more row, PAIRED,
 takes the reports' round value (mdb_stats.ROUND_VALUE) and pairs the
-twin's round i with the reference's (mdb_stats.paired_t): whether rounds
+twin's round with the reference's of the same round (mdb_stats.paired_t,
+the verdicts' statistic since the rounds are interleaved): whether rounds
 taken together would narrow the interval where drift between rounds moves
 both sides alike.
 
@@ -47,6 +48,21 @@ def round_values(bench, estimator):
 	return out
 
 
+def paired_rounds(ref, twin, a, b):
+	"""a and b (the reference's and the twin's round values, in entry order)
+	cut to the rounds both ran: by the entries' round where they carry one,
+	else round i of each where both ran every round; (None, None) else."""
+	if not a or not b:
+		return None, None
+	ra = [e.get("round") for e in ref.reps]
+	rb = [e.get("round") for e in twin.reps]
+	if all(isinstance(r, int) for r in ra + rb):
+		va, vb = dict(zip(ra, a)), dict(zip(rb, b))
+		common = sorted(set(va) & set(vb))
+		return [va[r] for r in common], [vb[r] for r in common]
+	return (a, b) if len(a) == len(b) else (None, None)
+
+
 def aa_widths(dump, estimators, alpha=st.DEFAULT_ALPHA, pattern=None):
 	"""{estimator: {reference name: (lo, hi) or None}}: the A/A interval of
 	each twin pair (matching pattern) under each estimator."""
@@ -57,7 +73,8 @@ def aa_widths(dump, estimators, alpha=st.DEFAULT_ALPHA, pattern=None):
 		for e in estimators:
 			a, b = round_values(ref, e), round_values(twin, e)
 			if e == PAIRED:
-				if a and b and len(a) == len(b):
+				a, b = paired_rounds(ref, twin, a, b)
+				if a and b:
 					out[e][name] = st.paired_t(a, b, alpha)[1]
 			elif a and b:
 				out[e][name] = st.compare(a, b, alpha).ci
