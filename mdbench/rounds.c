@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rounds.c - the paired interval of a run's rows and the Hodges-Lehmann
- * interval of the inverted Mann-Whitney test (see rounds.h), as mdb_stats
- * computes them with scipy, and a round's value from its repetitions.
+ * rounds.c - the paired interval of a run's rows (see rounds.h), as
+ * mdb_stats computes it with scipy, and a round's value from its
+ * repetitions.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,78 +10,11 @@
 
 #include "rounds.h"
 
-/*
- * P(U <= u) of the exact U distribution for sizes m, n (no ties): the counts
- * are the coefficients of the Gaussian binomial [m + n choose m]_q, built as
- * the product over i = 1..m of (1 - q^(n+i)) / (1 - q^i), m the smaller
- * side (scipy asks it only of a side of at most 8: the counts stay near
- * exact in doubles).
- */
-static double exact_cdf(size_t m, size_t n, size_t u)
-{
-	size_t top = m * n, i, j;
-	double *c, total = 0, below = 0;
-
-	if (m > n) {
-		size_t t = m;
-
-		m = n;
-		n = t;
-	}
-	c = calloc(top + 1, sizeof(*c));
-	if (!c)
-		abort();
-	c[0] = 1;
-	for (i = 1; i <= m; i++) {
-		for (j = top; j >= n + i; j--)		/* times (1 - q^(n+i)) */
-			c[j] -= c[j - n - i];
-		for (j = i; j <= top; j++)		/* over (1 - q^i): a running sum, stride i */
-			c[j] += c[j - i];
-	}
-	for (j = 0; j <= top; j++) {
-		total += c[j];
-		if (j <= u)
-			below += c[j];
-	}
-	free(c);
-	return below / total;
-}
-
-double mdb_mwu_p(size_t m, size_t n, double u, double tie_term)
-{
-	double mn = (double)m * (double)n, big = mn - u, N = (double)(m + n), s, p;
-
-	if (u > mn / 2)
-		u = mn - u, big = mn - u;
-	if ((m <= 8 || n <= 8) && tie_term == 0) {
-		p = 2 * exact_cdf(m, n, (size_t)u);
-	} else {
-		s = sqrt(mn / 12 * ((N + 1) - tie_term / (N * (N - 1))));
-		p = s > 0 ? erfc((big - mn / 2 - 0.5) / s / sqrt(2)) : 1;
-	}
-	return p < 1 ? p : 1;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Sum of t^3 - t over the runs of equal values in sorted v[0, n). */
-static double tie_term(const double *v, size_t n)
-{
-	double sum = 0;
-	size_t i = 0, j;
-
-	while (i < n) {
-		for (j = i + 1; j < n && v[j] == v[i]; j++)
-			;
-		sum += pow((double)(j - i), 3) - (double)(j - i);
-		i = j;
-	}
-	return sum;
 }
 
 static double *sorted_copy(const double *v, size_t n)
@@ -93,47 +26,6 @@ static double *sorted_copy(const double *v, size_t n)
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
 	return s;
-}
-
-bool mdb_hl_interval(const double *a, size_t m, const double *b, size_t n, double alpha,
-		     double *est, double *lo, double *hi)
-{
-	size_t nd = m * n, i, j, k;
-	double *d, *sa, *sb, ties;
-
-	*lo = -INFINITY;
-	*hi = INFINITY;
-	*est = NAN;
-	if (!m || !n || m > MDB_HL_MAX || n > MDB_HL_MAX)
-		return false;
-	d = malloc(nd * sizeof(*d));
-	if (!d)
-		abort();
-	for (i = 0; i < m; i++)
-		for (j = 0; j < n; j++)
-			d[i * n + j] = b[j] - a[i];
-	qsort(d, nd, sizeof(*d), cmp_double);
-	*est = nd % 2 ? d[nd / 2] : (d[nd / 2 - 1] + d[nd / 2]) / 2;
-	/*
-	 * Between distinct differences no value of a meets one of the shifted
-	 * b: the ties the test sees are those within each side.
-	 */
-	sa = sorted_copy(a, m);
-	sb = sorted_copy(b, n);
-	ties = tie_term(sa, m) + tie_term(sb, n);
-	free(sa);
-	free(sb);
-	if (m < 2 || n < 2 || mdb_mwu_p(m, n, 0, ties) >= alpha) {
-		free(d);
-		return false;
-	}
-	/* p(k) rises with k up to the middle: the least k kept, past the first k = 1. */
-	for (k = 1; k < nd / 2 && mdb_mwu_p(m, n, (double)k, ties) < alpha; k++)
-		;
-	*lo = d[k - 1];
-	*hi = d[nd - k];
-	free(d);
-	return true;
 }
 
 /*
@@ -232,23 +124,6 @@ bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, d
 	*lo = mean - h;
 	*hi = mean + h;
 	return true;
-}
-
-unsigned int mdb_rounds_needed(double alpha)
-{
-	unsigned int n = 1;
-
-	/* C(2n, n) by its product, in doubles: n stays small for any sane alpha. */
-	for (;;) {
-		double c = 1;
-		unsigned int i;
-
-		for (i = 1; i <= n; i++)
-			c = c * (n + i) / i;
-		if (2 / c < alpha)
-			return n;
-		n++;
-	}
 }
 
 const char *const mdb_round_est_names[MDB_NR_EST] = {

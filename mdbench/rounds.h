@@ -10,43 +10,15 @@
  * the machine's phases (on the development VM, memory twice as slow for
  * seconds at a time) fall on both sides of a ratio and leave it.
  *
- * Between two runs, nothing pairs: the Hodges-Lehmann shift of one sample of
- * log times against another, and its interval at 1 - alpha by inverting the
- * two-sided Mann-Whitney U test (Lehmann 1975; Bauer 1972).
- *
- * Of the m x n pairwise differences b_j - a_i, sorted, the estimate is
- * their median and the interval [d_(k), d_(mn+1-k)], k the least with
- * p(k) >= alpha, where p(k) is the test's two-sided p-value for a shift with
- * k differences below it.  p is scipy 1.10's mannwhitneyu(method='auto'):
- * the exact distribution of U when a side has at most 8 values and no
- * value is tied, else the normal approximation with continuity and tie
- * correction; so the interval's ends are the ones mdb_stats finds, and it
- * excludes 0 exactly when the U test rejects at alpha.  No interval with
- * fewer than 2 values a side, or when not even a shift past every
- * difference is rejected (fewer than 5 a side at alpha = 0.01).
+ * Between two runs nothing pairs: the reports use the Hodges-Lehmann
+ * interval of the inverted Mann-Whitney U test there (mdb_stats.py), which
+ * mdbench, deciding only within its own run, does not need.
  */
 #ifndef MDB_ROUNDS_H
 #define MDB_ROUNDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Most values a side mdb_hl_interval() takes (its m x n differences stay small). */
-#define MDB_HL_MAX	1000
-
-/*
- * The two-sided p-value of the U test of samples of m and n values whose
- * smaller U is u, ties giving tie_term (sum of t^3 - t over tied groups;
- * 0 with none), as scipy's mannwhitneyu(method='auto').
- */
-double mdb_mwu_p(size_t m, size_t n, double u, double tie_term);
-
-/*
- * The shift of b[0, n) against a[0, m) into *est, its interval at 1 - alpha
- * into *lo, *hi; false (lo -INFINITY, hi INFINITY) when there is none.
- */
-bool mdb_hl_interval(const double *a, size_t m, const double *b, size_t n, double alpha,
-		     double *est, double *lo, double *hi);
 
 /* The t with P(T <= t) = p of Student's t with nu degrees of freedom, p >= 0.5. */
 double mdb_t_quantile(double p, double nu);
@@ -58,12 +30,6 @@ double mdb_t_quantile(double p, double nu);
  */
 bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, double *lo,
 			 double *hi);
-
-/*
- * The fewest values a side with which the two-sided exact U test can reach
- * p < alpha: its least p is 2 / C(2n, n).  5 at alpha = 0.01.
- */
-unsigned int mdb_rounds_needed(double alpha);
 
 /*
  * A round's value.  One Google Benchmark run per instance and round leaves
