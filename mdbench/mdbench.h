@@ -92,8 +92,8 @@ struct mdb_machine {
 /*
  * --rounds=auto: the groups at the headline size run MDB_AUTO_MIN_ROUNDS
  * rounds (enough for the paired interval, and for a comparison with another
- * run's rounds by the two-sided U test to reach p < 0.01:
- * mdb_rounds_needed()), every other benchmark one; then, round by round,
+ * run's rounds by the reports' two-sided U test to reach p < 0.01),
+ * every other benchmark one; then, round by round,
  * one more round of each group (every layout of one kernel, mix, RAM,
  * threads and conditions) with a row still undecided: a layout whose
  * MDB_AUTO_CONFIDENCE interval of its ratio to the reference layout,

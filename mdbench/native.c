@@ -70,17 +70,15 @@ static unsigned long long memmap_bytes(const struct mdb_instance *in)
 }
 
 /*
- * A free slot for a build of in's memmap, the least recently used kept
+ * A free slot for a build of in's memmap (bytes), the least recently used kept
  * memmaps given up until it fits the limit beside those left (alone, it is
  * built whatever the limit: check_memory() let the run start with it).  An
  * HVO memmap is kept alone: it maps page by page and takes what
  * vm.max_map_count leaves at its build (hvo_map_init()), so a second beside
  * it would leave the process no mapping to allocate with.
  */
-static struct kept_memmap *memmap_room(const struct mdb_instance *in)
+static struct kept_memmap *memmap_room(const struct mdb_instance *in, unsigned long long bytes)
 {
-	unsigned long long bytes = memmap_bytes(in);
-
 	for (;;) {
 		struct kept_memmap *k, *lru = NULL, *slot = NULL;
 		unsigned long long held = 0;
@@ -121,6 +119,7 @@ static struct memmap *build(const struct mdb_run *run, const struct mdb_instance
 
 static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_err *err)
 {
+	unsigned long long bytes;
 	struct kept_memmap *k;
 
 	kept_clock++;
@@ -130,12 +129,13 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 			return k->mm;
 		}
 	}
-	k = memmap_room(in);
+	bytes = memmap_bytes(in);
+	k = memmap_room(in, bytes);
 	k->mm = build(the_run, in, err);
 	if (!k->mm)
 		return NULL;
 	k->cond = in->cond;
-	k->bytes = memmap_bytes(in);
+	k->bytes = bytes;
 	k->used = kept_clock;
 	return k->mm;
 }
@@ -171,7 +171,7 @@ static int instance_memmap(const struct mdb_instance *in, struct bench_env *env,
 		return 0;
 	}
 	if ((in->kernel->flags & MDB_K_MUTATES) || !cached) {
-		memmap_room(in);
+		memmap_room(in, memmap_bytes(in));
 		env->mm = *fresh = build(the_run, in, err);
 	} else {
 		env->mm = cached_memmap(in, err);
