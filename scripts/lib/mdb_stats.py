@@ -194,9 +194,7 @@ def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None, margin=DEFAULT_MARGIN, w
 	out = []
 	for i, (a, b) in enumerate(pairs):
 		c = _estimate(a, b, alpha, exact[i] if exact else False, paired[i] if paired else False)
-		if c.verdict is None and not c.exact and c.paired and c.kind == "ratio" and c.n_a > 1:
-			c.p = _paired_p(a, b)
-		elif c.verdict is None and not c.exact and min(c.n_a, c.n_b) > 1:
+		if c.verdict is None and not c.exact and c.p is None and min(c.n_a, c.n_b) > 1:
 			key = _ranks(a, b)
 			p = _P_CACHE.get(key)
 			if p is None:
@@ -392,6 +390,7 @@ def _estimate(a, b, alpha, exact, paired):
 		return c
 	if positive and c.paired:
 		c.ratio, c.ci = paired_t(a, b, alpha)
+		c.p = _paired_p(a, b) if c.ci else None
 	elif positive:
 		la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
 		est, ci = hodges_lehmann(la, lb, alpha)
