@@ -187,7 +187,8 @@ struct mdb_run {
 	 * The quick profile at its headline size runs the kernels that share
 	 * their group's memmap and the reports, not those that change it (a
 	 * fresh headline-sized memmap for every call: alloc/, migrate/,
-	 * init/), which run at its small size; the full profile runs them all.
+	 * init/), which run at its small size; the full profile runs them all,
+	 * and so does a run beside the live kernel (add_hvo_groups()).
 	 */
 	bool lean_headline;
 	/*

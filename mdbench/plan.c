@@ -299,8 +299,16 @@ static void add_hvo_groups(struct mdb_run *run, const struct mdb_kernel *const *
 			   uint64_t ram, const struct group *base)
 {
 	struct group g = *base;
-	g.lean = run->lean_headline && ram == run->machine.headline_ram;
 	enum hvo_mode m;
+
+	/*
+	 * Not beside the live kernel (--layout=...,kernel): its group at the
+	 * machine's RAM runs every kernel the module has, each beside the
+	 * layouts', whatever size the cache probe made the headline (under
+	 * qemu it came out as the guest's RAM, and the reference's alloc/
+	 * rows were missing from the fidelity table).
+	 */
+	g.lean = run->lean_headline && ram == run->machine.headline_ram && !run->real;
 
 	if (!mix_has_hugetlb(mix, 0)) {
 		add_group(run, k, nr, ops, mix, ram, &g);

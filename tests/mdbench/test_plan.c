@@ -177,6 +177,43 @@ static void test_twin(void)
 	test_run_free(&run);
 }
 
+/*
+ * The quick profile's lean headline: no mutating kernel at the headline
+ * size, but at another, and all of them beside the live kernel (its group
+ * runs every kernel the module has; the layouts' must pair with it).
+ */
+static void test_lean(void)
+{
+	static const char name[] = "test/fresh/page64/mix:plain/ram:64MiB";
+	static const char *const one[] = { "page64", NULL };
+	struct mdb_run run;
+	char real;	/* stands for the module: plan.c asks it nothing without a kpageflags mix */
+
+	test_run_plain(&run, "^test/(fresh|mark)/", one);
+	run.lean_headline = true;
+	run.machine.headline_ram = TEST_RAM;
+	mdb_plan(&run);
+	CHECK(!test_find(&run, name), "test/fresh at the lean headline size");
+	CHECK(test_find(&run, "test/mark/page64/mix:plain/ram:64MiB"), "test/mark at it");
+	test_run_free(&run);
+
+	test_run_plain(&run, "^test/(fresh|mark)/", one);
+	run.lean_headline = true;
+	run.machine.headline_ram = 2 * TEST_RAM;
+	mdb_plan(&run);
+	CHECK(test_find(&run, name), "no test/fresh off the headline size");
+	test_run_free(&run);
+
+	test_run_plain(&run, "^test/(fresh|mark)/", one);
+	run.lean_headline = true;
+	run.machine.headline_ram = TEST_RAM;
+	run.real = (struct mdb_real *)&real;
+	mdb_plan(&run);
+	CHECK(test_find(&run, name), "no test/fresh beside the live kernel at the headline size");
+	run.real = NULL;
+	test_run_free(&run);
+}
+
 /* A threaded kernel: one instance per thread count, named as Google Benchmark names it. */
 static void test_threads(void)
 {
@@ -319,6 +356,7 @@ int main(void)
 	test_folio_sizes();
 	test_hvo();
 	test_twin();
+	test_lean();
 	test_threads();
 	test_filter();
 	test_nothing_matches();
