@@ -701,7 +701,8 @@ static int op_memmap_create(struct memmap **out, unsigned long nr_pfns, const st
 	if (vmemmap_reserve_aligned(&mm->vmap, nr_pfns * sizeof(struct page),
 				    hvo ? MEMMAP_PAGES_4K : opts->pages, LAYOUT_MEMMAP_ALIGN, err) ||
 	    (hvo ? hvo_map_init(&mm->hvo, &mm->vmap, nr_pfns, true, opts->bind, opts->bind_arg, err) :
-		   vmemmap_populate(&mm->vmap, opts->bind, opts->bind_arg, err))) {
+		   (vmemmap_populate(&mm->vmap, opts->bind, opts->bind_arg, err) ||
+		    vmemmap_back(&mm->vmap, mm->vmap.bytes, err)))) {
 		mdb_err_prefix(err, "the memmap");
 		goto fail;
 	}

@@ -444,12 +444,16 @@ static struct desc_slab *carve_slab(struct desc_cache *c)
 {
 	struct desc_extent *x = c->nr_ext ? &c->ext[c->nr_ext - 1] : NULL;
 	struct desc_slab *s;
+	struct mdb_err err;
 
 	if (!x || x->nr_slabs == x->cap) {
 		if (add_extent(c))
 			return NULL;
 		x = &c->ext[c->nr_ext - 1];
 	}
+	/* A pooled extent's pages come as its slabs need them, as faults bring them. */
+	if (vmemmap_back(&x->map, (x->nr_slabs + 1) * c->slab_bytes, &err))
+		return NULL;
 	s = &x->slab[x->nr_slabs];
 	s->base = (char *)x->map.addr + x->nr_slabs * c->slab_bytes;
 	s->id = c->nr_slabs++;

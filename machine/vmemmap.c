@@ -3,7 +3,9 @@
  * vmemmap.c - mappings like the kernel's vmemmap, and what smaps says of
  * them (see vmemmap.h).
  */
+#define _GNU_SOURCE	/* mremap() */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "grow.h"
+#include "rng.h"
 #include "units.h"
 #include "vmemmap.h"
 
@@ -82,6 +86,190 @@ int vmemmap_reserve(struct vmemmap *v, size_t bytes, enum memmap_pages pages, st
 	return vmemmap_reserve_aligned(v, bytes, pages, 0, err);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The pool (vmemmap.h): free 2 MiB pages, each where it was last parked.   */
+
+#define POOL_GROW	64	/* pages mapped at a time, at most */
+
+static struct {
+	pthread_mutex_t lock;
+	bool on;
+	void **free;
+	size_t nr_free, cap;
+	size_t target, mapped, drawn;	/* in pages */
+	uint64_t rng;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Room in the free list for need pages. */
+static bool free_room(size_t need)
+{
+	void **grown = mdb_grow(pool.free, &pool.cap, need, sizeof(*pool.free));
+
+	if (!grown)
+		return false;
+	pool.free = grown;
+	return true;
+}
+
+/* A 2 MiB-aligned range of len bytes of what mmap gives (prot), the excess trimmed; NULL if none. */
+static char *map_aligned(size_t len, int prot, int flags)
+{
+	char *raw = mmap(NULL, len + VMEMMAP_HUGE, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+	char *p;
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)round_up((uintptr_t)raw, VMEMMAP_HUGE);
+	if (p > raw)
+		munmap(raw, (size_t)(p - raw));
+	munmap(p + len, (size_t)(raw + VMEMMAP_HUGE - p));
+	return p;
+}
+
+/* More free pages, in huge pages where THP gives them: 0, or -1 with err. */
+static int pool_grow(struct mdb_err *err)
+{
+	size_t n = pool.target < POOL_GROW ? pool.target : POOL_GROW, i;
+	char *p;
+
+	if (!free_room(pool.nr_free + n))
+		return mdb_errf(err, "out of memory for the vmemmap pool's list");
+	p = map_aligned(n * VMEMMAP_HUGE, PROT_READ | PROT_WRITE, 0);
+	if (!p)
+		return mdb_errf(err, "the vmemmap pool: mmap of %zu bytes: %s", n * VMEMMAP_HUGE,
+				strerror(errno));
+	(void)madvise(p, n * VMEMMAP_HUGE, MADV_HUGEPAGE);
+	memset(p, 0, n * VMEMMAP_HUGE);
+	(void)madvise(p, n * VMEMMAP_HUGE, MADV_COLLAPSE);	/* what the fault path left small */
+	for (i = 0; i < n; i++)
+		pool.free[pool.nr_free++] = p + i * VMEMMAP_HUGE;
+	pool.mapped += n;
+	return 0;
+}
+
+/* A free page drawn at random from no fewer than the target; NULL with err. */
+static void *pool_draw(struct mdb_err *err)
+{
+	size_t i;
+	void *pg;
+
+	while (pool.nr_free <= pool.target)
+		if (pool_grow(err))
+			return NULL;
+	i = (size_t)mdb_rng_below(&pool.rng, pool.nr_free);
+	pg = pool.free[i];
+	pool.free[i] = pool.free[--pool.nr_free];
+	pool.drawn++;
+	return pg;
+}
+
+/*
+ * v's pages made free, as many as the pool keeps (no more than twice the
+ * target and a growth free; the others go with v's mapping), parked in
+ * one PROT_NONE range mapped before the first moves: a range mapped
+ * afterwards could land in the hole a move leaves in v's reservation, and
+ * go with it when the reservation is unmapped.
+ */
+static void pool_park(struct vmemmap *v)
+{
+	size_t n = v->backed / VMEMMAP_HUGE, keep = 2 * pool.target + POOL_GROW, i;
+	char *area;
+
+	if (!pool.on || pool.nr_free >= keep)
+		return;
+	n = n < keep - pool.nr_free ? n : keep - pool.nr_free;
+	if (!n || !free_room(pool.nr_free + n))
+		return;
+	area = map_aligned(n * VMEMMAP_HUGE, PROT_NONE, MAP_NORESERVE);
+	if (!area)
+		return;
+	for (i = 0; i < n; i++) {
+		if (mremap((char *)v->addr + i * VMEMMAP_HUGE, VMEMMAP_HUGE, VMEMMAP_HUGE,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, area + i * VMEMMAP_HUGE) == MAP_FAILED)
+			break;
+		pool.free[pool.nr_free++] = area + i * VMEMMAP_HUGE;
+	}
+	if (i < n)
+		munmap(area + i * VMEMMAP_HUGE, (n - i) * VMEMMAP_HUGE);
+}
+
+int vmemmap_pool_start(size_t bytes, unsigned long long seed, struct mdb_err *err)
+{
+	if (bytes < VMEMMAP_HUGE)
+		return mdb_errf(err, "the vmemmap pool: %zu bytes, less than one 2 MiB page", bytes);
+	pthread_mutex_lock(&pool.lock);
+	pool.target = bytes / VMEMMAP_HUGE;
+	pool.rng = seed;
+	pool.on = true;
+	pthread_mutex_unlock(&pool.lock);
+	return 0;
+}
+
+void vmemmap_pool_stop(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	while (pool.nr_free)
+		munmap(pool.free[--pool.nr_free], VMEMMAP_HUGE);
+	pool.on = false;
+	pthread_mutex_unlock(&pool.lock);
+}
+
+bool vmemmap_pool_on(void)
+{
+	bool on;
+
+	pthread_mutex_lock(&pool.lock);
+	on = pool.on;
+	pthread_mutex_unlock(&pool.lock);
+	return on;
+}
+
+void vmemmap_pool_stats(struct vmemmap_pool_stats *st)
+{
+	pthread_mutex_lock(&pool.lock);
+	*st = (struct vmemmap_pool_stats){
+		.target = pool.target * VMEMMAP_HUGE, .free = pool.nr_free * VMEMMAP_HUGE,
+		.mapped = pool.mapped * VMEMMAP_HUGE, .drawn = pool.drawn * VMEMMAP_HUGE };
+	pthread_mutex_unlock(&pool.lock);
+}
+
+int vmemmap_back(struct vmemmap *v, size_t upto, struct mdb_err *err)
+{
+	int ret = 0;
+
+	if (!v->pooled)
+		return 0;
+	if (upto > v->bytes)
+		upto = v->bytes;
+	pthread_mutex_lock(&pool.lock);
+	while (v->backed < upto) {
+		char *dst = (char *)v->addr + v->backed;
+		void *pg = pool_draw(err);
+
+		if (!pg) {
+			ret = -1;
+			break;
+		}
+		if (mremap(pg, VMEMMAP_HUGE, VMEMMAP_HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
+		    MAP_FAILED) {
+			ret = mdb_errf(err, "the vmemmap pool: mremap of a 2 MiB page: %s",
+				       strerror(errno));
+			pool.free[pool.nr_free++] = pg;
+			break;
+		}
+		memset(dst, 0, VMEMMAP_HUGE);	/* as a fault hands it out */
+		v->backed += VMEMMAP_HUGE;
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return ret;
+}
+
+/* Whether the pool gives v its pages: on, 2 MiB pages asked, nothing to bind. */
+static bool pool_takes(const struct vmemmap *v, vmemmap_bind_fn *bind)
+{
+	return v->pages == MEMMAP_PAGES_2M && !bind && vmemmap_pool_on();
+}
+
 /* The usable range, just mapped: advised as its pages ask, bound; all unmapped on failure. */
 static int advise_bind(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg,
 		       struct mdb_err *err)
@@ -105,6 +293,10 @@ fail:
 /* The usable range made anonymous memory, advised, bound. */
 int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err)
 {
+	if (pool_takes(v, bind)) {
+		v->pooled = true;	/* the range stays PROT_NONE until vmemmap_back() */
+		return 0;
+	}
 	if (mprotect(v->addr, v->bytes, PROT_READ | PROT_WRITE)) {
 		mdb_errf(err, "mprotect of a %zu-byte mapping: %s", v->bytes, strerror(errno));
 		vmemmap_unmap(v);
@@ -143,6 +335,11 @@ int vmemmap_map(struct vmemmap *v, size_t bytes, enum memmap_pages pages, vmemma
 
 void vmemmap_unmap(struct vmemmap *v)
 {
+	if (v->pooled) {
+		pthread_mutex_lock(&pool.lock);
+		pool_park(v);
+		pthread_mutex_unlock(&pool.lock);
+	}
 	if (v->resv)
 		munmap(v->resv, v->resv_bytes);
 	memset(v, 0, sizeof(*v));

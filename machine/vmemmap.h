@@ -49,7 +49,46 @@ struct vmemmap {
 	enum memmap_pages pages;
 	void *resv;			/* what mmap returned, guards included */
 	size_t resv_bytes;
+	bool pooled;			/* its 2 MiB pages come from the pool (below) */
+	size_t backed;			/* pooled: the bytes from addr that have pages */
 };
+
+/*
+ * The pool.  On this suite's development VM the latency of a random walk
+ * depends on where in guest-physical memory a mapping lands: 256 MiB
+ * ranges of one process measured 166-279 ns a hop, each the same on every
+ * repetition (the host backs the guest's memory unevenly), so two builds
+ * of one memmap differed by up to 1.6x and a layout's round by its luck.
+ * With the pool on, every 2 MiB page of an unbound 2m mapping is one drawn
+ * at random from pages the process keeps (mremap() moves it, huge page and
+ * all, and back when the mapping goes): each build spreads over the same
+ * memory, and twelve 256 MiB builds so made ran 198-219 ns.  A page is
+ * drawn when the mapping needs it (vmemmap_back()), as the fault path
+ * would give it, and zeroed as the fault path gives it.  Off (the
+ * default), every mapping is faulted in where the kernel puts it.
+ *
+ * vmemmap_pool_start(bytes, seed): at least bytes of free pages to draw
+ * from beside those in use (rounded to 2 MiB pages; grown 64 pages at a
+ * time, given back to the kernel past twice that); 0 or -1 with err.
+ * vmemmap_pool_stop(): every free page unmapped, the pool off; a mapping
+ * still holding pages gives them back when unmapped.
+ */
+struct vmemmap_pool_stats {
+	size_t target;			/* bytes kept free to draw from */
+	size_t free;			/* bytes free now */
+	size_t mapped;			/* bytes mmap()ed for the pool, ever */
+	size_t drawn;			/* bytes drawn, ever */
+};
+
+int vmemmap_pool_start(size_t bytes, unsigned long long seed, struct mdb_err *err);
+void vmemmap_pool_stop(void);
+bool vmemmap_pool_on(void);
+void vmemmap_pool_stats(struct vmemmap_pool_stats *st);
+/*
+ * Pages for v's first upto bytes (a pooled mapping; nothing for another):
+ * 0, or -1 with err when the pool could not grow.
+ */
+int vmemmap_back(struct vmemmap *v, size_t upto, struct mdb_err *err);
 
 /* What /proc/self/smaps says of one or more mappings. */
 struct vmemmap_usage {
@@ -73,8 +112,9 @@ int vmemmap_reserve_aligned(struct vmemmap *v, size_t bytes, enum memmap_pages p
 			    struct mdb_err *err);
 /*
  * The reserved range made anonymous memory, lazily populated, advised as
- * its pages ask; bind runs before the first touch.  0, or -1 with err
- * (nothing left mapped, the reservation included).
+ * its pages ask; bind runs before the first touch.  With the pool on, an
+ * unbound 2m range is pooled instead: no page until vmemmap_back() asks.
+ * 0, or -1 with err (nothing left mapped, the reservation included).
  */
 int vmemmap_populate(struct vmemmap *v, vmemmap_bind_fn *bind, void *bind_arg, struct mdb_err *err);
 /*

@@ -795,6 +795,25 @@ static json_t *mix_placement_json(const struct mdb_run *run)
 	return o;
 }
 
+/* --memmap-pool (machine/vmemmap.h): on, with what the pool held and handed out, or off. */
+static json_t *memmap_pool_json(const struct mdb_run *run)
+{
+	struct vmemmap_pool_stats st;
+
+	if (!run->memmap_pool || !vmemmap_pool_on())
+		return json_pack("{s:b, s:s}", "on", false, "what", run->memmap_pool ?
+				 "off: --node binds the memmaps, or no native run" :
+				 "off (--memmap-pool=off): each mapping faulted in where the kernel "
+				 "puts it");
+	vmemmap_pool_stats(&st);
+	return json_pack("{s:b, s:I, s:I, s:I, s:s}", "on", true,
+			 "target_bytes", (json_int_t)st.target, "mapped_bytes", (json_int_t)st.mapped,
+			 "drawn_bytes", (json_int_t)st.drawn,
+			 "what", "each 2 MiB page of an unbound 2m memmap or descriptor cache drawn at "
+				 "random from at least target_bytes of free pages the process keeps "
+				 "(mremap()), zeroed; given back to the pool when the build goes");
+}
+
 /* The conditions the run asked for and obtained (results/SCHEMA.md lists each). */
 static json_t *conditions_json(const struct mdb_run *run)
 {
@@ -833,9 +852,9 @@ static json_t *conditions_json(const struct mdb_run *run)
 			 "base_page", base_page_json(run));
 	/* The trace's compaction (age.h): on unless --compaction=off; null where no trace runs. */
 	if (o)
-		json_object_update_new(o, json_pack("{s:o, s:o}", "desc_trace", desc_trace_json(run),
+		json_object_update_new(o, json_pack("{s:o, s:o, s:o}", "desc_trace", desc_trace_json(run),
 			"compaction", traced ? json_string(run->cond.opts.no_compaction ? "off" : "on") :
-					       json_null()));
+					       json_null(), "memmap_pool", memmap_pool_json(run)));
 	return o;
 }
 

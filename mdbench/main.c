@@ -35,7 +35,7 @@ struct options {
 	const char *list, *sim_cache, *sim_instance, *filter, *fixed_ops, *time_budget;
 	const char *memmap_pages, *desc_age, *folio_desc_bytes, *hvo, *threads, *desc_cache, *desc_rcu, *slub;
 	const char *large_desc;
-	const char *compaction, *slab_cpus, *round_reps;
+	const char *compaction, *slab_cpus, *round_reps, *memmap_pool;
 	const char *base_page;
 	const char *llc;
 	const char *min_time;		/* --benchmark_min_time's value */
@@ -174,6 +174,11 @@ static const struct opt_spec opt_table[] = {
 	OPT_CHOICE("--memmap-pages", memmap_pages, memmap_pages_values,
 		   "memmaps and descriptor caches on 2 MiB pages, as the\n"
 		   "kernel maps vmemmap and slabs (default), or 4 KiB pages"),
+	OPT_CHOICE("--memmap-pool", memmap_pool, on_off_values,
+		   "each 2 MiB page of a memmap and its descriptor caches\n"
+		   "drawn at random from pages the process keeps, so that\n"
+		   "every build spreads over the same memory (default), or\n"
+		   "faulted in where the kernel puts it (--node: always)"),
 	OPT_CHOICE("--desc-age", desc_age, desc_age_values,
 		   "after a seeded allocation trace that moves folios and\n"
 		   "ages their descriptors, as on a machine that has run a\n"
@@ -906,6 +911,7 @@ static void setup_run(struct mdb_run *run, const struct options *o)
 		run->cond.opts.replay = &run->replay;
 	}
 	run->cond.opts.no_compaction = o->compaction && !strcmp(o->compaction, "off");
+	run->memmap_pool = !o->memmap_pool || !strcmp(o->memmap_pool, "on");
 	run->cond.opts.desc_cache = o->desc_cache ? desc_cache_kind_from_name(o->desc_cache) : DESC_CACHE_RCU;
 	run->cond.opts.desc_rcu = o->desc_rcu ? desc_rcu_from_name(o->desc_rcu) : DESC_RCU_ALL;
 	run->cond.opts.large_desc = o->large_desc ? large_desc_from_name(o->large_desc) : LARGE_DESC_PLAN;

@@ -107,8 +107,16 @@ struct mdb_machine {
  */
 #define MDB_AUTO_MIN_ROUNDS	5
 #define MDB_AUTO_MAX_ROUNDS	30
+
 #define MDB_AUTO_CONFIDENCE	0.99
 #define MDB_AUTO_MARGIN		0.05	/* mdb_stats.DEFAULT_MARGIN: 'same within +-5%' */
+
+/*
+ * The pool's free pages at most: on the development VM twelve 256 MiB
+ * builds drawn from 3 GiB ran 198-219 ns a random hop, twelve faulted in
+ * 166-279 ns (docs/conditions.md, "The memmap's memory").
+ */
+#define MDB_MEMMAP_POOL_BYTES	(1ULL << 30)
 
 /* One group: a round's batch, and for --rounds=auto its state, for the dump. */
 struct mdb_group {
@@ -128,6 +136,7 @@ struct mdb_run {
 	bool rounds_auto;		/* --rounds=auto: rounds is the minimum */
 	double time_budget;		/* --time-budget in seconds; 0: none */
 	unsigned int round_reps;	/* --round-reps: short runs a timed round is made of (rounds.h) */
+	bool memmap_pool;		/* --memmap-pool: builds' 2 MiB pages from the pool (vmemmap.h) */
 	struct mdb_group *groups;	/* --rounds=auto's, once it ran */
 	size_t nr_groups;
 	uint64_t fixed_ops;		/* --fixed-ops, checked with the other options; 0: not given */

@@ -765,6 +765,25 @@ static double est_seconds(const char *run_name, void *arg)
 	return in ? in->est_seconds : 0;
 }
 
+/*
+ * The pool's free pages (--memmap-pool): four times the largest build the
+ * run makes, so that a build spreads over memory others had, up to
+ * MDB_MEMMAP_POOL_BYTES or an eighth of what the kept memmaps may take.
+ */
+static size_t pool_bytes(const struct mdb_run *run)
+{
+	unsigned long long b = 0, cap = kept_limit / 8 < MDB_MEMMAP_POOL_BYTES ? kept_limit / 8 :
+					MDB_MEMMAP_POOL_BYTES;
+	size_t i;
+
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].selected && needs_memmap(&run->inst[i]) &&
+		    4 * memmap_bytes(&run->inst[i]) > b)
+			b = 4 * memmap_bytes(&run->inst[i]);
+	b = b < cap ? b : cap;
+	return b < VMEMMAP_HUGE ? VMEMMAP_HUGE : (size_t)b;
+}
+
 int mdb_run_native(struct mdb_run *run)
 {
 	char path[4096], missing[MDB_COUNTERS_MISSING_LEN];
@@ -783,6 +802,9 @@ int mdb_run_native(struct mdb_run *run)
 	the_run = run;
 	threaded.cached = true;
 	kept_limit = run->machine.memory_limit ? run->machine.memory_limit : mdb_mem_available() / 2;
+	if (run->memmap_pool && !run->cond.opts.bind &&
+	    vmemmap_pool_start(pool_bytes(run), run->cond.opts.seed, &err))
+		mdb_die(&err);
 	for (i = 0; i < run->nr_inst; i++) {
 		rep.nr_expected += instance_rounds(run, &run->inst[i]);
 		rep.est_total += run->inst[i].est_seconds * instance_rounds(run, &run->inst[i]);

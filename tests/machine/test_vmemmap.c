@@ -5,7 +5,9 @@
  * memmap of every layout, its descriptor caches included) reports no huge
  * page even under THP "always"; a 2m mapping sits in a VMA of its own,
  * 2 MiB aligned, and reports exactly the AnonHugePages smaps shows for that
- * VMA.  The 2m half is skipped (77) with its reason where THP is "never".
+ * VMA.  The pool (vmemmap_pool_start()): pages drawn when asked for, zeroed,
+ * reused, and a memmap built from it holding what one faulted in holds.
+ * The 2m half is skipped (77) with its reason where THP is "never".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -126,6 +128,129 @@ static void test_4k_memmaps(void)
 	}
 }
 
+/* Whether the n bytes at p are all c. */
+static bool all_bytes(const void *p, size_t n, unsigned char c)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != c)
+			return false;
+	return true;
+}
+
+static int bind_nothing(void *addr, size_t len, void *arg)
+{
+	(void)addr;
+	(void)len;
+	(void)arg;
+	return 0;
+}
+
+/*
+ * The pool: a 2m mapping gets no page until vmemmap_back() asks, then
+ * whole 2 MiB pages, zeroed, and keeps those it has; its pages go back to
+ * the pool with the mapping and the next mapping draws them (no new
+ * mmap), zeroed again; 4k and bound mappings never come from it; stopped,
+ * it holds nothing and hands nothing out.
+ */
+static void test_pool(void)
+{
+	struct vmemmap_pool_stats st, before;
+	struct vmemmap v, w;
+	struct vmemmap_usage u = { 0 };
+	struct mdb_err err;
+	size_t off;
+
+	CHECK(vmemmap_pool_start(4096, 1, &err) && strstr(err.msg, "less than one 2 MiB page"),
+	      "a pool of less than a page taken");
+	CHECK(!vmemmap_pool_start(2 * VMEMMAP_HUGE, 1, &err), "%s", err.msg);
+	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_2M, NULL, NULL, &err), "%s", err.msg);
+	CHECK(v.pooled && !v.backed && !vmemmap_usage(&v, &u) && !u.rss,
+	      "pooled %d, backed %zu, rss %zu before vmemmap_back()", v.pooled, v.backed, u.rss);
+	CHECK(!vmemmap_back(&v, 1, &err) && v.backed == VMEMMAP_HUGE, "back 1 byte: %zu", v.backed);
+	memset(v.addr, 0xab, VMEMMAP_HUGE);
+	CHECK(!vmemmap_back(&v, 2 * BYTES, &err) && v.backed == BYTES, "back past the end: %zu",
+	      v.backed);
+	CHECK(all_bytes(v.addr, VMEMMAP_HUGE, 0xab), "the first page was drawn again");
+	CHECK(all_bytes((char *)v.addr + VMEMMAP_HUGE, BYTES - VMEMMAP_HUGE, 0), "drawn pages not zero");
+	memset(&u, 0, sizeof(u));
+	CHECK(!vmemmap_usage(&v, &u) && u.rss == BYTES, "rss %zu of a backed %lu", u.rss, BYTES);
+	memset(v.addr, 0xcd, BYTES);
+	vmemmap_pool_stats(&before);
+	CHECK(before.drawn == BYTES && before.target == 2 * VMEMMAP_HUGE &&
+	      before.free >= before.target && before.mapped == before.free + BYTES,
+	      "drawn %zu, target %zu, free %zu, mapped %zu", before.drawn, before.target, before.free,
+	      before.mapped);
+	vmemmap_unmap(&v);
+	vmemmap_pool_stats(&st);
+	CHECK(st.free == before.free + BYTES, "free %zu after the unmap, %zu before", st.free,
+	      before.free);
+
+	CHECK(!vmemmap_map(&w, BYTES, MEMMAP_PAGES_2M, NULL, NULL, &err) &&
+	      !vmemmap_back(&w, w.bytes, &err), "%s", err.msg);
+	for (off = 0; off < BYTES; off += VMEMMAP_HUGE)
+		CHECK(all_bytes((char *)w.addr + off, VMEMMAP_HUGE, 0), "page %zu not zeroed",
+		      off / VMEMMAP_HUGE);
+	vmemmap_pool_stats(&st);
+	CHECK(st.mapped == before.mapped && st.drawn == 2 * BYTES,
+	      "second mapping: mapped %zu (was %zu), drawn %zu", st.mapped, before.mapped, st.drawn);
+	vmemmap_unmap(&w);
+
+	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_4K, NULL, NULL, &err) && !v.pooled, "4k pooled");
+	vmemmap_unmap(&v);
+	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_2M, bind_nothing, NULL, &err) && !v.pooled,
+	      "a bound mapping pooled");
+	vmemmap_unmap(&v);
+
+	vmemmap_pool_stop();
+	vmemmap_pool_stats(&st);
+	CHECK(!vmemmap_pool_on() && !st.free, "stopped: on %d, free %zu", vmemmap_pool_on(), st.free);
+	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_2M, NULL, NULL, &err) && !v.pooled,
+	      "pooled after the stop");
+	vmemmap_unmap(&v);
+}
+
+/*
+ * Every layout's 2m memmap built with the pool holds what one built without
+ * it holds: a descriptor cache's pages come as its slabs need them, as
+ * faults would bring them.
+ */
+static void test_pool_memmaps(void)
+{
+	struct memmap_opts opts = { .pages = MEMMAP_PAGES_2M, .seed = 1 };
+	struct footprint_measured fm[2];
+	const struct layout_ops *const *l;
+	struct mdb_err err;
+	struct memmap *mm;
+	struct mix mix;
+	int pooled;
+
+	CHECK(!mix_builtin("desktop", &mix, &err), "%s", err.msg);
+	for (l = mdb_layouts; *l; l++) {
+		for (pooled = 0; pooled < 2; pooled++) {
+			if (pooled && vmemmap_pool_start(16 * VMEMMAP_HUGE, 1, &err))
+				CHECK(0, "%s", err.msg);
+			if ((*l)->memmap_create(&mm, 65536, &mix, &opts, &err)) {
+				CHECK(0, "%s: %s", (*l)->name, err.msg);
+				vmemmap_pool_stop();
+				break;
+			}
+			CHECK(mm->vmap.pooled == pooled, "%s: pooled %d", (*l)->name, mm->vmap.pooled);
+			CHECK(!memmap_measure(mm, &fm[pooled]), "%s: measure", (*l)->name);
+			(*l)->memmap_destroy(mm);
+			vmemmap_pool_stop();
+		}
+		if (pooled == 2)
+			CHECK(fm[0].memmap_bytes == fm[1].memmap_bytes &&
+			      fm[0].desc_bytes == fm[1].desc_bytes,
+			      "%s: memmap %zu, descriptors %zu faulted; %zu, %zu pooled", (*l)->name,
+			      fm[0].memmap_bytes, fm[0].desc_bytes, fm[1].memmap_bytes,
+			      fm[1].desc_bytes);
+	}
+}
+
 static int test_2m(void)
 {
 	char buf[128];
@@ -161,6 +286,8 @@ int main(void)
 	test_4k();
 	test_usage_sum();
 	test_4k_memmaps();
+	test_pool();
+	test_pool_memmaps();
 	ret = test_2m();
 	if (failures) {
 		fprintf(stderr, "test_vmemmap: %d failures\n", failures);
