@@ -10,7 +10,8 @@ model: the sequential kernels (convert/*, lookup/seq, scan/compaction,
   (all-order0, free) and on the default desktop mix, with fresh descriptor
   caches (--desc-age=fresh, the model's domain: neighbouring folios,
   neighbouring descriptors): the simulated D1 misses per op must be within
-  3% of model_D1_misses (0.005 absolute where the model says 0), which is
+  3% of model_D1_misses, or CONFLICT_FLOOR misses per op where that is more
+  (0.005 absolute where the model says 0), which is
   model_D1_streamed + model_D1_dependent (callgrind has no prefetcher: it
   misses on both).  Then the aged default on desktop: where a layout has
   separate folio descriptors, lookup/seq and scan/compaction carry no
@@ -49,6 +50,12 @@ CLUSTER = "compaction/cluster"
 # A run's directory holds its files and the lock file of the last run that wrote there.
 LOCK = ".mdbench.lock"
 
+# Misses per op no model counts: the simulated 32 KiB D1's conflicts, which
+# depend on where the process's allocations land.  memdesc8's init/memmap
+# (0.25 a pfn) read 0.2565 and then 0.2577 when a struct elsewhere grew by
+# 16 bytes; 3% of so few misses is less than that.
+CONFLICT_FLOOR = 0.01
+
 
 def layouts(mdbench):
 	"""The layouts of layouts.list, in order, from mdbench --list=json."""
@@ -84,7 +91,7 @@ def check_model(benches, failures, uncovered=()):
 		if streamed < 0 or dependent < 0 or abs(streamed + dependent - model) > 1e-9:
 			failures.append(f"{b['name']}: model_D1_streamed {streamed} + "
 					f"model_D1_dependent {dependent} is not model_D1_misses {model}")
-		ok = abs(sim - model) <= (0.03 * model if model else 0.005)
+		ok = abs(sim - model) <= (max(0.03 * model, CONFLICT_FLOOR) if model else 0.005)
 		print(f"{'ok  ' if ok else 'FAIL'} {b['name']}: simulated {sim:.4f} D1 misses/op, "
 		      f"model {model:.4f} ({streamed:.4f} streamed + {dependent:.4f} dependent)")
 		if not ok:
