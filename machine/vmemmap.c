@@ -237,10 +237,11 @@ int vmemmap_back(struct vmemmap *v, size_t upto, struct mdb_err *err)
 {
 	int ret = 0;
 
-	if (!v->pooled)
-		return 0;
 	if (upto > v->bytes)
 		upto = v->bytes;
+	/* Its caller is v's only writer (a build, or a carve under the cache's lock). */
+	if (!v->pooled || v->backed >= upto)
+		return 0;
 	pthread_mutex_lock(&pool.lock);
 	while (v->backed < upto) {
 		char *dst = (char *)v->addr + v->backed;

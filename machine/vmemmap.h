@@ -64,8 +64,9 @@ struct vmemmap {
  * all, and back when the mapping goes): each build spreads over the same
  * memory, and twelve 256 MiB builds so made ran 198-219 ns.  A page is
  * drawn when the mapping needs it (vmemmap_back()), as the fault path
- * would give it, and zeroed as the fault path gives it.  Off (the
- * default), every mapping is faulted in where the kernel puts it.
+ * would give it, and zeroed as the fault path gives it.  Off until
+ * vmemmap_pool_start() (mdbench starts it unless --memmap-pool=off), every
+ * mapping is faulted in where the kernel puts it.
  *
  * vmemmap_pool_start(bytes, seed): at least bytes of free pages to draw
  * from beside those in use (rounded to 2 MiB pages; grown 64 pages at a

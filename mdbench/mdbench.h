@@ -107,14 +107,13 @@ struct mdb_machine {
  */
 #define MDB_AUTO_MIN_ROUNDS	5
 #define MDB_AUTO_MAX_ROUNDS	30
-
 #define MDB_AUTO_CONFIDENCE	0.99
 #define MDB_AUTO_MARGIN		0.05	/* mdb_stats.DEFAULT_MARGIN: 'same within +-5%' */
 
 /*
  * The pool's free pages at most: on the development VM twelve 256 MiB
  * builds drawn from 3 GiB ran 198-219 ns a random hop, twelve faulted in
- * 166-279 ns (docs/conditions.md, "The memmap's memory").
+ * 166-279 ns (docs/conditions.md, "A build's memory").
  */
 #define MDB_MEMMAP_POOL_BYTES	(1ULL << 30)
 

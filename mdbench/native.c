@@ -772,14 +772,16 @@ static double est_seconds(const char *run_name, void *arg)
  */
 static size_t pool_bytes(const struct mdb_run *run)
 {
-	unsigned long long b = 0, cap = kept_limit / 8 < MDB_MEMMAP_POOL_BYTES ? kept_limit / 8 :
-					MDB_MEMMAP_POOL_BYTES;
+	unsigned long long b = 0, need, cap = kept_limit / 8 < MDB_MEMMAP_POOL_BYTES ?
+					     kept_limit / 8 : MDB_MEMMAP_POOL_BYTES;
 	size_t i;
 
-	for (i = 0; i < run->nr_inst; i++)
-		if (run->inst[i].selected && needs_memmap(&run->inst[i]) &&
-		    4 * memmap_bytes(&run->inst[i]) > b)
-			b = 4 * memmap_bytes(&run->inst[i]);
+	for (i = 0; i < run->nr_inst; i++) {
+		if (!run->inst[i].selected || !needs_memmap(&run->inst[i]))
+			continue;
+		need = 4 * memmap_bytes(&run->inst[i]);
+		b = need > b ? need : b;
+	}
 	b = b < cap ? b : cap;
 	return b < VMEMMAP_HUGE ? VMEMMAP_HUGE : (size_t)b;
 }
