@@ -766,6 +766,21 @@ static double est_seconds(const char *run_name, void *arg)
 }
 
 /*
+ * Whether the run selects report kernels alone (scripts/run's footprint
+ * passes): nothing is timed, so no memmap is kept beside the one being
+ * built (kept_limit 0) and such runs, several at once, hold one build each.
+ */
+static bool reports_only(const struct mdb_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nr_inst; i++)
+		if (run->inst[i].selected && run->inst[i].kernel->class != MDB_REPORT)
+			return false;
+	return true;
+}
+
+/*
  * The pool's free pages (--memmap-pool): four times the largest build the
  * run makes, so that a build spreads over memory others had, up to
  * MDB_MEMMAP_POOL_BYTES or an eighth of what the kept memmaps may take.
@@ -803,7 +818,8 @@ int mdb_run_native(struct mdb_run *run)
 
 	the_run = run;
 	threaded.cached = true;
-	kept_limit = run->machine.memory_limit ? run->machine.memory_limit : mdb_mem_available() / 2;
+	kept_limit = reports_only(run) ? 0 :
+		     run->machine.memory_limit ? run->machine.memory_limit : mdb_mem_available() / 2;
 	if (run->memmap_pool && !run->cond.opts.bind &&
 	    vmemmap_pool_start(pool_bytes(run), run->cond.opts.seed, &err))
 		mdb_die(&err);

@@ -7,6 +7,9 @@
 # footprint failed "past what vm.max_map_count leaves this process" and,
 # with nothing left to allocate with, a later run aborted.  Every entry
 # completes, and the run says each layout's HVO freed pages.
+# A run of report kernels alone (scripts/run's footprint passes, several at
+# once) keeps no memmap beside the one it builds: five layouts' footprint at
+# 4 GiB peak where page64md's alone does (it kept all five: 2.4 times).
 # usage: test_mdbench_kept.sh MDBENCH PYTHON MIXES
 . "$(dirname "$0")/../lib.sh"
 mdbench=$1
@@ -30,5 +33,21 @@ assert not bad, f"failed: {bad}"
 layouts = {b["name"].split("/")[1] for b in rows}
 assert layouts == {"page64ci", "memdesc8", "page32"}, layouts
 assert all(b["hugetlb_folios"] > 0 for b in rows), [(b["name"], b.get("hugetlb_folios")) for b in rows]
+PY
+"$py" - "$mdbench" "$tmp" <<'PY' || fail=1
+import os, subprocess, sys
+mdbench, tmp = sys.argv[1:]
+def peak(layouts):
+	"""maxrss (KiB) of a footprint-only run of layouts at 4 GiB."""
+	out = os.path.join(tmp, layouts.replace(",", "-"))
+	p = subprocess.Popen([mdbench, f"--layout={layouts}", "--ram=4GiB", "--mix=desktop",
+			      "--rounds=1", "--counters=none", "--memmap-pool=off", f"--out={out}",
+			      "--benchmark_filter=^footprint/[^/]*/mix:desktop/ram:4GiB$"],
+			     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+	_, status, ru = os.wait4(p.pid, 0)
+	assert os.waitstatus_to_exitcode(status) == 0, (layouts, status)
+	return ru.ru_maxrss
+one, five = peak("page64md"), peak("page64,page64ci,page64md,page32,memdesc8")
+assert five < 1.3 * one, f"five layouts' footprint peaked at {five} KiB, page64md's alone {one}"
 PY
 exit $fail
