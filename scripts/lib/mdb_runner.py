@@ -27,6 +27,7 @@ DEFAULT_ROUNDS = 5
 RERUN_SPREAD = 0.05
 RERUN_ROUNDS = 10
 MAX_MIXES = 8		# mixes one mdbench run takes
+MAX_JOBS = 1024		# footprint passes side by side, at most (run -j)
 # What a stage mdbench gives no estimate of takes, in seconds, until this
 # machine's last run says: the plots, and the simulation under callgrind.
 PLOT_SECONDS = 15
@@ -156,6 +157,7 @@ class Listing:
 		self.threads = {}
 		self.est = {}		# name: est_seconds, where mdbench gives one
 		self.layout_of = {}
+		self.ram_of = {}	# name: the RAM it models, None for a baseline
 		for i, b in enumerate(c.list(doc.get("benchmarks"), "benchmarks")):
 			c.obj(b, f"benchmarks[{i}]")
 			name = c.str(b.get("name"), f"benchmarks[{i}].name")
@@ -166,6 +168,8 @@ class Listing:
 			if est is not None:
 				self.est[name] = float(est)
 			self.layout_of[name] = c.opt(b, "layout", c.str, where=f"benchmarks[{i}]")
+			self.ram_of[name] = c.opt(b, "ram_bytes", c.int, 1, 1 << 60,
+						  where=f"benchmarks[{i}]")
 		self.mixes = [c.str(m, f"mixes_builtin[{i}]")
 			      for i, m in enumerate(c.list(doc.get("mixes_builtin", []), "mixes_builtin"))]
 		machine = doc.get("machine") if isinstance(doc.get("machine"), dict) else {}
@@ -182,6 +186,10 @@ class Listing:
 	@property
 	def names(self):
 		return [n for n, _ in self.benchmarks]
+
+	def largest_ram(self):
+		"""The largest RAM a benchmark models (bytes), 0 if none does."""
+		return max((r for r in self.ram_of.values() if r), default=0)
 
 	def by_kernel(self):
 		"""collect's groups, [(title, [names])] in listing order: a kernel's
@@ -319,16 +327,76 @@ def largest_order(mix):
 		return 0		# mdbench says what is wrong with it
 
 
-def footprint_passes(mixes, extra):
-	"""[(mixes, extra mdbench args)] of the footprint pass: MAX_MIXES mixes
-	a run; those with 1 GiB folios apart, at GIGANTIC_RAM unless the
-	mdbench options (extra) give --ram themselves."""
+def split(items, n):
+	"""items in n runs of consecutive items, as even as can be (none empty)."""
+	n = max(1, min(n, len(items)))
+	q, r = divmod(len(items), n)
+	out, i = [], 0
+	for k in range(n):
+		j = i + q + (k < r)
+		out.append(items[i:j])
+		i = j
+	return out
+
+
+def footprint_passes(mixes, extra, jobs=1):
+	"""[(mixes, extra mdbench args)] of the footprint pass: at most
+	MAX_MIXES mixes a run, and the mixes in at least jobs runs where there
+	are that many, so that jobs of them can run at once; those with 1 GiB
+	folios apart, at GIGANTIC_RAM unless the mdbench options (extra) give
+	--ram themselves."""
 	small = [m for m in mixes if largest_order(m) <= BUDDY_MAX_ORDER]
 	big = [m for m in mixes if largest_order(m) > BUDDY_MAX_ORDER]
+	runs = split(small, max(-(-len(small) // MAX_MIXES), jobs)) if small else []
 	if ram_given(extra):	# each apart: one the RAM given cannot hold is left out alone
-		return [(c, []) for c in chunks(small, MAX_MIXES)] + [([m], []) for m in big]
-	return [(c, []) for c in chunks(small, MAX_MIXES)] + \
+		return [(c, []) for c in runs] + [([m], []) for m in big]
+	return [(c, []) for c in runs] + \
 		[(c, ["--ram=" + GIGANTIC_RAM]) for c in chunks(big, MAX_MIXES)]
+
+
+# What one footprint pass may hold, per byte of the largest RAM it models
+# and beyond that.  A run of report kernels alone keeps one build at a time
+# (mdbench/native.c reports_only()): its memmap, descriptor caches and aging
+# trace.  Measured: the quick profile's first pass (seven mixes, 16 GiB)
+# peaked at 1.5 GiB (9.5 GiB before, its builds kept side by side); this
+# allows it 2 GiB.
+FOOTPRINT_BYTES_PER_RAM = 1 / 16
+FOOTPRINT_BYTES_FIXED = 1 << 30
+
+
+def footprint_jobs(extra, ram_bytes, cpus=None, available=None):
+	"""How many footprint passes may run at once: they count bytes and
+	time nothing, so one a CPU this process may run on, as many as
+	MemAvailable holds (a pass modelling ram_bytes at most); one where the
+	user's options pin mdbench to a CPU (--cpu)."""
+	if any(x == "--cpu" or x.startswith("--cpu=") for x in extra):
+		return 1
+	cpus = len(os.sched_getaffinity(0)) if cpus is None else cpus
+	available = mem_available() if available is None else available
+	need = FOOTPRINT_BYTES_PER_RAM * ram_bytes + FOOTPRINT_BYTES_FIXED
+	return max(1, min(cpus, MAX_JOBS, int(available // need) if available else 1))
+
+
+def mem_available():
+	"""MemAvailable of /proc/meminfo in bytes, 0 where it cannot be read."""
+	try:
+		with open("/proc/meminfo") as f:
+			for line in f:
+				if line.startswith("MemAvailable:"):
+					return int(line.split()[1]) * 1024
+	except (OSError, ValueError, IndexError):
+		pass
+	return 0
+
+
+def makespan(ests, jobs):
+	"""The time ests (seconds) take run jobs at a time, each started as a
+	slot frees in the order given (what Run.mdb_many does)."""
+	slots = [0.0] * max(1, jobs)
+	for e in ests:
+		i = slots.index(min(slots))
+		slots[i] += e
+	return max(slots)
 
 
 def ram_given(extra):

@@ -10,6 +10,7 @@ import random
 import subprocess
 
 from testlib import PY, TESTS, Scratch, fixture, load, main
+import mdb_runner as rn
 
 
 class Names(Scratch):
@@ -342,6 +343,39 @@ class Statistics(Scratch):
 		self.assertEqual(st.paired_t([4.0], [6.0]), (1.5, None))
 		with self.assertRaises(ValueError):
 			st.paired_t([1.0, 2.0], [1.0])
+
+
+class FootprintPasses(Scratch):
+	"""run's footprint passes: the mixes split for the passes side by
+	side, how many at once, and the time they take so."""
+
+	def test_split(self):
+		self.assertEqual(rn.split(list("abcdefg"), 2), [list("abcd"), list("efg")])
+		self.assertEqual(rn.split(list("ab"), 5), [["a"], ["b"]])
+		self.assertEqual(rn.split(list("ab"), 0), [["a", "b"]])
+
+	def test_passes(self):
+		mixes = [f"m{i}" for i in range(10)]
+		# MAX_MIXES (8) a pass, whatever the jobs
+		self.assertEqual([len(c) for c, _ in rn.footprint_passes(mixes, [], 1)], [5, 5])
+		self.assertEqual([len(c) for c, _ in rn.footprint_passes(mixes, [], 3)], [4, 3, 3])
+		self.assertEqual([len(c) for c, _ in rn.footprint_passes(mixes[:2], [], 4)], [1, 1])
+		self.assertEqual(rn.footprint_passes([], [], 2), [])
+
+	def test_jobs(self):
+		gib = 1 << 30
+		need = rn.FOOTPRINT_BYTES_PER_RAM * 16 * gib + rn.FOOTPRINT_BYTES_FIXED
+		self.assertEqual(rn.footprint_jobs([], 16 * gib, cpus=2, available=20 * gib), 2)
+		self.assertEqual(rn.footprint_jobs([], 16 * gib, cpus=8, available=3 * need), 3)
+		self.assertEqual(rn.footprint_jobs([], 16 * gib, cpus=8, available=need - 1), 1)
+		self.assertEqual(rn.footprint_jobs([], 16 * gib, cpus=8, available=0), 1)
+		self.assertEqual(rn.footprint_jobs(["--cpu=3"], 16 * gib, cpus=8, available=20 * gib), 1)
+
+	def test_makespan(self):
+		self.assertEqual(rn.makespan([3, 2, 1], 2), 3)
+		self.assertEqual(rn.makespan([1, 2, 3], 2), 4)	# in the order given
+		self.assertEqual(rn.makespan([1, 2, 3], 1), 6)
+		self.assertEqual(rn.makespan([], 2), 0.0)
 
 
 class MachineText(Scratch):

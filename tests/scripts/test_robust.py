@@ -87,10 +87,30 @@ class RunSigterm(Scratch):
 	and exits 143, as collect does; no mdbench is left running."""
 
 	def test_sigterm(self):
+		results, doc, _ = self.stopped("^lookup/")
+		self.assertIs(doc["context"]["memdesc_bench"]["complete"], False)
+		self.assertTrue(doc["benchmarks"])
+
+	def test_sigterm_footprint_passes(self):
+		"""Two footprint passes side by side (-j 2), both hanging: both
+		stopped and waited for; the pass that finished kept."""
+		results, doc, stamp = self.stopped("^footprint/.*/mix:(server-256g|vm-host-512g)/",
+						   ["-j", "2"], hangs=2)
+		self.assertIs(doc["context"]["memdesc_bench"]["complete"], True)
+		done = load(os.path.join(results, stamp, "footprint", "1", "mdbench.json"))
+		self.assertIn("footprint/memdesc8/mix:server/ram:4GiB",
+			      [b["name"] for b in done["benchmarks"]])
+		for i in (2, 3):
+			part = load(os.path.join(results, stamp, "footprint", str(i), "mdbench.json"))
+			self.assertIs(part["context"]["memdesc_bench"]["complete"], False)
+
+	def stopped(self, hang, args=(), hangs=1):
+		"""run, SIGTERM once hangs fake mdbench runs hang on benchmarks
+		matching hang: (results, its main dump, the run's stamp)."""
 		results = os.path.join(self.tmp, "results")
-		env = dict(os.environ, MDB_RESULTS=results, FAKE_MDBENCH_HANG="^lookup/")
-		p = subprocess.Popen([PY, script("run"), "--mdbench", FAKE, "--no-simulate"], env=env,
-				     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+		env = dict(os.environ, MDB_RESULTS=results, FAKE_MDBENCH_HANG=hang)
+		p = subprocess.Popen([PY, script("run"), "--mdbench", FAKE, "--no-simulate", *args],
+				     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
 				     stdin=subprocess.DEVNULL)
 		err = []
 		t = threading.Thread(target=lambda: err.extend(p.stderr))
@@ -98,8 +118,10 @@ class RunSigterm(Scratch):
 		def hanging():	# the fake says so on stderr, which run keeps in run.log
 			for d in os.listdir(results) if os.path.isdir(results) else []:
 				log = os.path.join(results, d, "run.log")
-				if os.path.exists(log) and "hanging" in open(log).read():
-					return True
+				if os.path.exists(log):
+					with open(log) as f:
+						if f.read().count("hanging") >= hangs:
+							return True
 			return False
 		for _ in range(600):
 			if hanging():
@@ -125,11 +147,9 @@ class RunSigterm(Scratch):
 		self.assertEqual(left, [], "mdbench left running")
 		stamp = os.listdir(results)
 		self.assertEqual(len(stamp), 1, stamp)
-		doc = load(os.path.join(results, stamp[0], "mdbench.json"))
-		self.assertIs(doc["context"]["memdesc_bench"]["complete"], False)
-		self.assertTrue(doc["benchmarks"])
 		self.assertIn(f"run: interrupted (SIGTERM); what finished is in {results}/{stamp[0]}\n",
 			      "".join(err))
+		return results, load(os.path.join(results, stamp[0], "mdbench.json")), stamp[0]
 
 
 class PlotTemporaries(Scratch):

@@ -56,27 +56,27 @@ class RunJob(Scratch):
 		est = {s["key"]: s["est_seconds"] for s in t["stages"]}
 		# the fake's est_seconds: 0.5 s a GiB of RAM, 0.01 s at least; the
 		# footprint passes list 9 instances a mix at 256MiB, 1GiB, 4GiB
-		self.assertEqual(est["footprint/1"], 5 * 3 * (0.125 + 0.5 + 2))
-		self.assertEqual(est["footprint/2"], 3 * (0.125 + 0.5 + 2))
+		# (--cpu: one pass at a time, the two one after the other)
+		self.assertEqual(est["footprint"], 5 * 3 * (0.125 + 0.5 + 2) + 3 * (0.125 + 0.5 + 2))
 		self.assertEqual(est["plots"], 15)
-		budget = 870 - est["footprint/1"] - est["footprint/2"] - 15
+		budget = 870 - est["footprint"] - 15
 		self.assertEqual(est["measure"], budget)
-		self.assertEqual(list(est), ["measure", "footprint/1", "footprint/2", "plots"])
+		self.assertEqual(list(est), ["measure", "footprint", "plots"])
 		# the cache pinned, the plan, then the ETA, then the work
 		lines = out.splitlines()[1:]
 		self.assertEqual(lines[0], "stage plan (estimates weighted by RAM size):")
 		self.assertRegex(lines[1], r"^  1\. quick suite, adaptive rounds within 808 s "
 				 r"\(71 benchmarks\) +~13m28s  \(the time budget left by the other stages\)$")
-		self.assertRegex(lines[2], r"^  2\. footprint pass 1 \(5 mixes\) +~39 s  "
+		self.assertRegex(lines[2], r"^  2\. footprint, 2 passes, 1 at a time +~47 s  "
 				 r"\(mdbench est_seconds\)$")
-		self.assertRegex(lines[4], r"^  4\. plots and report +~15 s  \(default, no run here yet\)$")
-		self.assertRegex(lines[5], r"^  total ~14m30s, ends ~\d\d:\d\d:\d\d UTC$")
-		self.assertRegex(lines[6], r"^ETA: +0% done, \d+ s so far, about 14m30s left")
+		self.assertRegex(lines[3], r"^  3\. plots and report +~15 s  \(default, no run here yet\)$")
+		self.assertRegex(lines[4], r"^  total ~14m30s, ends ~\d\d:\d\d:\d\d UTC$")
+		self.assertRegex(lines[5], r"^ETA: +0% done, \d+ s so far, about 14m30s left")
 		self.assertIn(f"== quick suite, adaptive rounds within 808 s (71 benchmarks) -> {out_dir}\n",
 			      out)
 		# every progress line of the three mdbench runs made an ETA: 5 rounds of
 		# the 62 timed benchmarks, 1 of the 9 footprint ones (a report kernel)
-		self.assertEqual(len(t["eta_history"]), 4 + 5 * 62 + 9 + 45 + 9)
+		self.assertEqual(len(t["eta_history"]), 3 + 5 * 62 + 9 + 45 + 9)
 		self.assertEqual(set(t["eta_error"]), {"10%", "50%", "90%"})
 		self.assertTrue(all(s["seconds"] is not None for s in t["stages"]))
 		self.assertIn("== footprint over every mix (desktop, server, database-256g, desktop-16g, "
@@ -85,8 +85,8 @@ class RunJob(Scratch):
 			      "lookup/random        4GiB  memdesc8  5/5           0.500  0.480..0.520  faster\n",
 			      out)
 		self.assertIn("server-256g    16,777,216  14,680,064 (-12.5%)  8,388,608 (-50.0%)\n", out)
-		self.assertRegex(out, r"\nstage times: measure \d+ s, footprint/1 \d+ s, "
-				 r"footprint/2 \d+ s, plots \d+ s; total \d+ s\n")
+		self.assertRegex(out, r"\nstage times: measure \d+ s, footprint \d+ s, "
+				 r"plots \d+ s; total \d+ s\n")
 		self.assertTrue(out.endswith(f"run: report in {out_dir}/report.md "
 					     f"({latest} -> {stamp})\n"), out[-300:])
 		self.assertTrue(os.path.exists(os.path.join(out_dir, "summary.png")))
@@ -112,6 +112,28 @@ class RunJob(Scratch):
 		self.assertIn("vm-host-512g.json --ram=8GiB,16GiB --benchmark_filter=^(footprint)/",
 			      argvs[5])
 		self.assertEqual(len(argvs), 6)
+
+	def test_footprint_passes_side_by_side(self):
+		"""-j 2: the five small mixes in two passes and the gigantic one
+		apart, two at a time; every pass's rows in the merged dump, the
+		stage's estimate their makespan."""
+		rc, out, err = self.job("--rounds=1", "-j", "2")
+		self.assertEqual(rc, 1, err)
+		stage = next(s for s in self.timing()["stages"] if s["key"] == "footprint")
+		self.assertEqual(stage["title"], "footprint, 3 passes, 2 at a time")
+		one = 3 * (0.125 + 0.5 + 2)	# a mix's 9 footprint instances
+		self.assertEqual(stage["est_seconds"], max(3 * one, 2 * one + one))
+		passes = sorted(a for a in self.argvs() if "--rounds=1 --out=" in a and "footprint" in a)
+		self.assertEqual(len(passes), 3, passes)
+		mixes = sorted(",".join(map(os.path.basename, a.split("--mix=")[1].split(" ")[0].split(",")))
+			       for a in passes)
+		self.assertEqual(mixes,
+				 ["desktop,server,database-256g.json", "desktop-16g.json,server-256g.json",
+				  "vm-host-512g.json"])
+		with open(os.path.join(self.results, "latest", "mdbench.json")) as f:
+			names = [b["name"] for b in json.load(f)["benchmarks"]]
+		for mix in ("server", "database-256g", "server-256g", "vm-host-512g"):
+			self.assertEqual(names.count(f"footprint/memdesc8/mix:{mix}/ram:4GiB"), 1, mix)
 
 	def test_the_settle_command_runs_as_printed(self):
 		"""At a margin of 0.1% a headline row is left undecided: the command
@@ -148,11 +170,12 @@ class RunJob(Scratch):
 		self.assertEqual(out.count("\nlookup/seq/page32/mix:desktop/ram:1GiB "), 1)
 
 	def test_fixed_rounds_and_the_last_runs_times(self):
-		rc, out, err = self.job("--time-budget=300")
+		# -j 1: the footprint passes one after the other, as many as any machine makes
+		rc, out, err = self.job("--time-budget=300", "-j", "1")
 		self.assertEqual(rc, 1, err)
 		first = self.timing()
 		self.assertIn("--rounds=auto --time-budget=238 --out=", self.argvs()[3])
-		rc, out, err = self.job("--rounds=3")
+		rc, out, err = self.job("--rounds=3", "-j", "1")
 		self.assertEqual(rc, 1, err)
 		self.assertIn("1. quick suite, 3 rounds (71 benchmarks)", out)
 		argv = self.argvs()[-3]

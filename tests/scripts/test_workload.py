@@ -202,14 +202,14 @@ class RunFootprintRam(Scratch):
 				"asks 0.875 of 32MiB' >&2; exit 2;;\n"
 				f"*--list=json*) exec {PY} {FAKE} \"$@\";;\nesac\nexit 3\n")
 		os.chmod(stub, 0o755)
-		rc, out, err = run([PY, script("run"), "--mdbench", stub, "--no-simulate", "--",
-				    "--ram=32MiB"],
+		rc, out, err = run([PY, script("run"), "--mdbench", stub, "--no-simulate", "-j", "1",
+				    "--", "--ram=32MiB"],
 				   env=dict(os.environ, MDB_RESULTS=os.path.join(self.tmp, "results")))
 		self.assertEqual(rc, 3, out + err)	# the stub's, running the suite: planned whole
 		self.assertIn("run: footprint of vm-host-512g left out at the --ram given: mdbench "
 			      "--list=json failed: mdbench: mix vm-host-512g: (hugetlb, 18) asks 0.875 "
 			      "of 32MiB\n", err)
-		self.assertIn("footprint pass 1 (", out)
+		self.assertIn("footprint, 1 pass, 1 at a time", out)	# the built-in mixes
 		self.assertNotIn("mdbench refused", err)
 
 
