@@ -71,6 +71,13 @@ def rounds_arg(text):
 	return int(text)
 
 
+def jobs_arg(text):
+	"""run -j: footprint passes side by side, 1 to MAX_JOBS."""
+	if not text.isdigit() or not 1 <= int(text) <= MAX_JOBS:
+		raise md.DumpError(f"--jobs {text!r}: want a whole number from 1 to {MAX_JOBS}")
+	return int(text)
+
+
 def seconds_arg(text):
 	try:
 		v = float(text)
@@ -255,9 +262,10 @@ def list_json(mdbench, args):
 	return Listing(p.stdout)
 
 
-def llc_given(extra):
-	"""Whether the user's mdbench options name the last-level cache."""
-	return any(x == "--llc" or x.startswith("--llc=") for x in extra)
+def given(extra, opt):
+	"""Whether the user's mdbench options (extra) give opt ('--llc'), as
+	'--llc=X' or alone."""
+	return any(x.split("=", 1)[0] == opt for x in extra)
 
 
 def mdbench_args(extra, args):
@@ -348,7 +356,7 @@ def footprint_passes(mixes, extra, jobs=1):
 	small = [m for m in mixes if largest_order(m) <= BUDDY_MAX_ORDER]
 	big = [m for m in mixes if largest_order(m) > BUDDY_MAX_ORDER]
 	runs = split(small, max(-(-len(small) // MAX_MIXES), jobs)) if small else []
-	if ram_given(extra):	# each apart: one the RAM given cannot hold is left out alone
+	if given(extra, "--ram"):	# each apart: one the RAM given cannot hold is left out alone
 		return [(c, []) for c in runs] + [([m], []) for m in big]
 	return [(c, []) for c in runs] + \
 		[(c, ["--ram=" + GIGANTIC_RAM]) for c in chunks(big, MAX_MIXES)]
@@ -369,7 +377,7 @@ def footprint_jobs(extra, ram_bytes, cpus=None, available=None):
 	time nothing, so one a CPU this process may run on, as many as
 	MemAvailable holds (a pass modelling ram_bytes at most); one where the
 	user's options pin mdbench to a CPU (--cpu)."""
-	if any(x == "--cpu" or x.startswith("--cpu=") for x in extra):
+	if given(extra, "--cpu"):
 		return 1
 	cpus = len(os.sched_getaffinity(0)) if cpus is None else cpus
 	available = mem_available() if available is None else available
@@ -397,11 +405,6 @@ def makespan(ests, jobs):
 		i = slots.index(min(slots))
 		slots[i] += e
 	return max(slots)
-
-
-def ram_given(extra):
-	"""Whether the user's mdbench options (extra) give --ram."""
-	return any(x.split("=", 1)[0] == "--ram" for x in extra)
 
 
 def wide(path, threshold):
