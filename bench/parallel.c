@@ -39,7 +39,9 @@
  * Where the mix holds a reference, it holds it still: the counts come back
  * to where they started (tests/bench/test_bench_threads.c checks).
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "false_sharing.h"
 #include "threads.h"
@@ -150,35 +152,27 @@ static bool writes_share_line(const struct folio *a, const struct folio *b)
 }
 
 /*
- * The threads' folios: of the windows of as many consecutive ones in
- * address order, the one with the most neighbouring pairs sharing a line,
- * then the narrowest.
+ * The threads' folios into p: of the windows of as many consecutive ones
+ * in address order, the one with the most neighbouring pairs sharing a
+ * line, then the narrowest.
  */
-static int getput_neighbours_setup(struct bench_env *env, struct mdb_err *err)
+static int choose_neighbours(const struct memmap *mm, struct parallel *p, unsigned long t,
+			     struct mdb_err *err)
 {
-	struct parallel *p = parallel_alloc(env->threads, err);
-	unsigned long nr, i, best = 0, t = env->threads, *shares, best_shares = 0, w;
-	struct neighbour *n;
+	unsigned long nr, i, best = 0, *shares, best_shares = 0, w;
+	struct neighbour *n = small_folios(mm, &nr);
 
-	if (!p)
-		return -1;
-	env->shared = p;
-	n = small_folios(env->mm, &nr);
 	if (!n || nr < t) {
-		if (n)
-			mdb_errf(err, "folio/getput-neighbours: the mix has %lu small folios, not one "
-				 "for each of %lu threads", nr, t);
-		else
-			mdb_errf(err, "folio/getput-neighbours: out of memory");
 		free(n);
-		parallel_teardown(env);
-		return -1;
+		if (n)
+			return mdb_errf(err, "folio/getput-neighbours: the mix has %lu small folios, "
+					"not one for each of %lu threads", nr, t);
+		return mdb_errf(err, "folio/getput-neighbours: out of memory");
 	}
 	/* shares[i]: pairs sharing among the first i (prefix sums: each window in O(1)). */
 	shares = calloc(nr + 1, sizeof(*shares));
 	if (!shares) {
 		free(n);
-		parallel_teardown(env);
 		return mdb_errf(err, "folio/getput-neighbours: out of memory");
 	}
 	for (i = 0; i + 1 < nr; i++)
@@ -198,6 +192,78 @@ static int getput_neighbours_setup(struct bench_env *env, struct mdb_err *err)
 	p->sharing_pairs = t > 1 ? (double)best_shares / (double)(t - 1) : 0;
 	free(shares);
 	free(n);
+	return 0;
+}
+
+/*
+ * Google Benchmark calls the set-up once a call (each iteration count it
+ * tries, each repetition), and the choice above (2^20 folios looked up and
+ * sorted by address) took a tenth of a second at 16 GiB: a quarter of a
+ * headline round on the development VM.  The choices made are kept with
+ * the build (the memmap's serial, which no other build reuses) and thread
+ * count they were made for, NEIGHBOURS_KEPT of them (a group's layouts and
+ * twin run interleaved), the least recently used given up for a new one;
+ * the same build and threads get the same folios without the sort.
+ */
+#define NEIGHBOURS_KEPT	8
+
+static struct {
+	pthread_mutex_t lock;
+	uint64_t clock;
+	struct kept_neighbours {
+		uint64_t serial, used;	/* serial 0: none */
+		unsigned long threads;
+		struct parallel p;	/* its pfn[] and counters */
+	} k[NEIGHBOURS_KEPT];
+} kept = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The kept choice for mm's build and t threads into p, chosen now if none is kept. */
+static int kept_neighbours(const struct memmap *mm, struct parallel *p, unsigned long t,
+			   struct mdb_err *err)
+{
+	struct kept_neighbours *k, *lru = &kept.k[0];
+	int ret = 0;
+
+	pthread_mutex_lock(&kept.lock);
+	kept.clock++;
+	for (k = kept.k; k < kept.k + NEIGHBOURS_KEPT; k++) {
+		if (k->serial == mm->serial && k->threads == t)
+			break;
+		if (k->used < lru->used)
+			lru = k;
+	}
+	if (k == kept.k + NEIGHBOURS_KEPT) {
+		k = lru;
+		free(k->p.pfn);
+		*k = (struct kept_neighbours){ .p.pfn = malloc(t * sizeof(*k->p.pfn)) };
+		ret = k->p.pfn ? choose_neighbours(mm, &k->p, t, err) :
+				 mdb_errf(err, "folio/getput-neighbours: out of memory");
+		if (!ret) {
+			k->serial = mm->serial;
+			k->threads = t;
+		}
+	}
+	if (!ret) {
+		k->used = kept.clock;
+		memcpy(p->pfn, k->p.pfn, t * sizeof(*p->pfn));
+		p->neighbour_bytes = k->p.neighbour_bytes;
+		p->sharing_pairs = k->p.sharing_pairs;
+	}
+	pthread_mutex_unlock(&kept.lock);
+	return ret;
+}
+
+static int getput_neighbours_setup(struct bench_env *env, struct mdb_err *err)
+{
+	struct parallel *p = parallel_alloc(env->threads, err);
+
+	if (!p)
+		return -1;
+	env->shared = p;
+	if (kept_neighbours(env->mm, p, env->threads, err)) {
+		parallel_teardown(env);
+		return -1;
+	}
 	return 0;
 }
 
