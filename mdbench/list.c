@@ -62,7 +62,7 @@ static int list_json(const struct mdb_run *run)
 			json_array_append_new(benches, instance_json(run, &run->inst[i]));
 	for (i = 0; mix_builtin_names[i]; i++)
 		json_array_append_new(builtin, json_string(mix_builtin_names[i]));
-	out = json_pack("{s:O, s:O, s:O, s:O, s:o, s:O, s:o, s:O, s:O}",
+	out = json_pack("{s:O, s:O, s:O, s:O, s:o, s:O, s:o, s:O, s:O, s:i}",
 			"schema_version", json_object_get(ctx, "schema_version"),
 			"reference_layout", json_object_get(ctx, "reference_layout"),
 			"layouts", json_object_get(ctx, "layouts"),
@@ -71,7 +71,8 @@ static int list_json(const struct mdb_run *run)
 			"counters", json_object_get(ctx, "counters"),
 			"mixes_builtin", builtin,
 			"machine", json_object_get(ctx, "machine"),
-			"ram_sizes", json_object_get(ctx, "ram_sizes"));
+			"ram_sizes", json_object_get(ctx, "ram_sizes"),
+			"auto_min_rounds", MDB_AUTO_MIN_ROUNDS);
 	json_decref(ctx);
 	ret = out ? json_dumpf(out, stdout, MDB_JSON_DUMP_FLAGS) : -1;
 	json_decref(out);

@@ -226,10 +226,10 @@ static const struct opt_spec opt_table[] = {
 	OPT_STRING("--seed", seed, "N", "placement of the mix and the descriptor churn (default 1)"),
 	OPT_STRING("--rounds", rounds, "N|auto",
 		   "run every benchmark N times, round after round (default 1;\n"
-		   "a report kernel once); auto: 5 rounds at the headline size,\n"
-		   "then more of each group (all layouts of a kernel/mix/RAM/\n"
-		   "threads) until every layout's 99% interval against the\n"
-		   "reference is decided, 30 rounds, or the time budget"),
+		   "a report kernel once); auto: " MDB_NUM_STR(MDB_AUTO_MIN_ROUNDS) " rounds at the headline\n"
+		   "size, then more of each group (all layouts of a kernel/mix/\n"
+		   "RAM/threads) until every layout's 99% interval against the\n"
+		   "reference is decided, " MDB_NUM_STR(MDB_AUTO_MAX_ROUNDS) " rounds, or the time budget"),
 	OPT_STRING("--round-reps", round_reps, "K",
 		   "a timed round is K short runs (min time / K each) reduced\n"
 		   "to one value (rounds.h; default 10, 1: one run; a kernel\n"

@@ -136,7 +136,7 @@ def rounds_args(rounds, budget=None):
 class Listing:
 	"""mdbench --list=json, checked: reference_layout, layouts, kernels,
 	benchmarks ({name, kernel, threads, layout, mix, ram_bytes, params}),
-	counters, mixes_builtin."""
+	counters, mixes_builtin, auto_min_rounds."""
 
 	def __init__(self, text, where="mdbench --list=json"):
 		try:
@@ -183,6 +183,8 @@ class Listing:
 		# The last-level cache the headline size was found from, and how.
 		self.llc_bytes = c.opt(machine, "llc_bytes", c.int, 1, 1 << 50, where="machine")
 		self.llc_source = c.opt(machine, "llc_source", c.str, where="machine")
+		# The rounds --rounds=auto gives the headline size whatever the budget.
+		self.auto_min_rounds = c.opt(doc, "auto_min_rounds", c.int, 1, 1000, where="top level")
 		self.reference = doc.get("reference_layout") or (self.layouts or [None])[0]
 		if self.reference is not None and self.reference not in self.layouts:
 			# plot and compare would refuse the dump, after the whole suite

@@ -236,7 +236,7 @@ def listing(doc, sel, llc=None):
 				"est_seconds": est_seconds(name), "working_set_bytes": working_set(name)})
 	return {"schema_version": 2, "reference_layout": mb["reference_layout"],
 		"layouts": mb["layouts"], "kernels": mb["kernels"], "benchmarks": benches,
-		"counters": mb["counters"], "mixes_builtin": ["desktop", "server"],
+		"counters": mb["counters"], "mixes_builtin": ["desktop", "server"], "auto_min_rounds": 10,
 		"machine": {"llc_bytes": int(llc or LLC_BYTES),
 			    "llc_source": "given" if llc else "measured"}}
 
