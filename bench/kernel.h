@@ -200,16 +200,21 @@ int mdb_kernels(const struct mdb_kernel *const **list, unsigned int *nr, struct 
 const struct mdb_kernel *mdb_kernel_find(const char *name, const struct layout_ops *ops);
 
 /*
- * A known difference (CMake -DMDB_KNOWN_EXTRA=P, 1..100, on the kernels
- * compiled for -DMDB_KNOWN_LAYOUT only): the per-layout kernels' batches
- * run P% more of their own ops than they count, every batch in the timed
- * loop as the kernel wrote it (the same list, the same dependent chain), so
- * that layout's time per op reads P% higher than its work would give and
- * the suite must find it slower.  An accumulator spreads the extra batches
+ * A known difference (CMake -DMDB_KNOWN_EXTRA=P, 1..100, compiled into every
+ * layout's per-layout kernels alike): while bench_known_on is set (mdbench
+ * sets it for the instances of -DMDB_KNOWN_LAYOUT, a layout or the
+ * reference's placebo twin, before each runs), a kernel's batches run P%
+ * more of their own ops than they count, every batch in the timed loop as
+ * the kernel wrote it (the same list, the same dependent chain), so that
+ * instance's time per op reads P% higher than its work would give and the
+ * suite must find it slower.  An accumulator spreads the extra batches
  * evenly (P of every 100 counted); it restarts when a loop ends.  The dump
  * records it (context.memdesc_bench.known_extra).  Never in a build whose
- * numbers are meant as measurements.
+ * numbers are meant as measurements.  Set before the instance's threads
+ * start, read by them only.
  */
+extern bool bench_known_on;
+
 #ifdef MDB_KNOWN_EXTRA
 _Static_assert(MDB_KNOWN_EXTRA >= 1 && MDB_KNOWN_EXTRA <= 100, "MDB_KNOWN_EXTRA: 1 to 100 (%)");
 
@@ -225,7 +230,7 @@ static inline bool bench_known_keep_running(struct mdb_state *st, uint64_t n)
 		bench_known_acc = 0;
 		return false;
 	}
-	bench_known_acc += MDB_KNOWN_EXTRA;
+	bench_known_acc += bench_known_on ? MDB_KNOWN_EXTRA : 0;
 	return true;
 }
 #define mdb_keep_running_batch(st, n) bench_known_keep_running(st, n)

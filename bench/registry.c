@@ -8,6 +8,8 @@
 
 #include "kernel.h"
 
+bool bench_known_on;	/* kernel.h: in a known-difference build, the instance running is the one slowed */
+
 static const char *const class_name[MDB_NR_CLASSES] = {
 	[MDB_SEQUENTIAL] = "sequential",
 	[MDB_DEPENDENT] = "dependent",

@@ -612,8 +612,9 @@ static json_t *known_extra_json(void)
 		return json_null();
 	return json_pack("{s:s, s:i, s:s}", "layout", MDB_KNOWN_EXTRA_LAYOUT,
 			 "percent", MDB_KNOWN_EXTRA_PCT,
-			 "what", "the layout's per-layout kernels run this many percent more ops than "
-				 "they count: a known slowdown for the statistics to find, not a measurement");
+			 "what", "the per-layout kernels run this many percent more ops than they count "
+				 "when they run for this layout (twin: the reference layout's placebo twin): "
+				 "a known slowdown for the statistics to find, not a measurement");
 }
 
 /* The last-level cache and the headline size chosen from it (mdb_headline()). */

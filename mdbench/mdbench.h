@@ -115,6 +115,9 @@ struct mdb_machine {
 #define MDB_AUTO_CONFIDENCE	0.99
 #define MDB_AUTO_MARGIN		0.05	/* mdb_stats.DEFAULT_MARGIN: 'same within +-5%' */
 
+/* CMake's -DMDB_KNOWN_LAYOUT for the reference's placebo twin (native.c, bench/kernel.h). */
+#define MDB_KNOWN_TWIN		"twin"
+
 /* A number macro's value as a string literal (the help text's). */
 #define MDB_NUM_STR_(x)		#x
 #define MDB_NUM_STR(x)		MDB_NUM_STR_(x)

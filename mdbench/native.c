@@ -140,8 +140,23 @@ static struct memmap *cached_memmap(const struct mdb_instance *in, struct mdb_er
 	return k->mm;
 }
 
+/*
+ * Whether in is what a known-difference build slows (CMake -DMDB_KNOWN_EXTRA,
+ * bench/kernel.h): the reference's placebo twin for MDB_KNOWN_TWIN, else the
+ * layout named, never its twin.
+ */
+static bool known_instance(const struct mdb_instance *in)
+{
+	if (!MDB_KNOWN_EXTRA_PCT || !in->cond.ops)
+		return false;
+	if (!strcmp(MDB_KNOWN_EXTRA_LAYOUT, MDB_KNOWN_TWIN))
+		return in->cond.twin;
+	return !in->cond.twin && !strcmp(in->cond.ops->name, MDB_KNOWN_EXTRA_LAYOUT);
+}
+
 static void env_init(struct bench_env *env, const struct mdb_run *run, const struct mdb_instance *in)
 {
+	bench_known_on = known_instance(in);
 	memset(env, 0, sizeof(*env));
 	env->ops = in->cond.ops;
 	env->nr_pfns = in->cond.nr_pfns;
