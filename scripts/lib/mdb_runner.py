@@ -183,6 +183,7 @@ class Listing:
 		# The last-level cache the headline size was found from, and how.
 		self.llc_bytes = c.opt(machine, "llc_bytes", c.int, 1, 1 << 50, where="machine")
 		self.llc_source = c.opt(machine, "llc_source", c.str, where="machine")
+		self.headline_ram = c.opt(machine, "headline_ram_bytes", c.int, 1, 1 << 60, where="machine")
 		# The rounds --rounds=auto gives the headline size whatever the budget.
 		self.auto_min_rounds = c.opt(doc, "auto_min_rounds", c.int, 1, 1000, where="top level")
 		self.reference = doc.get("reference_layout") or (self.layouts or [None])[0]
@@ -213,6 +214,17 @@ class Listing:
 
 	def report_kernels(self):
 		return [k for k, c in self.kclass.items() if c == "report"]
+
+	def auto_est_seconds(self):
+		"""mdbench's estimate of --rounds=auto's least: one round of
+		everything, auto_min_rounds of the headline size's timed
+		benchmarks (a report runs once); None without est_seconds."""
+		one = self.est_seconds()
+		head = [n for n, k in self.benchmarks if self.headline_ram and
+			self.ram_of.get(n) == self.headline_ram and self.kclass.get(k) != "report"]
+		if one is None or not self.auto_min_rounds:
+			return one
+		return one + (self.auto_min_rounds - 1) * (self.est_seconds(head) or 0)
 
 	def est_seconds(self, names=None):
 		"""mdbench's estimate of one round of names (default all), weighted

@@ -108,6 +108,26 @@ class CollectGroups(Scratch):
 				  ("folio/getput-shared threads:8", 2)])
 		self.assertTrue(all(n.endswith("/threads:8") for n in listing.by_kernel()[2][1]))
 
+	def test_auto_estimate_counts_the_headline_minimum(self):
+		"""--rounds=auto's least: one round of everything, auto_min_rounds
+		of the headline size's timed benchmarks, its report once."""
+		import json
+		import mdb_runner as rn
+		doc = {
+			"schema_version": 2, "reference_layout": "page64", "layouts": [{"name": "page64"}],
+			"kernels": [{"name": "lookup/random", "class": "dependent"},
+				    {"name": "footprint", "class": "report"}],
+			"benchmarks": [
+				{"name": f"{k}/page64/mix:desktop/ram:{r}", "kernel": k, "ram_bytes": b,
+				 "est_seconds": e}
+				for k, r, b, e in (("lookup/random", "1GiB", 1 << 30, 2.0),
+						   ("lookup/random", "16GiB", 1 << 34, 3.0),
+						   ("footprint", "16GiB", 1 << 34, 5.0))],
+			"machine": {"headline_ram_bytes": 1 << 34}, "auto_min_rounds": 10}
+		self.assertEqual(rn.Listing(json.dumps(doc)).auto_est_seconds(), 10.0 + 9 * 3.0)
+		del doc["auto_min_rounds"]		# an mdbench that does not say: one round
+		self.assertEqual(rn.Listing(json.dumps(doc)).auto_est_seconds(), 10.0)
+
 
 class GoogleBenchmarkFiles(Scratch):
 	def test_custom_context_rebuilds_memdesc_bench(self):
