@@ -220,10 +220,10 @@ class Listing:
 		everything, auto_min_rounds of the headline size's timed
 		benchmarks (a report runs once); None without est_seconds."""
 		one = self.est_seconds()
-		head = [n for n, k in self.benchmarks if self.headline_ram and
-			self.ram_of.get(n) == self.headline_ram and self.kclass.get(k) != "report"]
-		if one is None or not self.auto_min_rounds:
+		if one is None or not self.auto_min_rounds or not self.headline_ram:
 			return one
+		head = [n for n, k in self.benchmarks
+			if self.ram_of.get(n) == self.headline_ram and self.kclass.get(k) != "report"]
 		return one + (self.auto_min_rounds - 1) * (self.est_seconds(head) or 0)
 
 	def est_seconds(self, names=None):
