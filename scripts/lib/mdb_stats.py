@@ -24,8 +24,16 @@ Two samples A and B of one metric (one value per repetition: mdbench's
   geometric mean of the rounds' ratios b_i / a_i, ci its Student t
   interval and p the one-sample t test of the log ratios (paired_t(),
   the same as mdbench/rounds.c's mdb_paired_interval(), on which
-  --rounds=auto stops).  Two rounds give an interval.  Between runs
-  nothing pairs and the U test above holds.
+  --rounds=auto stops).  Two rounds give an interval.
+- drift (two runs' within-run ratios, compare's ratio table): nothing
+  pairs across runs, and a run's rounds are a series in time, not
+  independent draws: on the development VM a ratio's first five rounds
+  stand apart from its next five further than round-to-round noise
+  predicts (drift_factor() 1.0-1.45 over c1-c4's rows, docs/conditions.md).
+  The ratio is that of the sides' geometric means, ci its Welch t interval
+  with each side's variance of its mean multiplied by that side's drift
+  factor (welch_t()), p that t's.  The U test holds for every other
+  comparison of unpaired values.
 - verdict: what the data show, in words, decided by verdict() alone (every
   report calls it): 'slower' (or 'higher') / 'faster' ('lower') when the
   interval excludes 1 (p < alpha); 'same within +-X%' when the whole
@@ -69,6 +77,7 @@ _K_CACHE = {}
 ROUND_ESTIMATORS = ("min", "median", "trim20", "mean")
 ROUND_VALUE = "trim20"
 PAIRED_NEEDED = 2		# rounds a paired interval needs
+DRIFT_HALF = 5			# rounds in each half of a series drift_factor() reads, at least
 _P_CACHE = {}
 
 
@@ -76,7 +85,7 @@ class Comparison:
 	"""What compare prints per row; see the module's text."""
 
 	__slots__ = ("n_a", "n_b", "ratio", "diff", "ci", "p", "verdict", "kind", "up", "down", "of",
-		     "paired", "exact")
+		     "paired", "exact", "drift")
 
 	def __init__(self, n_a, n_b):
 		self.n_a, self.n_b = n_a, n_b
@@ -84,6 +93,7 @@ class Comparison:
 		self.verdict, self.kind = None, "ratio"
 		self.up = self.down = self.of = 0	# rounds (or pairs) with B above, below A, of
 		self.paired = self.exact = False
+		self.drift = None	# (A's, B's) drift factor where welch_t() decided
 
 	def estimate_text(self):
 		if self.kind == "ratio":
@@ -176,25 +186,31 @@ def hodges_lehmann(la, lb, alpha):
 
 
 def compare(a, b, alpha=DEFAULT_ALPHA, exact=False, margin=DEFAULT_MARGIN, words=TIME_WORDS,
-	    paired=False):
+	    paired=False, drift=None):
 	"""Comparison of samples a (A) and b (B), each a list of values; exact:
 	the values are counts, not measurements (a report kernel's bytes), so
 	that one value a side is enough to tell same from different; paired:
-	value i of a and of b come from one round of one run, run interleaved."""
-	return compare_all([(a, b)], alpha, [exact], margin, [words], [paired])[0]
+	value i of a and of b come from one round of one run, run interleaved;
+	drift: (A's, B's) drift factor when a and b are two runs' rounds
+	(welch_t())."""
+	return compare_all([(a, b)], alpha, [exact], margin, [words], [paired], [drift])[0]
 
 
 def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None, margin=DEFAULT_MARGIN, words=None,
-		paired=None):
+		paired=None, drift=None):
 	"""[Comparison] of every (a, b) in pairs, each with its verdict();
-	exact, words and paired per pair (words: (below, above), TIME_WORDS by
-	default; paired: False by default).  scipy is asked once per order of
-	the values (_ranks): a dump of thousands of benchmarks with 5
-	repetitions a side has at most 252 of them."""
+	exact, words, paired and drift per pair (words: (below, above),
+	TIME_WORDS by default; paired: False and drift None by default).
+	scipy is asked once per order of the values (_ranks): a dump of
+	thousands of benchmarks with 5 repetitions a side has at most 252 of
+	them."""
 	out = []
 	for i, (a, b) in enumerate(pairs):
-		c = _estimate(a, b, alpha, exact[i] if exact else False, paired[i] if paired else False)
+		c = _estimate(a, b, alpha, exact[i] if exact else False, paired[i] if paired else False,
+			      drift[i] if drift else None)
 		if c.verdict is None and not c.exact and c.p is None and min(c.n_a, c.n_b) > 1:
+			if c.kind == "ratio":	# as the interval sees them: on rounded logs
+				a, b = [_log(x) for x in a], [_log(x) for x in b]
 			key = _ranks(a, b)
 			p = _P_CACHE.get(key)
 			if p is None:
@@ -256,6 +272,63 @@ def paired_t(a, b, alpha=DEFAULT_ALPHA):
 	return math.exp(m), (math.exp(ci[0]), math.exp(ci[1])) if ci else None
 
 
+def drift_factor(series):
+	"""(factor, n) of one run: how much further its rounds' values wander
+	over the run than round-to-round noise predicts, from the n series of
+	series (each a row's values in round order, positive: within-run
+	ratios) with at least 2 * DRIFT_HALF rounds.  A series' first h = n // 2
+	log values against its next h give F = h (m1 - m2)^2 / (2 s^2), s^2 the
+	halves' pooled variance: F(1, 2h - 2) distributed, of mean (2h - 2) /
+	(2h - 4), where rounds are independent.  The factor is the mean over
+	series of F over that mean (batch means with two batches a series,
+	pooled over a run's rows, as the run's drift is one machine's), at
+	least 1; (1.0, 0) when no series is long enough."""
+	ratios = []
+	for v in series:
+		h = len(v) // 2
+		if h < DRIFT_HALF:
+			continue
+		lv = [_log(x) for x in v]
+		a, b = lv[:h], lv[h:2 * h]
+		s2 = (statistics.variance(a) + statistics.variance(b)) / 2
+		if s2 > 0:
+			f = h * (statistics.fmean(a) - statistics.fmean(b)) ** 2 / (2 * s2)
+			ratios.append(f * (2 * h - 4) / (2 * h - 2))
+	if not ratios:
+		return 1.0, 0
+	return max(1.0, statistics.fmean(ratios)), len(ratios)
+
+
+def _log(x):
+	"""log x to 12 decimals, as the unpaired tests see a positive value:
+	ratios that a division rounds apart (two machines' 2x/2x against
+	1x/1x) are the same ratio, not a difference of 10^-16 that a t (or a
+	rank test over 25 rounds) calls significant."""
+	return round(math.log(x), 12)
+
+
+def welch_t(a, b, alpha=DEFAULT_ALPHA, drift=(1.0, 1.0)):
+	"""(ratio, (lo, hi) or None, p or None) of b against a, two runs'
+	rounds (unpaired, positive): the ratio of the geometric means, its
+	1 - alpha Welch t interval on log values with each side's variance of
+	its mean multiplied by its drift factor (drift: A's, B's; see
+	drift_factor()), and that t's two-sided p (scipy.stats.t).  No interval
+	with fewer than 2 values a side."""
+	from scipy.stats import t
+	la, lb = [_log(x) for x in a], [_log(x) for x in b]
+	d = statistics.fmean(lb) - statistics.fmean(la)
+	if len(la) < 2 or len(lb) < 2:
+		return math.exp(d), None, None
+	va = drift[0] * statistics.variance(la) / len(la)
+	vb = drift[1] * statistics.variance(lb) / len(lb)
+	if va + vb == 0:
+		return math.exp(d), (math.exp(d), math.exp(d)), 1.0 if d == 0 else 0.0
+	df = (va + vb) ** 2 / (va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1))
+	se = math.sqrt(va + vb)
+	h = t.ppf(1 - alpha / 2, df) * se
+	return math.exp(d), (math.exp(d - h), math.exp(d + h)), float(2 * t.sf(abs(d) / se, df))
+
+
 def paired_shift(a, b, alpha=DEFAULT_ALPHA):
 	"""(shift, (lo, hi)): the mean of the rounds' differences b_i - a_i and
 	its 1 - alpha Student t interval, as paired_t() in the values' own unit
@@ -308,7 +381,9 @@ def verdict(c, alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, words=TIME_WORDS):
 	seen = direction(c, words)
 	if c.paired and c.kind == "ratio" and c.of < PAIRED_NEEDED:
 		return f"too few rounds ({PAIRED_NEEDED} needed): {seen}"
-	if not c.paired and not reachable(c.n_a, c.n_b, alpha):
+	if c.drift and min(c.n_a, c.n_b) < PAIRED_NEEDED:
+		return f"too few rounds ({PAIRED_NEEDED} needed): {seen}"
+	if not c.paired and not c.drift and not reachable(c.n_a, c.n_b, alpha):
 		return f"too few rounds ({rounds_needed(alpha)} needed): {seen}"
 	return f"undecided: {seen}"
 
@@ -317,11 +392,12 @@ def rule_text(alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN):
 	"""The verdicts' rule in one sentence, for every report that gives them."""
 	level = f"{100 * (1 - alpha):g}%"
 	return (f"faster/slower: the {level} interval excludes 1 (within a run: Student t on the "
-		f"rounds' paired log ratios, a round's layouts interleaved; between runs: U test; "
+		f"rounds' paired log ratios, a round's layouts interleaved; two runs' within-run "
+		f"ratios: Welch t, each side's variance times its drift factor; else U test; "
 		f"p < {alpha:g}); {margin_text(margin)}: the whole interval inside "
 		f"[{1 / (1 + margin):.3f}, {1 + margin:.3f}] (--margin); "
 		f"undecided: neither, with the direction the values took; "
-		f"too few rounds: paired, {PAIRED_NEEDED}; a U test at {alpha:g} needs "
+		f"too few rounds: paired or Welch, {PAIRED_NEEDED}; a U test at {alpha:g} needs "
 		f"{rounds_needed(alpha)} a side")
 
 
@@ -368,7 +444,7 @@ def _ranks(a, b):
 	return tuple(out)
 
 
-def _estimate(a, b, alpha, exact, paired):
+def _estimate(a, b, alpha, exact, paired, drift=None):
 	"""A Comparison with all but the p-value and the verdict; its verdict
 	set here only when a side is empty or the values are compared exactly."""
 	c = Comparison(len(a), len(b))
@@ -391,8 +467,11 @@ def _estimate(a, b, alpha, exact, paired):
 	if positive and c.paired:
 		c.ratio, c.ci = paired_t(a, b, alpha)
 		c.p = _paired_p(a, b) if c.ci else None
+	elif positive and drift:
+		c.drift = tuple(drift)
+		c.ratio, c.ci, c.p = welch_t(a, b, alpha, c.drift)
 	elif positive:
-		la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+		la, lb = [_log(x) for x in a], [_log(x) for x in b]
 		est, ci = hodges_lehmann(la, lb, alpha)
 		c.ratio = math.exp(est)
 		c.ci = (math.exp(ci[0]), math.exp(ci[1])) if ci else None

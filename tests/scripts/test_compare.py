@@ -10,6 +10,8 @@ when the sides do not overlap, and the p-value of two separated samples of
 import csv
 import io
 import json
+import math
+import statistics
 
 from testlib import PY, Scratch, fixture, load, main, run, script, table_rows
 
@@ -129,8 +131,9 @@ class CompareDumps(CompareCase):
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
 				 ["2.000", "1.941..2.061", "0.00794", "slower"])
 		self.assertIn("faster/slower: the 95% interval excludes 1 (within a run: Student t on the "
-			      "rounds' paired log ratios, a round's layouts interleaved; between runs: "
-			      "U test; p < 0.05)", self.text)
+			      "rounds' paired log ratios, a round's layouts interleaved; two runs' "
+			      "within-run ratios: Welch t, each side's variance times its drift factor; "
+			      "else U test; p < 0.05)", self.text)
 		self.assertIn("a U test at 0.05 needs 4 a side", self.text)
 
 	def test_metric_of_one_side(self):
@@ -229,6 +232,23 @@ def scaled(doc, factor, layouts=None, step=0.0):
 	return doc
 
 
+def doubled(doc, late=1.0, layouts=()):
+	"""doc with its rounds run twice, ten a benchmark: the second five
+	copies of the first, their times (of layouts) times late."""
+	extra = []
+	for b in doc["benchmarks"]:
+		c = dict(b)
+		if "repetition_index" in c:
+			c["repetition_index"] += 5
+		if any(f"/{l}/" in b["name"] for l in layouts):
+			for k in ("real_time", "cpu_time"):
+				if k in c:
+					c[k] *= late
+		extra.append(c)
+	doc["benchmarks"] += extra
+	return doc
+
+
 def ratio_table(text):
 	"""{benchmark: cells} of the within-run ratio table of compare's output."""
 	part = text.split("## Within-run ratios", 1)[1].split("\n## ", 1)[0]
@@ -273,17 +293,44 @@ class CompareRuns(CompareCase):
 
 	def test_a_layout_that_got_slower(self):
 		"""memdesc8 21% slower in B, the others not: its 17 ratio rows that
-		did not fail say so (apart, p = 2/252; the interval from 1.21 x
-		1/1.004 to 1.21 x 1.004), the geometric mean over the 35 rows is
-		1.21 ** (17 / 35)."""
+		did not fail say so (the Welch t of the rounds' log ratios, five
+		a side 0.1% apart: p 6.3e-16, the interval 1.21 x (1 +- 0.0035)),
+		the geometric mean over the 35 rows is 1.21 ** (17 / 35).  Five
+		rounds a run give no drift factor (it reads halves of 5 or more)."""
 		a, b = self.sides()
 		text = self.compare(a, "--", b)
 		ratios = ratio_table(text)
 		self.assertEqual(ratios["lookup/seq/memdesc8/mix:desktop/ram:1GiB"],
-				 ["5", "0.601", "5", "0.727", "1.210", "1.205..1.215", "0.00794", "slower"])
-		self.assertEqual(ratios["lookup/seq/page32/mix:desktop/ram:1GiB"][-1], "undecided: no direction: 8 of 25 pairs each way")
+				 ["5", "0.601", "5", "0.727", "1.210", "1.206..1.214", "6.3e-16", "slower"])
+		self.assertIn("drift factor (A 1.00 over 0 rows; B 1.00 over 0 rows; 1: no drift", text)
+		# page32's ratios are equal but for rounding on both sides
+		self.assertEqual(ratios["lookup/seq/page32/mix:desktop/ram:1GiB"][4:],
+				 ["1.000", "1.000..1.000", "1", "same within \u00b15%"])
 		self.assertEqual(sum(c[-1] == "slower" for c in ratios.values()), 17)
 		self.assertIn(f"over 35 rows with a ratio: {1.21 ** (17 / 35):.3f}", text)
+
+	def test_a_run_that_drifts(self):
+		"""Runs of ten rounds, memdesc8's ratios a ramp of 0.1% a round
+		repeated: A's last five 2% above its first five, B's not.  A's
+		drift factor: over its 17 memdesc8 rows (the others have no spread),
+		F = 5 log(1.02)^2 / (2 var) x 6/8 each; B's 1 over its 17.  The
+		factor widens A's side of the interval by its square root, so the
+		1% A's drift moved its mean is undecided, not faster."""
+		one = fixture("one", "mdbench.json")
+		a = self.write_dump(doubled(scaled(load(one), 1.0, ["memdesc8"], 0.001), 1.02,
+					    ["memdesc8"]), "drifts")
+		b = self.write_dump(doubled(scaled(load(one), 1.0, ["memdesc8"], 0.001)), "steady")
+		text = self.compare(a, "--", b)
+		s2 = statistics.variance([math.log(1 + 0.001 * r) for r in range(5)])
+		f = 5 * math.log(1.02) ** 2 / (2 * s2) * 6 / 8
+		self.assertIn(f"drift factor (A {f:.2f} over 17 rows; B 1.00 over 17 rows;", text)
+		row = ratio_table(text)["lookup/seq/memdesc8/mix:desktop/ram:1GiB"]
+		# medians: 0.6 x (1.004 + 1.02) / 2 and 0.6 x 1.002; B/A 1/1.02^(1/2)
+		self.assertEqual(row[:5], ["10", "0.607", "10", "0.601", "0.990"])
+		self.assertTrue(row[-1].startswith("undecided: faster in"), row)
+		lo, hi = (float(x) for x in row[5].split(".."))
+		self.assertLess(lo, 0.9)
+		self.assertGreater(hi, 1.08)
 
 	def test_other_conditions_are_not_compared(self):
 		"""Aged against fresh under the same names: every row refused, never
@@ -332,7 +379,7 @@ class CompareRuns(CompareCase):
 		self.assertEqual((r["n_a"], r["a"], r["n_b"], r["b"], r["verdict"]),
 				 ("5", "0.601", "5", "0.727", "slower"))
 		self.assertAlmostEqual(float(r["ratio"]), 1.21, places=9)
-		self.assertAlmostEqual(float(r["p"]), 2 / 252, places=9)
+		self.assertLess(float(r["p"]), 1e-12)
 		self.assertEqual(sorted({r["table"] for r in rows}), ["counters", "ratio", "report", "time"])
 		doc = json.loads(self.compare(a, b, "--format", "json"))
 		t = {x["key"]: x for x in doc["tables"]}
@@ -341,6 +388,8 @@ class CompareRuns(CompareCase):
 		self.assertEqual(t["ratio"]["geomean"]["rows"], 35)
 		self.assertAlmostEqual(t["ratio"]["geomean"]["ratio"], 1.21 ** (17 / 35), places=9)
 		self.assertEqual([s["path"] for s in doc["sides"]["B"]], [b])
+		self.assertEqual(doc["drift"], {"A": [{"factor": 1.0, "rows": 0}],
+						"B": [{"factor": 1.0, "rows": 0}]})
 		self.assertEqual(doc["only"], {"A": [], "B": []})
 
 
@@ -388,9 +437,11 @@ class CompareForPeople(CompareCase):
 		       "real_time"]
 		rc, out, err = run(cmd + ["--fail-on=slower"])
 		self.assertEqual(rc, 1)
-		# 26 of the times, 2 of the ratios (25 rounds a side)
-		self.assertEqual(err, "compare: 28 rows slower (--fail-on), first "
-				 "scan/compaction/memdesc8/mix:desktop/ram:256MiB: slower\n")
+		# 26 of the times; no ratio: the runs scale every layout alike, so
+		# their ratios are equal but for rounding (which 25 rounds a side
+		# once read as slower)
+		self.assertEqual(err, "compare: 26 rows slower (--fail-on), first "
+				 "lookup/random/page64/mix:desktop/ram:256MiB: slower\n")
 		rc, out, err = run(cmd + ["--fail-on=faster,slower", "--filter", "alloc/"])
 		self.assertEqual((rc, err), (0, ""))
 		self.refused(cmd + ["--fail-on=worse"], "--fail-on 'worse'")
