@@ -29,7 +29,8 @@ Two samples A and B of one metric (one value per repetition: mdbench's
   pairs across runs, and a run's rounds are a series in time, not
   independent draws: on the development VM a ratio's first five rounds
   stand apart from its next five further than round-to-round noise
-  predicts (drift_factor() 1.0-1.45 over c1-c4's rows, docs/conditions.md).
+  predicts (drift_factor() 1.01-1.46 over c1-c4, 1.00-2.46 over d1-d4;
+  docs/conditions.md, docs/results.md).
   The ratio is that of the sides' geometric means, ci its Welch t interval
   with each side's variance of its mean multiplied by that side's drift
   factor (welch_t()), p that t's.  The U test holds for every other
