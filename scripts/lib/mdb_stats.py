@@ -380,9 +380,8 @@ def verdict(c, alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, words=TIME_WORDS):
 	if c.kind == "ratio" and c.ci and 1 / (1 + margin) <= c.ci[0] and c.ci[1] <= 1 + margin:
 		return margin_text(margin)
 	seen = direction(c, words)
-	if c.paired and c.kind == "ratio" and c.of < PAIRED_NEEDED:
-		return f"too few rounds ({PAIRED_NEEDED} needed): {seen}"
-	if c.drift and min(c.n_a, c.n_b) < PAIRED_NEEDED:
+	if (c.paired and c.kind == "ratio" and c.of < PAIRED_NEEDED or	# a t interval's least
+	    c.drift and min(c.n_a, c.n_b) < PAIRED_NEEDED):
 		return f"too few rounds ({PAIRED_NEEDED} needed): {seen}"
 	if not c.paired and not c.drift and not reachable(c.n_a, c.n_b, alpha):
 		return f"too few rounds ({rounds_needed(alpha)} needed): {seen}"
