@@ -54,16 +54,15 @@ def words(metric):
 	return st.TIME_WORDS if metric in md.TIME_METRICS or metric == "ratio" else st.VALUE_WORDS
 
 
-def compare_rows(items, alpha, margin=st.DEFAULT_MARGIN, drift=None):
-	"""[Cells] of [(dump A, Bench A, dump B, Bench B, metric)]; drift: the
-	sides' drift factors (st.welch_t()) when the samples are two sides'
-	within-run ratios, else None."""
+def compare_rows(items, alpha, margin=st.DEFAULT_MARGIN, trimmed=False):
+	"""[Cells] of [(dump A, Bench A, dump B, Bench B, metric)]; trimmed:
+	the samples are two sides' within-run ratios, compared by st.yuen_t()."""
 	rows = [Cells(*it) for it in items]
 	todo = [r for r in rows if r.samples]
 	for r, c in zip(todo, st.compare_all([r.samples for r in todo], alpha,
 					     [r.exact for r in todo], margin,
 					     [words(r.metric) for r in todo],
-					     drift=[drift] * len(todo) if drift else None)):
+					     trimmed=[trimmed] * len(todo))):
 		r.set(c)
 	return rows
 

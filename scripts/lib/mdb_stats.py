@@ -25,16 +25,18 @@ Two samples A and B of one metric (one value per repetition: mdbench's
   interval and p the one-sample t test of the log ratios (paired_t(),
   the same as mdbench/rounds.c's mdb_paired_interval(), on which
   --rounds=auto stops).  Two rounds give an interval.
-- drift (two runs' within-run ratios, compare's ratio table): nothing
-  pairs across runs, and a run's rounds are a series in time, not
-  independent draws: on the development VM a ratio's first five rounds
-  stand apart from its next five further than round-to-round noise
-  predicts (drift_factor() 1.01-1.46 over c1-c4, 1.00-2.46 over d1-d4;
-  docs/conditions.md, docs/results.md).
-  The ratio is that of the sides' geometric means, ci its Welch t interval
-  with each side's variance of its mean multiplied by that side's drift
-  factor (welch_t()), p that t's.  The U test holds for every other
-  comparison of unpaired values.
+- trimmed (two runs' within-run ratios, compare's ratio table): nothing
+  pairs across runs, and a run's rounds are a series in time that a phase
+  of the machine can hold for minutes: on the development VM every layout
+  of a round ran 1.2-2.5x slow for the first four rounds of one run (d1)
+  and the first of another (d3), moving some ratios far more than the
+  rest.  The ratio is that of the sides' 20% trimmed means of log ratios
+  (the cut of ROUND_VALUE's trim20), ci Yuen's (1974) Welch t interval on
+  them with winsorized variances, p that t's (yuen_t(); scipy's
+  ttest_ind(trim=0.2)): a minority of disturbed rounds cannot move it, and
+  over eight A/A runs it read 1.1% of rows faster/slower where the plain
+  Welch t read 2.2% and the U test 2.4% (docs/conditions.md, "Between
+  runs").  The U test holds for every other comparison of unpaired values.
 - verdict: what the data show, in words, decided by verdict() alone (every
   report calls it): 'slower' (or 'higher') / 'faster' ('lower') when the
   interval excludes 1 (p < alpha); 'same within +-X%' when the whole
@@ -78,7 +80,6 @@ _K_CACHE = {}
 ROUND_ESTIMATORS = ("min", "median", "trim20", "mean")
 ROUND_VALUE = "trim20"
 PAIRED_NEEDED = 2		# rounds a paired interval needs
-DRIFT_HALF = 5			# rounds in each half of a series drift_factor() reads, at least
 _P_CACHE = {}
 
 
@@ -86,7 +87,7 @@ class Comparison:
 	"""What compare prints per row; see the module's text."""
 
 	__slots__ = ("n_a", "n_b", "ratio", "diff", "ci", "p", "verdict", "kind", "up", "down", "of",
-		     "paired", "exact", "drift")
+		     "paired", "exact", "trimmed")
 
 	def __init__(self, n_a, n_b):
 		self.n_a, self.n_b = n_a, n_b
@@ -94,7 +95,7 @@ class Comparison:
 		self.verdict, self.kind = None, "ratio"
 		self.up = self.down = self.of = 0	# rounds (or pairs) with B above, below A, of
 		self.paired = self.exact = False
-		self.drift = None	# (A's, B's) drift factor where welch_t() decided
+		self.trimmed = False	# yuen_t() decided
 
 	def estimate_text(self):
 		if self.kind == "ratio":
@@ -187,28 +188,27 @@ def hodges_lehmann(la, lb, alpha):
 
 
 def compare(a, b, alpha=DEFAULT_ALPHA, exact=False, margin=DEFAULT_MARGIN, words=TIME_WORDS,
-	    paired=False, drift=None):
+	    paired=False, trimmed=False):
 	"""Comparison of samples a (A) and b (B), each a list of values; exact:
 	the values are counts, not measurements (a report kernel's bytes), so
 	that one value a side is enough to tell same from different; paired:
 	value i of a and of b come from one round of one run, run interleaved;
-	drift: (A's, B's) drift factor when a and b are two runs' rounds
-	(welch_t())."""
-	return compare_all([(a, b)], alpha, [exact], margin, [words], [paired], [drift])[0]
+	trimmed: a and b are two runs' rounds, compared by yuen_t()."""
+	return compare_all([(a, b)], alpha, [exact], margin, [words], [paired], [trimmed])[0]
 
 
 def compare_all(pairs, alpha=DEFAULT_ALPHA, exact=None, margin=DEFAULT_MARGIN, words=None,
-		paired=None, drift=None):
+		paired=None, trimmed=None):
 	"""[Comparison] of every (a, b) in pairs, each with its verdict();
-	exact, words, paired and drift per pair (words: (below, above),
-	TIME_WORDS by default; paired: False and drift None by default).
+	exact, words, paired and trimmed per pair (words: (below, above),
+	TIME_WORDS by default; paired and trimmed: False by default).
 	scipy is asked once per order of the values (_ranks): a dump of
 	thousands of benchmarks with 5 repetitions a side has at most 252 of
 	them."""
 	out = []
 	for i, (a, b) in enumerate(pairs):
 		c = _estimate(a, b, alpha, exact[i] if exact else False, paired[i] if paired else False,
-			      drift[i] if drift else None)
+			      trimmed[i] if trimmed else False)
 		if c.verdict is None and not c.exact and c.p is None and min(c.n_a, c.n_b) > 1:
 			if c.kind == "ratio":	# as the interval sees them: on rounded logs
 				a, b = [_log(x) for x in a], [_log(x) for x in b]
@@ -235,7 +235,7 @@ def round_value(values, estimator=ROUND_VALUE):
 		return s[0]
 	if estimator == "median":
 		return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-	cut = n // 5 if estimator == "trim20" else 0
+	cut = trim_cut(n) if estimator == "trim20" else 0
 	if estimator not in ("trim20", "mean"):
 		raise ValueError(f"unknown estimator {estimator!r}: one of {', '.join(ROUND_ESTIMATORS)}")
 	kept = s[cut:n - cut]
@@ -273,33 +273,6 @@ def paired_t(a, b, alpha=DEFAULT_ALPHA):
 	return math.exp(m), (math.exp(ci[0]), math.exp(ci[1])) if ci else None
 
 
-def drift_factor(series):
-	"""(factor, n) of one run: how much further its rounds' values wander
-	over the run than round-to-round noise predicts, from the n series of
-	series (each a row's values in round order, positive: within-run
-	ratios) with at least 2 * DRIFT_HALF rounds.  A series' first h = n // 2
-	log values against its next h give F = h (m1 - m2)^2 / (2 s^2), s^2 the
-	halves' pooled variance: F(1, 2h - 2) distributed, of mean (2h - 2) /
-	(2h - 4), where rounds are independent.  The factor is the mean over
-	series of F over that mean (batch means with two batches a series,
-	pooled over a run's rows, as the run's drift is one machine's), at
-	least 1; (1.0, 0) when no series is long enough."""
-	ratios = []
-	for v in series:
-		h = len(v) // 2
-		if h < DRIFT_HALF:
-			continue
-		lv = [_log(x) for x in v]
-		a, b = lv[:h], lv[h:2 * h]
-		s2 = (statistics.variance(a) + statistics.variance(b)) / 2
-		if s2 > 0:
-			f = h * (statistics.fmean(a) - statistics.fmean(b)) ** 2 / (2 * s2)
-			ratios.append(f * (2 * h - 4) / (2 * h - 2))
-	if not ratios:
-		return 1.0, 0
-	return max(1.0, statistics.fmean(ratios)), len(ratios)
-
-
 def _log(x):
 	"""log x to 12 decimals, as the unpaired tests see a positive value:
 	ratios that a division rounds apart (two machines' 2x/2x against
@@ -308,23 +281,38 @@ def _log(x):
 	return round(math.log(x), 12)
 
 
-def welch_t(a, b, alpha=DEFAULT_ALPHA, drift=(1.0, 1.0)):
+def trim_cut(n):
+	"""The values cut at each end of n sorted ones by a 20% trimmed mean:
+	int(0.2 n), as scipy's trim_mean and ttest_ind(trim=0.2) cut them."""
+	return n // 5
+
+
+def _trimmed(lv):
+	"""(trimmed mean, its squared standard error, values kept) of the
+	values lv: the 20% trimmed mean and Yuen's (n - 1) s_w^2 / (h (h - 1)),
+	s_w^2 the variance of the values winsorized at the same cut."""
+	s, n = sorted(lv), len(lv)
+	g = trim_cut(n)
+	h = n - 2 * g
+	w = [s[g]] * g + s[g:n - g] + [s[n - g - 1]] * g
+	return statistics.fmean(s[g:n - g]), (n - 1) * statistics.variance(w) / (h * (h - 1)), h
+
+
+def yuen_t(a, b, alpha=DEFAULT_ALPHA):
 	"""(ratio, (lo, hi) or None, p or None) of b against a, two runs'
-	rounds (unpaired, positive): the ratio of the geometric means, its
-	1 - alpha Welch t interval on log values with each side's variance of
-	its mean multiplied by its drift factor (drift: A's, B's; see
-	drift_factor()), and that t's two-sided p (scipy.stats.t).  No interval
-	with fewer than 2 values a side."""
+	rounds (unpaired, positive): exp of the difference of the 20% trimmed
+	means of their logs, its 1 - alpha Yuen-Welch t interval and that t's
+	two-sided p (scipy.stats.ttest_ind(trim=0.2)'s).  No interval with
+	fewer than 2 values a side."""
 	from scipy.stats import t
 	la, lb = [_log(x) for x in a], [_log(x) for x in b]
-	d = statistics.fmean(lb) - statistics.fmean(la)
 	if len(la) < 2 or len(lb) < 2:
-		return math.exp(d), None, None
-	va = drift[0] * statistics.variance(la) / len(la)
-	vb = drift[1] * statistics.variance(lb) / len(lb)
+		return math.exp(statistics.fmean(lb) - statistics.fmean(la)), None, None
+	(ma, va, ha), (mb, vb, hb) = _trimmed(la), _trimmed(lb)
+	d = mb - ma
 	if va + vb == 0:
 		return math.exp(d), (math.exp(d), math.exp(d)), 1.0 if d == 0 else 0.0
-	df = (va + vb) ** 2 / (va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1))
+	df = (va + vb) ** 2 / (va ** 2 / (ha - 1) + vb ** 2 / (hb - 1))
 	se = math.sqrt(va + vb)
 	h = t.ppf(1 - alpha / 2, df) * se
 	return math.exp(d), (math.exp(d - h), math.exp(d + h)), float(2 * t.sf(abs(d) / se, df))
@@ -381,9 +369,9 @@ def verdict(c, alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN, words=TIME_WORDS):
 		return margin_text(margin)
 	seen = direction(c, words)
 	if (c.paired and c.kind == "ratio" and c.of < PAIRED_NEEDED or	# a t interval's least
-	    c.drift and min(c.n_a, c.n_b) < PAIRED_NEEDED):
+	    c.trimmed and min(c.n_a, c.n_b) < PAIRED_NEEDED):
 		return f"too few rounds ({PAIRED_NEEDED} needed): {seen}"
-	if not c.paired and not c.drift and not reachable(c.n_a, c.n_b, alpha):
+	if not c.paired and not c.trimmed and not reachable(c.n_a, c.n_b, alpha):
 		return f"too few rounds ({rounds_needed(alpha)} needed): {seen}"
 	return f"undecided: {seen}"
 
@@ -393,11 +381,11 @@ def rule_text(alpha=DEFAULT_ALPHA, margin=DEFAULT_MARGIN):
 	level = f"{100 * (1 - alpha):g}%"
 	return (f"faster/slower: the {level} interval excludes 1 (within a run: Student t on the "
 		f"rounds' paired log ratios, a round's layouts interleaved; two runs' within-run "
-		f"ratios: Welch t, each side's variance times its drift factor; else U test; "
+		f"ratios: Yuen's t on 20% trimmed means; else U test; "
 		f"p < {alpha:g}); {margin_text(margin)}: the whole interval inside "
 		f"[{1 / (1 + margin):.3f}, {1 + margin:.3f}] (--margin); "
 		f"undecided: neither, with the direction the values took; "
-		f"too few rounds: paired or Welch, {PAIRED_NEEDED}; a U test at {alpha:g} needs "
+		f"too few rounds: paired or Yuen, {PAIRED_NEEDED}; a U test at {alpha:g} needs "
 		f"{rounds_needed(alpha)} a side")
 
 
@@ -444,7 +432,7 @@ def _ranks(a, b):
 	return tuple(out)
 
 
-def _estimate(a, b, alpha, exact, paired, drift=None):
+def _estimate(a, b, alpha, exact, paired, trimmed=False):
 	"""A Comparison with all but the p-value and the verdict; its verdict
 	set here only when a side is empty or the values are compared exactly."""
 	c = Comparison(len(a), len(b))
@@ -467,9 +455,9 @@ def _estimate(a, b, alpha, exact, paired, drift=None):
 	if positive and c.paired:
 		c.ratio, c.ci = paired_t(a, b, alpha)
 		c.p = _paired_p(a, b) if c.ci else None
-	elif positive and drift:
-		c.drift = tuple(drift)
-		c.ratio, c.ci, c.p = welch_t(a, b, alpha, c.drift)
+	elif positive and trimmed:
+		c.trimmed = True
+		c.ratio, c.ci, c.p = yuen_t(a, b, alpha)
 	elif positive:
 		la, lb = [_log(x) for x in a], [_log(x) for x in b]
 		est, ci = hodges_lehmann(la, lb, alpha)

@@ -364,63 +364,35 @@ class Statistics(Scratch):
 		with self.assertRaises(ValueError):
 			st.paired_t([1.0, 2.0], [1.0])
 
-	def test_welch_t(self):
-		"""Two runs' rounds: the ratio of geometric means; p scipy's Welch
-		t test on the logs; the interval's ends the shifts at which that
-		test gives p = alpha; a drift factor k on both sides (equal n) widens
-		it by sqrt(k) with the same df; ratios a division rounds apart are
-		one ratio; one round a side: no interval."""
+	def test_yuen_t(self):
+		"""Two runs' rounds: exp of the difference of the 20% trimmed means
+		of the logs; p scipy's Yuen-Welch t test (ttest_ind, trim=0.2); the
+		interval's ends the shifts at which that test gives p = alpha; the
+		largest value of ten made 100 times larger moves nothing (it is
+		cut, and winsorized to the next); ratios a division rounds apart
+		are one ratio; one round a side: no interval."""
 		import mdb_stats as st
-		from scipy.stats import ttest_ind
-		a, b = [1.0, 1.1, 1.2, 0.9, 1.05], [1.3, 1.25, 1.4, 1.2, 1.35]
+		from scipy.stats import trim_mean, ttest_ind
+		a = [1.0, 1.1, 1.2, 0.9, 1.05, 1.02, 0.97, 1.12, 1.01, 0.95]
+		b = [1.3, 1.25, 1.4, 1.2, 1.35, 1.28, 1.31, 1.22, 1.27, 1.33]
 		la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
-		r, ci, p = st.welch_t(a, b)
-		self.assertAlmostEqual(r, math.exp(sum(lb) / 5 - sum(la) / 5))
-		self.assertAlmostEqual(p, ttest_ind(lb, la, equal_var=False).pvalue, places=10)
+		r, ci, p = st.yuen_t(a, b)
+		self.assertAlmostEqual(r, math.exp(trim_mean(lb, 0.2) - trim_mean(la, 0.2)), places=12)
+		self.assertAlmostEqual(p, ttest_ind(lb, la, equal_var=False, trim=0.2).pvalue, places=10)
+		self.assertLess(p, 0.01)
 		for end in ci:
 			shifted = [x - math.log(end) for x in lb]
-			self.assertAlmostEqual(ttest_ind(shifted, la, equal_var=False).pvalue, 0.01, places=8)
-		_, wide, _ = st.welch_t(a, b, drift=(4.0, 4.0))
-		self.assertAlmostEqual(math.log(wide[1] / r), 2 * math.log(ci[1] / r), places=10)
-		self.assertAlmostEqual(math.log(r / wide[0]), 2 * math.log(r / ci[0]), places=10)
-		self.assertEqual(st.welch_t([0.1 * 3, 0.3], [0.3, 0.3]), (1.0, (1.0, 1.0), 1.0))
-		self.assertEqual(st.welch_t([2.0], [3.0, 3.3])[1:], (None, None))
-		c = st.compare(a, b, drift=(1.0, 1.0))
-		self.assertEqual((c.drift, c.verdict), ((1.0, 1.0), "slower"))
-		self.assertEqual(st.compare([2.0], [3.0, 3.3], drift=(1.0, 1.0)).verdict,
+			self.assertAlmostEqual(ttest_ind(shifted, la, equal_var=False, trim=0.2).pvalue,
+					       0.01, places=8)
+		wild = sorted(b)[:-1] + [100 * max(b)]
+		self.assertEqual(st.yuen_t(a, wild), (r, ci, p))
+		self.assertEqual(st.trim_cut(10), 2)
+		self.assertEqual(st.yuen_t([0.1 * 3, 0.3], [0.3, 0.3]), (1.0, (1.0, 1.0), 1.0))
+		self.assertEqual(st.yuen_t([2.0], [3.0, 3.3])[1:], (None, None))
+		c = st.compare(a, b, trimmed=True)
+		self.assertEqual((c.trimmed, c.verdict), (True, "slower"))
+		self.assertEqual(st.compare([2.0], [3.0, 3.3], trimmed=True).verdict,
 				 "too few rounds (2 needed): slower in 2 of 2 pairs")
-
-	def test_drift_factor(self):
-		"""Per series of 2h rounds, h >= 5: F = h (m1 - m2)^2 / (2 s^2) over
-		its mean under independence, (2h - 2) / (2h - 4); the factor is the
-		mean over series, at least 1.  A step of log 1.02 between the halves
-		of a ramp: F = 5 log(1.02)^2 / (2 var(ramp)); series shorter than
-		ten rounds or without spread count for nothing; independent rounds
-		read near 1."""
-		import random
-		import statistics
-		import mdb_stats as st
-		ramp = [1 + 0.001 * r for r in range(5)]
-		s2 = statistics.variance([math.log(x) for x in ramp])
-		f = 5 * math.log(1.02) ** 2 / (2 * s2) * 6 / 8
-		stepped = ramp + [1.02 * x for x in ramp]
-		factor, n = st.drift_factor([stepped, ramp + ramp, [1.0] * 10, stepped[:9]])
-		self.assertEqual(n, 2)
-		self.assertAlmostEqual(factor, (f + 0) / 2, delta=f * 1e-6)
-		self.assertEqual(st.drift_factor([ramp + ramp]), (1.0, 1))
-		self.assertEqual(st.drift_factor([stepped[:9]]), (1.0, 0))
-		rng = random.Random(1)
-		iid = [[math.exp(rng.gauss(0, 0.05)) for _ in range(10)] for _ in range(400)]
-		factor, n = st.drift_factor(iid)
-		self.assertEqual(n, 400)
-		self.assertLess(factor, 1.3)
-		late = [v[:5] + [x * 1.05 for x in v[5:]] for v in iid]
-		self.assertGreater(st.drift_factor(late)[0], 2.0)
-
-
-class FootprintPasses(Scratch):
-	"""run's footprint passes: the mixes split for the passes side by
-	side, how many at once, and the time they take so."""
 
 	def test_split(self):
 		self.assertEqual(rn.split(list("abcdefg"), 2), [list("abcd"), list("efg")])
