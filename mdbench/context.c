@@ -589,9 +589,9 @@ static json_t *rounds_auto_json(const struct mdb_run *run)
 	}
 	return json_pack("{s:s, s:f, s:f, s:i, s:i, s:s, s:s, s:o, s:o, s:o}",
 			 "statistic", "a layout's time against the reference layout's, paired by "
-				      "round (a round's layouts run interleaved): the geometric mean "
-				      "of the rounds' ratios and its Student t interval (the reports' "
-				      "verdict(), scripts/lib/mdb_stats.py paired_t())",
+				      "round (a round's layouts run interleaved): exp of the 20% "
+				      "trimmed mean of the rounds' log ratios and its Yuen t interval "
+				      "(the reports' verdict(), scripts/lib/mdb_stats.py paired_t())",
 			 "confidence", MDB_AUTO_CONFIDENCE, "margin", MDB_AUTO_MARGIN,
 			 "min_rounds", MDB_AUTO_MIN_ROUNDS, "max_rounds", MDB_AUTO_MAX_ROUNDS,
 			 "decided", "the interval excludes 1, or lies within [1/(1+margin), 1+margin]",

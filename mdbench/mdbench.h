@@ -103,12 +103,13 @@ struct mdb_machine {
  * round, the groups at the headline size offered the budget first.  A
  * group of one benchmark (a baseline) has no row: it stops at the minimum.
  *
- * Ten, not the five a paired interval within the run and a U test between
- * runs can just work with: at five a side the U test's 99% interval between
- * two runs is the whole range of their 25 pairwise ratios, and of b1-b4's
- * headline rows (docs/results.md) cut to their first five rounds 49.5% read
- * the same within +-10% from run to run, against 57.2% as run (5 to 11
- * rounds); at ten a side it leaves out the 16 most extreme pairs at each end.
+ * Ten, not the five a test can just work with: the rows' 20% trimmed
+ * means (rounds.h) cut one round at each end of five and keep three, whose
+ * 99% Yuen interval takes t(0.995, 2) = 9.92 standard errors, against two
+ * of ten and six kept, t(0.995, 5) = 4.03; and between runs, of b1-b4's
+ * headline rows (docs/results.md, then by the U test) cut to their first
+ * five rounds 49.5% read the same within +-10% from run to run, against
+ * 57.2% as run (5 to 11 rounds).
  */
 #define MDB_AUTO_MIN_ROUNDS	10
 #define MDB_AUTO_MAX_ROUNDS	30

@@ -2,7 +2,7 @@
 /*
  * rounds.c - the paired interval of a run's rows (see rounds.h), as
  * mdb_stats computes it with scipy, and a round's value from its
- * repetitions.
+ * repetitions: both cut 20% at each end, mdb_trim_cut().
  */
 #include <math.h>
 #include <stdlib.h>
@@ -101,28 +101,46 @@ double mdb_t_quantile(double p, double nu)
 	return (lo + hi) / 2;
 }
 
+size_t mdb_trim_cut(size_t n)
+{
+	return n / 5;		/* int(0.2 * n), as scipy.stats.trim_mean */
+}
+
 bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, double *lo,
 			 double *hi)
 {
-	double mean = 0, ss = 0, h;
-	size_t i;
+	double *s, mean = 0, w, wmean = 0, ss = 0, half;
+	size_t g, h, i;
 
 	*lo = -INFINITY;
 	*hi = INFINITY;
 	*est = NAN;
 	if (!n)
 		return false;
-	for (i = 0; i < n; i++)
-		mean += d[i];
-	mean /= (double)n;
+	s = sorted_copy(d, n);
+	g = mdb_trim_cut(n);
+	h = n - 2 * g;
+	for (i = g; i < n - g; i++)
+		mean += s[i];
+	mean /= (double)h;
 	*est = mean;
-	if (n < 2)
+	if (n < 2) {
+		free(s);
 		return false;
+	}
+	/* the variance of s winsorized at the cut: its ends pulled in to s[g], s[n - g - 1] */
 	for (i = 0; i < n; i++)
-		ss += (d[i] - mean) * (d[i] - mean);
-	h = mdb_t_quantile(1 - alpha / 2, (double)(n - 1)) * sqrt(ss / (double)(n - 1) / (double)n);
-	*lo = mean - h;
-	*hi = mean + h;
+		wmean += s[i < g ? g : i >= n - g ? n - g - 1 : i];
+	wmean /= (double)n;
+	for (i = 0; i < n; i++) {
+		w = s[i < g ? g : i >= n - g ? n - g - 1 : i] - wmean;
+		ss += w * w;
+	}
+	free(s);
+	/* Yuen's squared standard error (n - 1) s_w^2 / (h (h - 1)), s_w^2 = ss / (n - 1) */
+	half = mdb_t_quantile(1 - alpha / 2, (double)(h - 1)) * sqrt(ss / (double)h / (double)(h - 1));
+	*lo = mean - half;
+	*hi = mean + half;
 	return true;
 }
 
@@ -160,7 +178,7 @@ double mdb_round_estimate(enum mdb_round_est e, const double *v, size_t n)
 		x = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 		break;
 	case MDB_EST_TRIM20:
-		cut = n / 5;		/* int(0.2 * n), as scipy.stats.trim_mean */
+		cut = mdb_trim_cut(n);
 		x = mean_of(s, cut, n - cut);
 		break;
 	default:

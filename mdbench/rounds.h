@@ -6,13 +6,16 @@
  * Within a run, the statistic --rounds=auto stops on and the rows' verdicts
  * use: a round's layouts ran interleaved (native.c), so a round gives one
  * log ratio of a layout's time to the reference's, and the row is their
- * mean with its Student t interval at 1 - alpha, mdb_paired_interval();
- * the machine's phases (on the development VM, memory twice as slow for
- * seconds at a time) fall on both sides of a ratio and leave it.
+ * 20% trimmed mean with its Yuen t interval at 1 - alpha,
+ * mdb_paired_interval(); the machine's phases of seconds (on the
+ * development VM, memory twice as slow) fall on both sides of a ratio and
+ * leave it, and the trimming cuts the rounds a longer phase hit unequally
+ * (d3's first round: lookup/random 11-20x slow on four layouts, 2-3x on two;
+ * docs/conditions.md, "Between runs, disturbed rounds").
  *
- * Between two runs nothing pairs: the reports use the Hodges-Lehmann
- * interval of the inverted Mann-Whitney U test there (mdb_stats.py), which
- * mdbench, deciding only within its own run, does not need.
+ * Between two runs nothing pairs: the reports use Yuen's two-sample t on
+ * the within-run ratios there (mdb_stats.yuen_t()), which mdbench,
+ * deciding only within its own run, does not need.
  */
 #ifndef MDB_ROUNDS_H
 #define MDB_ROUNDS_H
@@ -23,10 +26,15 @@
 /* The t with P(T <= t) = p of Student's t with nu degrees of freedom, p >= 0.5. */
 double mdb_t_quantile(double p, double nu);
 
+/* The values a 20% trimmed mean of n cuts at each end: n / 5, as scipy's. */
+size_t mdb_trim_cut(size_t n);
+
 /*
- * The mean of the log ratios d[0, n) into *est and its two-sided 1 - alpha
- * Student t interval into *lo, *hi (scipy.stats.t); false (lo -INFINITY,
- * hi INFINITY) with fewer than 2.
+ * The 20% trimmed mean of the log ratios d[0, n) into *est and its
+ * two-sided 1 - alpha interval into *lo, *hi: Yuen's, est +- t(1 - alpha/2,
+ * h - 1) sqrt((n - 1) s_w^2 / (h (h - 1))), h the values kept and s_w^2 the
+ * variance of d winsorized at the cut (Student's t where nothing is cut,
+ * n < 5); false (lo -INFINITY, hi INFINITY) with fewer than 2.
  */
 bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, double *lo,
 			 double *hi);

@@ -23,11 +23,11 @@ keeps beside /proc/vmstat); what no counter tells apart stays an estimate,
 and the projection says so.
 On a layout L against the reference layout R, one op of k costs
 
-	d(k, L) = the mean of t_L - t_R over the rounds, in ns,
+	d(k, L) = the 20% trimmed mean of t_L - t_R over the rounds, in ns,
 
 t the kernel's time per op (real_time) in every round of the benchmark on
 the chosen mix, RAM and variant, paired by round where the dump gives rounds
-(a round's layouts ran interleaved), with its 1 - alpha Student t interval
+(a round's layouts ran interleaved), with its 1 - alpha Yuen t interval
 (mdb_stats.paired_shift, the verdicts' pairing); a dump without rounds gives
 the Hodges-Lehmann estimate and the inverted Mann-Whitney test's interval
 (mdb_stats.hodges_lehmann on the raw times, as compare does for

@@ -2,8 +2,8 @@
 /*
  * test_rounds.c - the interval --rounds=auto stops on (mdbench/rounds.h).
  *
- * With no argument: values worked by hand (Student's t quantiles, a round's
- * estimators).  With "round": one sample a line, "n v_1 .. v_n", and one line out, every
+ * With no argument: values worked by hand (Student's t quantiles, a trimmed
+ * interval, a round's estimators).  With "round": one sample a line, "n v_1 .. v_n", and one line out, every
  * estimator of a round's value in rounds.h's order (%.17g), for
  * test_round_value.py to hold against mdb_stats.round_value().  With
  * "paired": one pair of rounds a line, "n a_1 .. a_n b_1 .. b_n", and one
@@ -79,6 +79,23 @@ int main(int argc, char **argv)
 	      fabs(mdb_t_quantile(0.975, 30) - 2.042272456) < 1e-8,
 	      "t quantiles %.10g %.10g %.10g", mdb_t_quantile(0.995, 1), mdb_t_quantile(0.995, 4),
 	      mdb_t_quantile(0.975, 30));
+	/*
+	 * Five log ratios, one wild: cut one at each end (h = 3), trimmed mean
+	 * 0.3; winsorized 0.2 0.2 0.3 0.4 0.4, ss 0.04, standard error
+	 * sqrt(0.04 / (3 * 2)); t(0.995, 2) = 9.9248: 0.3 -+ 0.81036.
+	 */
+	{
+		const double d[] = { 0.4, 5.0, 0.1, 0.3, 0.2 };
+		double est, lo, hi;
+
+		CHECK(mdb_trim_cut(4) == 0 && mdb_trim_cut(5) == 1 && mdb_trim_cut(14) == 2,
+		      "trim cuts %zu %zu %zu", mdb_trim_cut(4), mdb_trim_cut(5), mdb_trim_cut(14));
+		CHECK(mdb_paired_interval(d, 5, 0.01, &est, &lo, &hi) && fabs(est - 0.3) < 1e-12 &&
+		      fabs(lo + 0.5103600539793394) < 1e-8 && fabs(hi - 1.1103600539793395) < 1e-8,
+		      "trimmed interval %.12g %.12g %.12g", est, lo, hi);
+		CHECK(!mdb_paired_interval(d, 1, 0.01, &est, &lo, &hi) && est == 0.4 &&
+		      isinf(lo) && isinf(hi), "one value: no interval");
+	}
 	CHECK(mdb_round_estimate(MDB_EST_MIN, reps, 10) == 60 &&
 	      mdb_round_estimate(MDB_EST_MEDIAN, reps, 10) == 62 &&
 	      mdb_round_estimate(MDB_EST_TRIM20, reps, 10) == 373.0 / 6 &&

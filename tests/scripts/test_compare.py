@@ -130,9 +130,10 @@ class CompareDumps(CompareCase):
 					      "0.05", "--metric", "real_time"))
 		self.assertEqual(rows[("lookup/random/page64/mix:desktop/ram:4GiB",)][4:],
 				 ["2.000", "1.941..2.061", "0.00794", "slower"])
-		self.assertIn("faster/slower: the 95% interval excludes 1 (within a run: Student t on the "
-			      "rounds' paired log ratios, a round's layouts interleaved; two runs' "
-			      "within-run ratios: Yuen's t on 20% trimmed means; else U test; "
+		self.assertIn("faster/slower: the 95% interval excludes 1 (within a run: Yuen's t on the "
+			      "20% trimmed mean of the rounds' paired log ratios, a round's layouts "
+			      "interleaved; two runs' within-run ratios: Yuen's t on their 20% trimmed "
+			      "means; else U test; "
 			      "p < 0.05)", self.text)
 		self.assertIn("a U test at 0.05 needs 4 a side", self.text)
 

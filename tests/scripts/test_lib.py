@@ -364,6 +364,34 @@ class Statistics(Scratch):
 		with self.assertRaises(ValueError):
 			st.paired_t([1.0, 2.0], [1.0])
 
+	def test_paired_t_trimmed(self):
+		"""Ten rounds, two cut at each end: exp of the trimmed mean of the
+		log ratios (scipy's trim_mean); the interval's ends the shifts at
+		which scipy's Yuen test against a sample of zeros (no variance of
+		its own: df h - 1) gives p = 0.01, and compare's p that test's; a
+		round 20 times slower on one side moves nothing, where the mean of
+		ten would move by log(20) / 10 and Student's interval hold 1."""
+		import mdb_stats as st
+		from scipy.stats import trim_mean, ttest_1samp, ttest_ind
+		a = [10.0, 11.0, 9.5, 10.2, 10.8, 9.9, 10.1, 10.4, 9.7, 10.6]
+		f = [1.21, 1.19, 1.24, 1.18, 1.22, 1.20, 1.23, 1.17, 1.25, 1.215]
+		b = [x * y for x, y in zip(a, f)]
+		d = [math.log(y / x) for x, y in zip(a, b)]
+		r, ci = st.paired_t(a, b)
+		self.assertAlmostEqual(r, math.exp(trim_mean(d, 0.2)), places=12)
+		zeros = [0.0] * 10
+		for end in ci:
+			p = ttest_ind([x - math.log(end) for x in d], zeros, equal_var=False, trim=0.2).pvalue
+			self.assertAlmostEqual(p, 0.01, places=6)
+		c = st.compare(a, b, paired=True)
+		self.assertAlmostEqual(c.p, ttest_ind(d, zeros, equal_var=False, trim=0.2).pvalue, places=9)
+		self.assertEqual(c.verdict, "slower")
+		i = f.index(max(f))
+		wild = b[:i] + [20 * b[i]] + b[i + 1:]
+		self.assertEqual(st.paired_t(a, wild), (r, ci))
+		self.assertEqual(st.compare(a, wild, paired=True).verdict, "slower")
+		self.assertGreater(ttest_1samp([math.log(y / x) for x, y in zip(a, wild)], 0).pvalue, 0.01)
+
 	def test_yuen_t(self):
 		"""Two runs' rounds: exp of the difference of the 20% trimmed means
 		of the logs; p scipy's Yuen-Welch t test (ttest_ind, trim=0.2); the
