@@ -205,6 +205,15 @@ int vmemmap_pool_start(size_t bytes, unsigned long long seed, struct mdb_err *er
 	return 0;
 }
 
+void vmemmap_pool_renew(void)
+{
+	/* mappings in use keep their pages and park them here when they go */
+	pthread_mutex_lock(&pool.lock);
+	while (pool.nr_free)
+		munmap(pool.free[--pool.nr_free], VMEMMAP_HUGE);
+	pthread_mutex_unlock(&pool.lock);
+}
+
 void vmemmap_pool_stop(void)
 {
 	pthread_mutex_lock(&pool.lock);

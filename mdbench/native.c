@@ -601,10 +601,14 @@ static int batch_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Round number round of the n instances in pass.idx begins: group by group, no memmap kept. */
+/*
+ * Round number round of the n instances in pass.idx begins: group by group,
+ * no memmap kept, the pool's memory drawn anew (vmemmap.h says why).
+ */
 static void round_begin(unsigned int round, size_t n)
 {
 	memmaps_drop();
+	vmemmap_pool_renew();
 	qsort(pass.idx, n, sizeof(*pass.idx), batch_order);
 	pass.nr = n;
 	pass.pos = 0;

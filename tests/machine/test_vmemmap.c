@@ -152,7 +152,8 @@ static int bind_nothing(void *addr, size_t len, void *arg)
  * The pool: a 2m mapping gets no page until vmemmap_back() asks, then
  * whole 2 MiB pages, zeroed, and keeps those it has; its pages go back to
  * the pool with the mapping and the next mapping draws them (no new
- * mmap), zeroed again; 4k and bound mappings never come from it; stopped,
+ * mmap), zeroed again; renewed, it holds no free page and maps new ones
+ * for the next draw; 4k and bound mappings never come from it; stopped,
  * it holds nothing and hands nothing out.
  */
 static void test_pool(void)
@@ -196,6 +197,20 @@ static void test_pool(void)
 	vmemmap_pool_stats(&st);
 	CHECK(st.mapped == before.mapped && st.drawn == 2 * BYTES,
 	      "second mapping: mapped %zu (was %zu), drawn %zu", st.mapped, before.mapped, st.drawn);
+	vmemmap_unmap(&w);
+
+	/* renewed: no free page left, still on; the next draw maps new ones */
+	vmemmap_pool_stats(&before);
+	vmemmap_pool_renew();
+	vmemmap_pool_stats(&st);
+	CHECK(before.free >= BYTES && !st.free && vmemmap_pool_on() && st.mapped == before.mapped,
+	      "renewed: free %zu (was %zu), on %d", st.free, before.free, vmemmap_pool_on());
+	CHECK(!vmemmap_map(&w, BYTES, MEMMAP_PAGES_2M, NULL, NULL, &err) && w.pooled &&
+	      !vmemmap_back(&w, w.bytes, &err), "%s", err.msg);
+	vmemmap_pool_stats(&st);
+	CHECK(st.mapped >= before.mapped + BYTES && st.drawn == before.drawn + BYTES &&
+	      all_bytes(w.addr, BYTES, 0), "after the renewal: mapped %zu (was %zu), drawn %zu",
+	      st.mapped, before.mapped, st.drawn);
 	vmemmap_unmap(&w);
 
 	CHECK(!vmemmap_map(&v, BYTES, MEMMAP_PAGES_4K, NULL, NULL, &err) && !v.pooled, "4k pooled");

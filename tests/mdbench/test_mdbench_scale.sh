@@ -159,7 +159,7 @@ check(("Library was built as DEBUG" in err) == (err.count("mdbench: note: the wa
 d = load("auto/mdbench.json")
 ra = d["context"]["memdesc_bench"]["rounds_auto"]
 check(ra["confidence"] == 0.99 and ra["margin"] == 0.05 and ra["min_rounds"] == 10 and
-      ra["max_rounds"] == 30 and ra["time_budget"] == 1 and "Student t" in ra["statistic"] and
+      ra["max_rounds"] == 30 and ra["time_budget"] == 1 and "trimmed mean" in ra["statistic"] and "Yuen t" in ra["statistic"] and
       "interleaving" in ra["order"] and "seed" not in ra, f"rounds_auto's rule {ra}")
 check(len(ra["groups"]) == 1 and ra["groups"][0]["group"] == "lookup/seq/mix:desktop/ram:32MiB", f"groups {ra['groups']}")
 g = ra["groups"][0]
