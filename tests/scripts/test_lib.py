@@ -422,6 +422,11 @@ class Statistics(Scratch):
 		self.assertEqual(st.compare([2.0], [3.0, 3.3], trimmed=True).verdict,
 				 "too few rounds (2 needed): slower in 2 of 2 pairs")
 
+
+class FootprintPasses(Scratch):
+	"""run's footprint passes: the mixes split for the passes side by
+	side, how many at once, and the time they take so."""
+
 	def test_split(self):
 		self.assertEqual(rn.split(list("abcdefg"), 2), [list("abcd"), list("efg")])
 		self.assertEqual(rn.split(list("ab"), 5), [["a"], ["b"]])
