@@ -205,22 +205,25 @@ int vmemmap_pool_start(size_t bytes, unsigned long long seed, struct mdb_err *er
 	return 0;
 }
 
-void vmemmap_pool_renew(void)
+/* Every free page unmapped, the pool then off if stop; mappings in use keep theirs. */
+static void pool_drain(bool stop)
 {
-	/* mappings in use keep their pages and park them here when they go */
 	pthread_mutex_lock(&pool.lock);
 	while (pool.nr_free)
 		munmap(pool.free[--pool.nr_free], VMEMMAP_HUGE);
+	if (stop)
+		pool.on = false;
 	pthread_mutex_unlock(&pool.lock);
+}
+
+void vmemmap_pool_renew(void)
+{
+	pool_drain(false);
 }
 
 void vmemmap_pool_stop(void)
 {
-	pthread_mutex_lock(&pool.lock);
-	while (pool.nr_free)
-		munmap(pool.free[--pool.nr_free], VMEMMAP_HUGE);
-	pool.on = false;
-	pthread_mutex_unlock(&pool.lock);
+	pool_drain(true);
 }
 
 bool vmemmap_pool_on(void)

@@ -106,6 +106,12 @@ size_t mdb_trim_cut(size_t n)
 	return n / 5;		/* int(0.2 * n), as scipy.stats.trim_mean */
 }
 
+/* Sorted s[i] with g cut at each end pulled in to the nearest kept value. */
+static double winsorized(const double *s, size_t n, size_t g, size_t i)
+{
+	return s[i < g ? g : i >= n - g ? n - g - 1 : i];
+}
+
 bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, double *lo,
 			 double *hi)
 {
@@ -130,10 +136,10 @@ bool mdb_paired_interval(const double *d, size_t n, double alpha, double *est, d
 	}
 	/* the variance of s winsorized at the cut: its ends pulled in to s[g], s[n - g - 1] */
 	for (i = 0; i < n; i++)
-		wmean += s[i < g ? g : i >= n - g ? n - g - 1 : i];
+		wmean += winsorized(s, n, g, i);
 	wmean /= (double)n;
 	for (i = 0; i < n; i++) {
-		w = s[i < g ? g : i >= n - g ? n - g - 1 : i] - wmean;
+		w = winsorized(s, n, g, i) - wmean;
 		ss += w * w;
 	}
 	free(s);

@@ -280,9 +280,16 @@ def paired_t(a, b, alpha=DEFAULT_ALPHA):
 	(_t_interval()), or (ratio, None) with fewer than 2 rounds.  The
 	statistic of a run's rows (mdbench/rounds.h) and of --rounds=auto's
 	stopping."""
+	return _paired(a, b, alpha)[:2]
+
+
+def _paired(a, b, alpha):
+	"""paired_t()'s (ratio, (lo, hi) or None) and the two-sided p of its t
+	(the log ratios' trimmed mean against 0; below alpha exactly when the
+	interval excludes 1; None with no interval), from one _t_interval()."""
 	_check_pairs(a, b, "paired_t")
-	m, ci, _ = _t_interval([math.log(y / x) for x, y in zip(a, b)], alpha)
-	return math.exp(m), (math.exp(ci[0]), math.exp(ci[1])) if ci else None
+	m, ci, p = _t_interval([math.log(y / x) for x, y in zip(a, b)], alpha)
+	return math.exp(m), (math.exp(ci[0]), math.exp(ci[1])) if ci else None, p
 
 
 def _log(x):
@@ -336,13 +343,6 @@ def paired_shift(a, b, alpha=DEFAULT_ALPHA):
 	values' own unit (the projection's ns per op)."""
 	_check_pairs(a, b, "paired_shift")
 	return _t_interval([y - x for x, y in zip(a, b)], alpha)[:2]
-
-
-def _paired_p(a, b, alpha):
-	"""The two-sided p of paired_t()'s t (the rounds' log ratios' trimmed
-	mean against 0): below alpha exactly when its interval excludes 1; 0
-	or 1 where the kept ratios do not vary."""
-	return _t_interval([math.log(y / x) for x, y in zip(a, b)], alpha)[2]
 
 
 def rounds_needed(alpha):
@@ -461,8 +461,7 @@ def _estimate(a, b, alpha, exact, paired, trimmed=False):
 			c.diff = b[0] - a[0]
 		return c
 	if positive and c.paired:
-		c.ratio, c.ci = paired_t(a, b, alpha)
-		c.p = _paired_p(a, b, alpha) if c.ci else None
+		c.ratio, c.ci, c.p = _paired(a, b, alpha)
 	elif positive and trimmed:
 		c.trimmed = True
 		c.ratio, c.ci, c.p = yuen_t(a, b, alpha)
